@@ -1,0 +1,121 @@
+#include "node_inventory.h"
+
+#include <map>
+
+#include "net.h"
+#include "recipe_loader.h"
+#include "text.h"
+#include "toml_file.h"
+
+namespace railyard {
+
+namespace {
+
+void node_fields(schema::Fields<NodeEntry>& f) {
+  f.required_string("hostname", &NodeEntry::hostname, "Host name of the node.",
+                    [](const std::string& v) { return check_hostname(v); }, "an RFC 1123 host name")
+      .required_string("mac", &NodeEntry::mac, "MAC address of its management NIC (PXE boots from it).",
+                       [](const std::string& v) { return check_mac(v); }, "a MAC address")
+      .strings("rails", &NodeEntry::rails, {}, "One IPv4 address per rail, in rail order.",
+               [](const std::string& v) { return check_interface_address(v); }, "IPv4 addresses");
+}
+
+schema::Schema<NodeInventory> build() {
+  schema::Schema<NodeInventory> s;
+  s.top("The nodes of one SKU.")
+      .integer("schema", &NodeInventory::schema, 1, 1, 1, "Inventory format version.")
+      .string("recipe", &NodeInventory::recipe, "",
+              "The SKU's recipe (relative to this file); with it rail counts and subnets are checked.");
+  node_fields(s.array_section("node", &NodeInventory::nodes, "One table per node."));
+  return s;
+}
+
+}  // namespace
+
+const schema::Schema<NodeInventory>& node_inventory_schema() {
+  static const schema::Schema<NodeInventory> s = build();
+  return s;
+}
+
+std::optional<LoadedInventory> load_node_inventory(const FileSource&, const std::string& path,
+                                                   const toml::table& table, Diagnostics& diags) {
+  LoadedInventory inv;
+  inv.path = path;
+  std::size_t before = diags.size();
+  schema::ParseContext ctx{diags, inv.positions, path};
+  node_inventory_schema().parse(table, inv.inventory, ctx);
+  for (auto& n : inv.inventory.nodes) n.mac = normalize_mac(n.mac).value_or(n.mac);
+  if (diags.size() != before) return std::nullopt;
+  return inv;
+}
+
+void validate_inventory(const LoadedInventory& inv, const Recipe* recipe, Diagnostics& diags) {
+  auto at = [&](const std::string& key) {
+    auto it = inv.positions.find(key);
+    return it != inv.positions.end() ? it->second : SourcePos{inv.path, 1, 1};
+  };
+  std::map<std::string, std::string> hostnames, macs, addresses;  // value → first key
+  auto unique = [&](std::map<std::string, std::string>& seen, const std::string& value, const std::string& key,
+                    const std::string& what) {
+    auto [it, fresh] = seen.emplace(value, key);
+    if (!fresh) diags.error(at(key), key + ": " + what + " '" + value + "' is already used by " + it->second);
+  };
+  const auto& nodes = inv.inventory.nodes;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    std::string key = "node[" + std::to_string(i) + "]";
+    unique(hostnames, nodes[i].hostname, key + ".hostname", "host name");
+    unique(macs, nodes[i].mac, key + ".mac", "MAC address");
+    for (std::size_t r = 0; r < nodes[i].rails.size(); ++r) {
+      auto a = parse_interface_address(nodes[i].rails[r]);
+      if (a) unique(addresses, a->address.str(), key + ".rails[" + std::to_string(r) + "]", "address");
+    }
+  }
+  if (!recipe) return;
+  const auto& ad = recipe->addressing;
+  int rails = fixed_rail_count(*recipe);
+  if (rails == 0 && ad.mode == AddressingMode::per_rail_subnet) rails = static_cast<int>(ad.subnets.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    std::string key = "node[" + std::to_string(i) + "]";
+    const auto& n = nodes[i];
+    if (rails > 0 && static_cast<int>(n.rails.size()) != rails)
+      diags.error(at(key + ".rails"), key + ".rails: " + n.hostname + " has " + std::to_string(n.rails.size()) +
+                                          " rail addresses; recipe '" + recipe->name + "' has " +
+                                          std::to_string(rails) + " rails");
+    for (std::size_t r = 0; r < n.rails.size(); ++r) {
+      auto a = parse_interface_address(n.rails[r]);
+      if (!a) continue;
+      std::string rkey = key + ".rails[" + std::to_string(r) + "]";
+      std::string net_text = ad.mode == AddressingMode::shared_subnet
+                                 ? ad.subnet
+                                 : (r < ad.subnets.size() ? ad.subnets[r] : std::string());
+      auto net = parse_cidr(net_text);
+      if (!net) continue;
+      std::string which = ad.mode == AddressingMode::shared_subnet ? "the shared rail subnet" : "rail " + std::to_string(r) + "'s subnet";
+      if (!net->contains(a->address)) {
+        diags.error(at(rkey), rkey + ": " + a->address.str() + " is outside " + which + " " + net->str());
+        continue;
+      }
+      if (n.rails[r].find('/') != std::string::npos && a->prefix != net->prefix)
+        diags.error(at(rkey), rkey + ": prefix /" + std::to_string(a->prefix) + " differs from " + which + " " + net->str());
+      if (net->prefix <= 30 && (a->address == net->first() || a->address == net->last()))
+        diags.error(at(rkey), rkey + ": " + a->address.str() + " is the network or broadcast address of " + net->str());
+    }
+  }
+}
+
+std::optional<NodeEntry> parse_node_identity(const FileSource& files, const std::string& path, Diagnostics& diags) {
+  auto table = read_toml(files, path, diags);
+  if (!table) return std::nullopt;
+  schema::Fields<NodeEntry> fields;
+  node_fields(fields);
+  NodeEntry node;
+  schema::Positions positions;
+  schema::ParseContext ctx{diags, positions, path};
+  std::size_t before = diags.size();
+  fields.parse(&*table, node, "", {path, 1, 1}, ctx);
+  if (diags.size() != before) return std::nullopt;
+  node.mac = normalize_mac(node.mac).value_or(node.mac);
+  return node;
+}
+
+}  // namespace railyard

@@ -1,0 +1,43 @@
+// The operator's node inventory (nodes.toml): who each node is and its rail addresses.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diagnostic.h"
+#include "recipe.h"
+#include "schema.h"
+#include "source.h"
+
+namespace railyard {
+
+struct NodeEntry {
+  std::string hostname;
+  std::string mac;                 // management MAC, normalised lower case
+  std::vector<std::string> rails;  // one address per rail, "a.b.c.d" or "a.b.c.d/nn"
+};
+
+struct NodeInventory {
+  int schema = 1;
+  std::string recipe;  // path of the SKU's recipe, relative to the inventory
+  std::vector<NodeEntry> nodes;
+};
+
+const schema::Schema<NodeInventory>& node_inventory_schema();
+
+struct LoadedInventory {
+  std::string path;
+  NodeInventory inventory;
+  schema::Positions positions;
+};
+
+// Duplicates and, given the SKU's recipe, rail counts and subnets are checked.
+std::optional<LoadedInventory> load_node_inventory(const FileSource& files, const std::string& path,
+                                                   const toml::table& table, Diagnostics& diags);
+void validate_inventory(const LoadedInventory& inv, const Recipe* recipe, Diagnostics& diags);
+
+// A node's own identity file (/etc/railyard/node.toml): the same fields as one [[node]].
+std::optional<NodeEntry> parse_node_identity(const FileSource& files, const std::string& path, Diagnostics& diags);
+
+}  // namespace railyard

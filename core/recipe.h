@@ -1,0 +1,142 @@
+// Recipe schema v1: one hardware SKU's image, expected hardware, fabric and join policy.
+// docs/recipe.md is generated from the key table in recipe_schema.cc.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "schema.h"
+
+namespace railyard {
+
+inline constexpr int kRecipeSchema = 1;
+
+enum class Distro { debian, ubuntu };
+enum class Arch { amd64, arm64 };
+enum class GpuVendor { nvidia, amd };
+// How strictly a fabric feature is enforced by the self-test.
+enum class Requirement { off, best_effort, required };
+enum class Trust { dscp, pcp };
+// GPU↔NIC affinity classes, best first, as `nvidia-smi topo -m` prints them.
+enum class Affinity { PIX, PXB, PHB, NODE, SYS };
+enum class GdrLevel { LOC, PIX, PXB, PHB, SYS };
+enum class AddressingMode { per_rail_subnet, shared_subnet };
+enum class NvmeTransport { rdma, tcp };
+
+struct ImageSpec {
+  Distro distro = Distro::debian;
+  std::string suite;
+  std::string mirror;
+  Arch arch = Arch::amd64;
+  std::vector<std::string> components;
+  std::string kernel;
+  std::vector<std::string> packages;
+  std::vector<std::string> drivers;
+  std::vector<std::string> overlays;
+  std::vector<std::string> cmdline;
+  std::vector<std::string> drop_modules;
+};
+
+struct HardwareSpec {
+  int gpu_count = 0;
+  GpuVendor gpu_vendor = GpuVendor::nvidia;
+  std::vector<std::string> gpu_device_ids;
+  int rail_count = 0;
+  std::vector<std::string> rails;
+  int rail_speed_mbps = 0;
+  int pcie_gen = 0;
+  int pcie_width = 0;
+  Affinity max_affinity = Affinity::PXB;
+};
+
+struct FabricSpec {
+  Requirement pfc = Requirement::required;
+  int pfc_priority = 3;
+  Trust trust = Trust::dscp;
+  int roce_dscp = 26;
+  int cnp_dscp = 48;
+  Requirement ecn = Requirement::best_effort;
+  int mtu = 9000;
+  std::optional<int> vlan;
+  int pfc_storm_timeout_ms = 100;
+  bool soft_roce = false;
+};
+
+struct AddressingSpec {
+  AddressingMode mode = AddressingMode::per_rail_subnet;
+  std::vector<std::string> subnets;
+  std::string subnet;
+  int table_base = 100;
+};
+
+struct ManagementSpec {
+  std::string mac;
+  std::string name;
+  std::string pci;
+  std::string subnet;
+};
+
+struct NcclSpec {
+  GdrLevel gdr_level = GdrLevel::PXB;
+  int cross_nic = 0;
+  std::optional<int> ib_sl;
+  std::string conf_path;
+  std::string topo_file;
+  std::string env_dir;
+  std::map<std::string, std::string> extra;
+};
+
+struct NvmeofTarget {
+  NvmeTransport transport = NvmeTransport::rdma;
+  std::string address;
+  int port = 4420;
+  std::string nqn;
+  int rail = 0;
+  bool required = true;
+};
+
+struct SelftestSpec {
+  int check_timeout_ms = 10000;
+  int link_wait_s = 30;
+  int rdma_bytes = 1 << 20;
+  int rdma_min_mbps = 0;
+  int pause_sample_ms = 1000;
+  int pause_storm_pps = 1000;
+};
+
+struct JoinSpec {
+  std::string report_url;
+  std::string ca_file;
+  std::string token_file;
+  int report_retries = 3;
+  std::vector<std::string> units;
+  std::string on_fail;
+};
+
+struct Recipe {
+  int schema = kRecipeSchema;
+  std::string name;
+  std::string description;
+  ImageSpec image;
+  HardwareSpec hardware;
+  FabricSpec fabric;
+  AddressingSpec addressing;
+  ManagementSpec management;
+  NcclSpec nccl;
+  std::vector<NvmeofTarget> nvmeof;
+  SelftestSpec selftest;
+  JoinSpec join;
+};
+
+const schema::Schema<Recipe>& recipe_schema();
+
+// Names used in files and JSON for the enums above.
+std::string to_string(Requirement r);
+std::string to_string(Affinity a);
+std::string to_string(GdrLevel g);
+std::string to_string(Distro d);
+std::optional<Affinity> parse_affinity(std::string_view s);
+
+}  // namespace railyard

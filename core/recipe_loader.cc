@@ -1,0 +1,125 @@
+#include "recipe_loader.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "text.h"
+#include "toml_file.h"
+
+namespace railyard {
+
+namespace {
+
+std::string default_kernel(const Recipe& r) {
+  if (r.image.distro == Distro::ubuntu) return "linux-image-generic";
+  return r.image.arch == Arch::arm64 ? "linux-image-arm64" : "linux-image-amd64";
+}
+
+void check_references(const FileSource& files, LoadedRecipe& lr, const RecipeOptions& opts, Diagnostics& diags) {
+  const Recipe& r = lr.recipe;
+  auto at = [&](const std::string& key) {
+    auto it = lr.positions.find(key);
+    return it != lr.positions.end() ? it->second : SourcePos{lr.path, 1, 1};
+  };
+  std::string here = dir_name(lr.path);
+  std::string drivers = opts.drivers_dir.empty() ? find_dir_upwards(files, here, "drivers") : opts.drivers_dir;
+  std::string overlays = opts.overlays_dir.empty() ? find_dir_upwards(files, here, "overlays") : opts.overlays_dir;
+
+  std::vector<std::string> seen;
+  for (std::size_t i = 0; i < r.image.drivers.size(); ++i) {
+    const std::string& name = r.image.drivers[i];
+    SourcePos pos = at("image.drivers[" + std::to_string(i) + "]");
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
+      diags.error(pos, "image.drivers: bundle '" + name + "' is listed twice");
+      continue;
+    }
+    seen.push_back(name);
+    if (drivers.empty()) {
+      diags.error(pos, "image.drivers: cannot find a drivers/ directory beside or above the recipe to look up '" +
+                           name + "' (pass --drivers DIR)");
+      continue;
+    }
+    std::string mpath = path_join(drivers, name + ".toml");
+    if (!files.is_file(mpath)) {
+      diags.error(pos, "image.drivers: no driver bundle '" + name + "' (" + mpath + " does not exist)");
+      continue;
+    }
+    Diagnostics mdiags;
+    auto m = load_driver_manifest(files, mpath, mdiags);
+    if (!m) {
+      diags.error(pos, "image.drivers: bundle '" + name + "' is invalid (" + std::to_string(mdiags.size()) + " error(s) in " + mpath + ")");
+      diags.append(mdiags);
+      continue;
+    }
+    std::string distro = to_string(r.image.distro);
+    if (!m->manifest.supports(distro, r.image.suite))
+      diags.error(pos, "image.drivers: bundle '" + name + "' installs on " + join(m->manifest.suites, ", ") +
+                           ", not on " + distro + ":" + r.image.suite);
+    lr.drivers.push_back(std::move(*m));
+  }
+  for (const auto& a : lr.drivers)
+    for (const auto& b : lr.drivers)
+      if (std::find(a.manifest.conflicts.begin(), a.manifest.conflicts.end(), b.manifest.name) != a.manifest.conflicts.end())
+        diags.error(at("image.drivers"), "image.drivers: bundle '" + a.manifest.name + "' conflicts with '" +
+                                             b.manifest.name + "' (see " + a.manifest.path + ")");
+
+  for (std::size_t i = 0; i < r.image.overlays.size(); ++i) {
+    const std::string& name = r.image.overlays[i];
+    SourcePos pos = at("image.overlays[" + std::to_string(i) + "]");
+    if (overlays.empty()) {
+      diags.error(pos, "image.overlays: cannot find an overlays/ directory beside or above the recipe to look up '" +
+                           name + "' (pass --overlays DIR)");
+    } else if (!files.is_directory(path_join(overlays, name))) {
+      diags.error(pos, "image.overlays: no overlay '" + name + "' (" + path_join(overlays, name) + "/ does not exist)");
+    }
+  }
+}
+
+}  // namespace
+
+std::string find_dir_upwards(const FileSource& files, const std::string& start_dir, const std::string& child) {
+  std::string dir = start_dir;
+  for (int depth = 0; depth < 16; ++depth) {
+    std::string candidate = path_join(dir, child);
+    if (files.is_directory(candidate)) return candidate;
+    if (dir.empty() || dir == "/") break;
+    dir = dir_name(dir);
+  }
+  return "";
+}
+
+int fixed_rail_count(const Recipe& r) {
+  if (r.hardware.rail_count > 0) return r.hardware.rail_count;
+  return static_cast<int>(r.hardware.rails.size());
+}
+
+std::optional<LoadedRecipe> load_recipe(const FileSource& files, const std::string& path, const RecipeOptions& opts,
+                                        Diagnostics& diags) {
+  std::size_t before = diags.size();
+  auto table = read_toml_extends(files, path, diags);
+  if (!table) return std::nullopt;
+  LoadedRecipe lr;
+  lr.path = path;
+  schema::ParseContext ctx{diags, lr.positions, path, &lr.failed};
+  recipe_schema().parse(*table, lr.recipe, ctx);
+  if (lr.recipe.name.empty()) lr.recipe.name = file_stem(path);
+  if (lr.recipe.image.kernel.empty()) lr.recipe.image.kernel = default_kernel(lr.recipe);
+  validate_recipe(lr.recipe, lr.positions, lr.failed, path, diags);
+  if (opts.check_references) check_references(files, lr, opts, diags);
+  if (diags.size() != before) return std::nullopt;
+  return lr;
+}
+
+std::string render_recipe_toml(const Recipe& r) {
+  std::ostringstream out;
+  out << toml::toml_formatter(recipe_schema().render(r)) << "\n";
+  return out.str();
+}
+
+std::string render_recipe_json(const Recipe& r) {
+  std::ostringstream out;
+  out << toml::json_formatter(recipe_schema().render(r)) << "\n";
+  return out.str();
+}
+
+}  // namespace railyard

@@ -1,0 +1,262 @@
+// The recipe's key table: the single declaration of every key (see recipe.h).
+#include <cctype>
+
+#include "net.h"
+#include "recipe.h"
+
+namespace railyard {
+
+namespace {
+
+template <class E>
+using Names = std::vector<std::pair<std::string, E>>;
+
+const Names<Distro> kDistros{{"debian", Distro::debian}, {"ubuntu", Distro::ubuntu}};
+const Names<Arch> kArchs{{"amd64", Arch::amd64}, {"arm64", Arch::arm64}};
+const Names<GpuVendor> kVendors{{"nvidia", GpuVendor::nvidia}, {"amd", GpuVendor::amd}};
+const Names<Requirement> kRequirements{
+    {"required", Requirement::required}, {"best-effort", Requirement::best_effort}, {"off", Requirement::off}};
+const Names<Trust> kTrust{{"dscp", Trust::dscp}, {"pcp", Trust::pcp}};
+const Names<Affinity> kAffinities{{"PIX", Affinity::PIX}, {"PXB", Affinity::PXB}, {"PHB", Affinity::PHB},
+                                  {"NODE", Affinity::NODE}, {"SYS", Affinity::SYS}};
+const Names<GdrLevel> kGdrLevels{{"LOC", GdrLevel::LOC}, {"PIX", GdrLevel::PIX}, {"PXB", GdrLevel::PXB},
+                                 {"PHB", GdrLevel::PHB}, {"SYS", GdrLevel::SYS}};
+const Names<AddressingMode> kModes{{"per-rail-subnet", AddressingMode::per_rail_subnet},
+                                   {"shared-subnet", AddressingMode::shared_subnet}};
+const Names<NvmeTransport> kTransports{{"rdma", NvmeTransport::rdma}, {"tcp", NvmeTransport::tcp}};
+
+template <class E>
+std::string name_of(const Names<E>& names, E e) {
+  for (auto& [w, v] : names)
+    if (v == e) return w;
+  return "?";
+}
+
+std::optional<std::string> check_name(const std::string& s) {
+  for (char c : s)
+    if (!std::islower(static_cast<unsigned char>(c)) && !std::isdigit(static_cast<unsigned char>(c)) && c != '-' &&
+        c != '.' && c != '_')
+      return "'" + s + "' contains '" + std::string(1, c) + "'; allowed: a-z 0-9 - . _";
+  return std::nullopt;
+}
+
+std::optional<std::string> check_mirror(const std::string& s) {
+  if (s == "host") return std::nullopt;
+  if (s.rfind("file://", 0) == 0) return std::nullopt;
+  if (check_http_url(s)) return "'" + s + "' is not \"host\" or an http(s):// or file:// URL";
+  return std::nullopt;
+}
+
+std::optional<std::string> check_device_id(const std::string& s) {
+  bool ok = s.size() == 6 && s[0] == '0' && s[1] == 'x';
+  for (std::size_t i = 2; ok && i < s.size(); ++i) ok = std::isxdigit(static_cast<unsigned char>(s[i])) != 0;
+  if (!ok) return "'" + s + "' is not a PCI device id; expected like \"0x2330\"";
+  return std::nullopt;
+}
+
+std::optional<std::string> check_rail_ref(const std::string& s) {
+  if (normalize_pci(s)) return std::nullopt;
+  if (s.empty() || s.size() > 15 || s.find('/') != std::string::npos || s.find(' ') != std::string::npos)
+    return "'" + s + "' is neither a PCI address (0000:1b:00.0) nor an interface name (≤ 15 characters)";
+  return std::nullopt;
+}
+
+std::optional<std::string> check_unit(const std::string& s) {
+  static const char* suffixes[] = {".service", ".target", ".mount", ".socket", ".timer"};
+  for (auto* suf : suffixes) {
+    std::string x(suf);
+    if (s.size() > x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0) return std::nullopt;
+  }
+  return "'" + s + "' is not a systemd unit name; expected a name ending in .service, .target, .mount, .socket or .timer";
+}
+
+std::optional<std::string> check_abs_path(const std::string& s) {
+  if (s.front() != '/') return "'" + s + "' is not an absolute path";
+  return std::nullopt;
+}
+
+std::optional<std::string> check_module_dir(const std::string& s) {
+  if (s.front() == '/' || s.find("..") != std::string::npos)
+    return "'" + s + "' must be a directory relative to /lib/modules/KVER/kernel, like \"sound\" or \"drivers/media\"";
+  return std::nullopt;
+}
+
+std::optional<std::string> check_nccl_key(const std::string& k) {
+  if (k.rfind("NCCL_", 0) != 0) return "not an NCCL variable; names start with NCCL_";
+  static const char* derived[] = {"NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "NCCL_TOPO_FILE", "NCCL_IB_TC",
+                                  "NCCL_IB_GID_INDEX"};
+  for (auto* d : derived)
+    if (k == d)
+      return std::string("railyard derives ") + d +
+             " from the discovered rails and the fabric section; set hardware.rails, fabric.roce_dscp or "
+             "nccl.topo_file instead";
+  return std::nullopt;
+}
+
+std::optional<std::string> storm_timeout_gap(int v) {
+  if (v != 0 && v < 80) return std::to_string(v) + " is out of range; allowed: 0 (disabled) or 80–8000 ms";
+  return std::nullopt;
+}
+
+schema::Schema<Recipe> build() {
+  schema::Schema<Recipe> s;
+  s.top("Identity and version of the recipe. A recipe may also say `extends = \"base.toml\"` (a path relative to "
+        "itself): it then starts from that recipe and overrides what it sets; tables merge key by key, arrays "
+        "are replaced whole.")
+      .integer("schema", &Recipe::schema, kRecipeSchema, kRecipeSchema, kRecipeSchema,
+               "Recipe format version; this railyard reads version 1.")
+      .string("name", &Recipe::name, "", "Short name of the SKU; the image goes to out/<name>/. Defaults to the file name.",
+              check_name, "a-z 0-9 - . _")
+      .string("description", &Recipe::description, "", "One line for humans.");
+
+  s.section("image", &Recipe::image, "What goes into the node image.")
+      .choice("distro", &ImageSpec::distro, Distro::debian, kDistros, "Distribution of the root filesystem.")
+      .required_string("suite", &ImageSpec::suite, "Release code name, e.g. bookworm or noble.", check_name,
+                       "a release code name")
+      .string("mirror", &ImageSpec::mirror, "host",
+              "Package mirror: an http(s):// or file:// URL, or \"host\" to use the build host's apt sources.",
+              check_mirror, "\"host\" or a URL")
+      .choice("arch", &ImageSpec::arch, Arch::amd64, kArchs, "Architecture of the image.")
+      .strings("components", &ImageSpec::components, {"main"}, "Archive components (Ubuntu: main, universe...).",
+               check_name)
+      .string("kernel", &ImageSpec::kernel, "",
+              "Kernel package installed in the image; empty: the distro's (linux-image-amd64 or -arm64 on Debian, "
+              "linux-image-generic on Ubuntu).",
+              check_name, "a package name")
+      .strings("packages", &ImageSpec::packages, {}, "Extra packages installed in the image.", check_name)
+      .strings("drivers", &ImageSpec::drivers, {},
+               "Driver bundles by name, installed in this order; each is drivers/<name>.toml.", check_name)
+      .strings("overlays", &ImageSpec::overlays, {}, "Overlay directories by name (overlays/<name>/), layered in order.",
+               check_name)
+      .strings("cmdline", &ImageSpec::cmdline, {}, "Kernel command line arguments for PXE boot.")
+      .strings("drop_modules", &ImageSpec::drop_modules, {},
+               "Kernel module directories (relative to /lib/modules/KVER/kernel) removed from the image.",
+               check_module_dir, "relative directories");
+
+  s.section("hardware", &Recipe::hardware, "What the self-test expects to find on every node of this SKU.")
+      .integer("gpu_count", &HardwareSpec::gpu_count, 0, 0, 16, "Number of GPUs every node must have.")
+      .choice("gpu_vendor", &HardwareSpec::gpu_vendor, GpuVendor::nvidia, kVendors, "GPU vendor (when gpu_count > 0).")
+      .strings("gpu_device_ids", &HardwareSpec::gpu_device_ids, {},
+               "Accepted PCI device ids of the GPU model (e.g. \"0x2330\" for H100 SXM5); empty accepts any.",
+               check_device_id, "hex ids like \"0x2330\"")
+      .integer("rail_count", &HardwareSpec::rail_count, 0, 0, 32,
+               "Number of rails. 0: one rail per NIC nearest a GPU (every RDMA NIC on a GPU-less node).")
+      .strings("rails", &HardwareSpec::rails, {},
+               "Explicit rail NICs in rail order, by PCI address or interface name; empty: discovered.",
+               check_rail_ref, "PCI addresses or interface names")
+      .integer("rail_speed_mbps", &HardwareSpec::rail_speed_mbps, 0, 0, 1600000,
+               "Minimum link speed of each rail in Mb/s (100 GbE = 100000); 0 does not check.")
+      .integer("pcie_gen", &HardwareSpec::pcie_gen, 0, 0, 6, "Minimum PCIe generation of GPU and rail links; 0 does not check.")
+      .integer("pcie_width", &HardwareSpec::pcie_width, 0, 0, 16, "Minimum PCIe link width (lanes); 0 does not check.",
+               [](int v) -> std::optional<std::string> {
+                 if (v == 0 || v == 1 || v == 2 || v == 4 || v == 8 || v == 16) return std::nullopt;
+                 return std::to_string(v) + " is not a PCIe link width; allowed: 0, 1, 2, 4, 8, 16";
+               },
+               "0, 1, 2, 4, 8, 16")
+      .choice("max_affinity", &HardwareSpec::max_affinity, Affinity::PXB, kAffinities,
+              "Worst GPU↔NIC pairing accepted (PIX best ... SYS worst, as nvidia-smi topo -m).");
+
+  s.section("fabric", &Recipe::fabric, "How the rails are made lossless and isolated (see FABRIC.md).")
+      .choice("pfc", &FabricSpec::pfc, Requirement::required, kRequirements,
+              "Priority flow control: required fails the self-test when it cannot be applied; best-effort reports "
+              "unsupported and goes on.")
+      .integer("pfc_priority", &FabricSpec::pfc_priority, 3, 0, 7, "The lossless priority carrying RoCE traffic.")
+      .choice("trust", &FabricSpec::trust, Trust::dscp, kTrust, "Which header the NIC trusts to classify traffic.")
+      .integer("roce_dscp", &FabricSpec::roce_dscp, 26, 0, 63, "DSCP of RoCE data traffic (ToS = DSCP << 2 | ECN).")
+      .integer("cnp_dscp", &FabricSpec::cnp_dscp, 48, 0, 63, "DSCP of congestion notification packets.")
+      .choice("ecn", &FabricSpec::ecn, Requirement::best_effort, kRequirements, "ECN / DCQCN on the RoCE priority.")
+      .integer("mtu", &FabricSpec::mtu, 9000, 1280, 9216, "Rail interface MTU (RoCE path MTU follows: 4096 from 4200).")
+      .optional_integer("vlan", &FabricSpec::vlan, 1, 4094, "VLAN id isolating the rails; unset: untagged.")
+      .integer("pfc_storm_timeout_ms", &FabricSpec::pfc_storm_timeout_ms, 100, 0, 8000,
+               "Host PFC storm prevention timeout in ms; 0 disables.", storm_timeout_gap, "0, or 80–8000")
+      .boolean("soft_roce", &FabricSpec::soft_roce, false, "Create Soft-RoCE (rxe) devices on the rails (labs, QEMU).");
+
+  s.section("addressing", &Recipe::addressing, "Rail IP addressing. Rails never carry a default route.")
+      .choice("mode", &AddressingSpec::mode, AddressingMode::per_rail_subnet, kModes,
+              "One subnet per rail (preferred), or one shared subnet with source policy routing.")
+      .strings("subnets", &AddressingSpec::subnets, {}, "per-rail-subnet: one subnet per rail, in rail order.",
+               [](const std::string& v) { return check_cidr(v); }, "CIDR subnets")
+      .string("subnet", &AddressingSpec::subnet, "", "shared-subnet: the subnet all rails share.",
+              [](const std::string& v) { return check_cidr(v); }, "a CIDR subnet")
+      .integer("table_base", &AddressingSpec::table_base, 100, 1, 250,
+               "shared-subnet: rail N uses routing table table_base + N.");
+
+  s.section("management", &Recipe::management,
+            "How the management interface is recognised; it is never a rail and never touched. Empty: the "
+            "node inventory's management MAC, else the interface of the default route.")
+      .string("mac", &ManagementSpec::mac, "", "Match by MAC address.", [](const std::string& v) { return check_mac(v); },
+              "a MAC address")
+      .string("name", &ManagementSpec::name, "", "Match by interface name pattern (* and ?).")
+      .string("pci", &ManagementSpec::pci, "", "Match by PCI address.", [](const std::string& v) { return check_pci(v); },
+              "a PCI address")
+      .string("subnet", &ManagementSpec::subnet, "", "The management subnet; rail subnets must not overlap it.",
+              [](const std::string& v) { return check_cidr(v); }, "a CIDR subnet");
+
+  s.section("nccl", &Recipe::nccl, "The NCCL profile written on the node (nccl.conf, topology XML, per-GPU env).")
+      .choice("gdr_level", &NcclSpec::gdr_level, GdrLevel::PXB, kGdrLevels, "NCCL_NET_GDR_LEVEL.")
+      .integer("cross_nic", &NcclSpec::cross_nic, 0, 0, 2, "NCCL_CROSS_NIC; 0 keeps rings rail-aligned across nodes.")
+      .optional_integer("ib_sl", &NcclSpec::ib_sl, 0, 15, "NCCL_IB_SL; unset leaves NCCL's default.")
+      .string("conf_path", &NcclSpec::conf_path, "/etc/nccl.conf", "Where nccl.conf is written.", check_abs_path,
+              "an absolute path")
+      .string("topo_file", &NcclSpec::topo_file, "/etc/nccl/topo.xml", "Where the NCCL topology XML is written.",
+              check_abs_path, "an absolute path")
+      .string("env_dir", &NcclSpec::env_dir, "/etc/railyard/nccl", "Directory of per-GPU env files (gpuN.env).",
+              check_abs_path, "an absolute path")
+      .string_map("extra", &NcclSpec::extra, "Further NCCL_* settings written to nccl.conf.", check_nccl_key,
+                  "NCCL_* keys railyard does not derive");
+
+  s.array_section("nvmeof", &Recipe::nvmeof, "NVMe-oF targets connected over the lossless fabric, one table each.")
+      .choice("transport", &NvmeofTarget::transport, NvmeTransport::rdma, kTransports, "Fabric transport.")
+      .required_string("address", &NvmeofTarget::address, "Target IPv4 address.",
+                       [](const std::string& v) { return check_ipv4(v); }, "an IPv4 address")
+      .integer("port", &NvmeofTarget::port, 4420, 1, 65535, "Target service port (trsvcid).")
+      .required_string("nqn", &NvmeofTarget::nqn, "Subsystem NQN.", [](const std::string& v) { return check_nqn(v); },
+                       "an NQN")
+      .integer("rail", &NvmeofTarget::rail, 0, 0, 31, "Rail index whose interface carries the connection.")
+      .boolean("required", &NvmeofTarget::required, true, "A failed connection fails the self-test.");
+
+  s.section("selftest", &Recipe::selftest, "Self-test thresholds. Every wait is bounded: no check can hang the boot.")
+      .integer("check_timeout_ms", &SelftestSpec::check_timeout_ms, 10000, 100, 600000, "Upper bound of any one check.")
+      .integer("link_wait_s", &SelftestSpec::link_wait_s, 30, 0, 600, "How long to wait for rail links to come up.")
+      .integer("rdma_bytes", &SelftestSpec::rdma_bytes, 1 << 20, 4096, 1 << 30,
+               "Bytes written and verified per RDMA data-path test.")
+      .integer("rdma_min_mbps", &SelftestSpec::rdma_min_mbps, 0, 0, 1600000,
+               "Minimum RDMA WRITE throughput per rail in Mb/s; 0 does not check.")
+      .integer("pause_sample_ms", &SelftestSpec::pause_sample_ms, 1000, 100, 60000,
+               "Interval between the two pause-counter samples.")
+      .integer("pause_storm_pps", &SelftestSpec::pause_storm_pps, 1000, 1, 100000000,
+               "Pause frames per second above which a rail is in a PFC storm.");
+
+  s.section("join", &Recipe::join, "What happens after the self-test.")
+      .string("report_url", &JoinSpec::report_url, "", "Where the report is POSTed; empty: kept locally only.",
+              [](const std::string& v) { return check_http_url(v); }, "an http(s):// URL")
+      .string("ca_file", &JoinSpec::ca_file, "", "CA bundle on the node for an https report URL.", check_abs_path,
+              "an absolute path")
+      .string("token_file", &JoinSpec::token_file, "", "File on the node holding a bearer token for the report URL.",
+              check_abs_path, "an absolute path")
+      .integer("report_retries", &JoinSpec::report_retries, 3, 0, 10, "Retries (with backoff) of the report POST.")
+      .strings("units", &JoinSpec::units, {}, "systemd units started when every required check passes.", check_unit,
+               "unit names")
+      .string("on_fail", &JoinSpec::on_fail, "", "Command run when the self-test fails (e.g. a Slurm drain).");
+  return s;
+}
+
+}  // namespace
+
+const schema::Schema<Recipe>& recipe_schema() {
+  static const schema::Schema<Recipe> s = build();
+  return s;
+}
+
+std::string to_string(Requirement r) { return name_of(kRequirements, r); }
+std::string to_string(Affinity a) { return name_of(kAffinities, a); }
+std::string to_string(GdrLevel g) { return name_of(kGdrLevels, g); }
+std::string to_string(Distro d) { return name_of(kDistros, d); }
+
+std::optional<Affinity> parse_affinity(std::string_view s) {
+  for (auto& [w, v] : kAffinities)
+    if (w == s) return v;
+  return std::nullopt;
+}
+
+}  // namespace railyard

@@ -1,0 +1,200 @@
+// Contradictions between recipe keys: caught before anything is built or booted.
+#include <algorithm>
+#include <set>
+
+#include "net.h"
+#include "recipe_loader.h"
+#include "text.h"
+
+namespace railyard {
+
+namespace {
+
+const std::set<std::string> kDebianSuites{"buster", "bullseye", "bookworm", "trixie", "forky", "sid"};
+const std::set<std::string> kUbuntuSuites{"focal", "jammy", "noble", "oracular", "plucky", "questing"};
+
+// Module directories the agent needs: dropping them (or a parent) breaks the fabric.
+const std::vector<std::string> kNeededModuleDirs{"drivers/net", "drivers/infiniband", "drivers/nvme", "net/8021q",
+                                                 "crypto", "lib", "fs/configfs"};
+
+class Checker {
+ public:
+  Checker(const Recipe& r, const schema::Positions& pos, const std::set<std::string>& failed, const std::string& file,
+          Diagnostics& d)
+      : r_(r), pos_(pos), failed_(failed), file_(file), d_(d) {}
+
+  void run() {
+    if (ok({"image"})) image();
+    if (ok({"hardware", "hardware.rails", "hardware.rail_count", "hardware.gpu_count"})) hardware();
+    if (ok({"fabric"})) fabric();
+    if (ok({"addressing", "addressing.mode", "addressing.subnets", "addressing.subnet", "hardware.rail_count",
+            "hardware.rails", "management.subnet"}))
+      addressing();
+    if (ok({"nvmeof", "hardware.rail_count", "hardware.rails", "addressing.subnets"})) nvmeof();
+    if (ok({"join", "join.report_url", "join.ca_file", "join.token_file"})) join();
+  }
+
+ private:
+  SourcePos at(const std::string& key) const {
+    auto it = pos_.find(key);
+    if (it != pos_.end()) return it->second;
+    auto dot = key.find_last_of('.');  // fall back to the enclosing key, then the file
+    if (dot != std::string::npos) return at(key.substr(0, dot));
+    auto br = key.find('[');
+    if (br != std::string::npos) return at(key.substr(0, br));
+    return {file_, 1, 1};
+  }
+  void error(const std::string& key, const std::string& msg) { d_.error(at(key), msg); }
+
+  // True when none of `keys` (nor a table holding one) was rejected on its own.
+  bool ok(std::initializer_list<const char*> keys) const {
+    for (const char* k : keys) {
+      std::string key(k);
+      for (const auto& f : failed_)
+        if (key == f || key.rfind(f + ".", 0) == 0 || key.rfind(f + "[", 0) == 0 || f.rfind(key + "[", 0) == 0)
+          return false;
+    }
+    return true;
+  }
+
+  void image() {
+    const auto& suite = r_.image.suite;
+    if (!ok({"image.distro", "image.suite", "image.kernel"})) return;
+    if (r_.image.distro == Distro::debian && kUbuntuSuites.count(suite))
+      error("image.suite", "image.suite '" + suite + "' is an Ubuntu release, but image.distro is \"debian\"");
+    if (r_.image.distro == Distro::ubuntu && kDebianSuites.count(suite))
+      error("image.suite", "image.suite '" + suite + "' is a Debian release, but image.distro is \"ubuntu\"");
+    if (r_.image.distro == Distro::ubuntu && r_.image.kernel.rfind("linux-image-amd64", 0) == 0)
+      error("image.kernel", "image.kernel 'linux-image-amd64' is Debian's kernel package; Ubuntu's is linux-image-generic");
+    for (std::size_t i = 0; i < r_.image.drop_modules.size(); ++i) {
+      const std::string& dir = r_.image.drop_modules[i];
+      for (const auto& needed : kNeededModuleDirs)
+        if (needed == dir || needed.rfind(dir + "/", 0) == 0)
+          error("image.drop_modules[" + std::to_string(i) + "]",
+                "image.drop_modules: dropping '" + dir + "' removes " + needed +
+                    ", which the first-boot agent needs (NICs, RDMA, NVMe-oF, VLANs, checksums)");
+    }
+    for (const char* list : {"packages", "overlays"}) {
+      const auto& v = std::string(list) == "packages" ? r_.image.packages : r_.image.overlays;
+      for (std::size_t i = 0; i < v.size(); ++i)
+        if (std::find(v.begin(), v.begin() + static_cast<long>(i), v[i]) != v.begin() + static_cast<long>(i))
+          error("image." + std::string(list) + "[" + std::to_string(i) + "]",
+                "image." + std::string(list) + ": '" + v[i] + "' is listed twice");
+    }
+  }
+
+  void hardware() {
+    const auto& h = r_.hardware;
+    if (h.rail_count > 0 && !h.rails.empty() && static_cast<int>(h.rails.size()) != h.rail_count)
+      error("hardware.rails", "hardware.rails lists " + std::to_string(h.rails.size()) + " NICs but hardware.rail_count is " +
+                                  std::to_string(h.rail_count));
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < h.rails.size(); ++i) {
+      std::string key = normalize_pci(h.rails[i]).value_or(h.rails[i]);
+      if (!seen.insert(key).second)
+        error("hardware.rails[" + std::to_string(i) + "]", "hardware.rails: '" + h.rails[i] + "' is listed twice");
+    }
+    if (h.gpu_count == 0 && !h.gpu_device_ids.empty())
+      error("hardware.gpu_device_ids", "hardware.gpu_device_ids is set but hardware.gpu_count is 0");
+  }
+
+  void fabric() {
+    const auto& f = r_.fabric;
+    if (f.soft_roce && f.pfc == Requirement::required && ok({"fabric.soft_roce", "fabric.pfc"}))
+      error("fabric.pfc", "fabric.pfc = \"required\" cannot hold with fabric.soft_roce = true: Soft-RoCE (rxe) "
+                          "devices have no DCB; use \"best-effort\"");
+    if (f.soft_roce && f.ecn == Requirement::required && ok({"fabric.soft_roce", "fabric.ecn"}))
+      error("fabric.ecn", "fabric.ecn = \"required\" cannot hold with fabric.soft_roce = true: Soft-RoCE has no "
+                          "ECN/DCQCN; use \"best-effort\"");
+    if (f.roce_dscp == f.cnp_dscp && ok({"fabric.roce_dscp", "fabric.cnp_dscp"}))
+      error("fabric.cnp_dscp", "fabric.cnp_dscp equals fabric.roce_dscp (" + std::to_string(f.roce_dscp) +
+                                   "): congestion notifications would queue behind the traffic they throttle");
+    if (f.trust == Trust::pcp && !f.vlan && ok({"fabric.trust", "fabric.vlan"}))
+      error("fabric.trust", "fabric.trust = \"pcp\" needs fabric.vlan: untagged frames carry no PCP bits");
+  }
+
+  void addressing() {
+    const auto& a = r_.addressing;
+    int rails = fixed_rail_count(r_);
+    std::vector<std::pair<Cidr, std::string>> nets;  // subnet, key
+    if (a.mode == AddressingMode::per_rail_subnet) {
+      if (!a.subnet.empty())
+        error("addressing.subnet", "addressing.subnet is for mode = \"shared-subnet\"; per-rail-subnet uses addressing.subnets");
+      if (a.subnets.empty())
+        error("addressing", "addressing.subnets is empty: RoCE v2 needs an IPv4 address on every rail; give one "
+                            "subnet per rail");
+      else if (rails > 0 && static_cast<int>(a.subnets.size()) != rails)
+        error("addressing.subnets", "addressing.subnets has " + std::to_string(a.subnets.size()) +
+                                        " subnets for " + std::to_string(rails) + " rails; give exactly one per rail");
+      for (std::size_t i = 0; i < a.subnets.size(); ++i)
+        if (auto c = parse_cidr(a.subnets[i])) nets.push_back({*c, "addressing.subnets[" + std::to_string(i) + "]"});
+    } else {
+      if (!a.subnets.empty())
+        error("addressing.subnets", "addressing.subnets is for mode = \"per-rail-subnet\"; shared-subnet uses addressing.subnet");
+      if (a.subnet.empty()) error("addressing", "mode = \"shared-subnet\" needs addressing.subnet");
+      else if (auto c = parse_cidr(a.subnet)) nets.push_back({*c, "addressing.subnet"});
+      if (a.table_base + std::max(rails, 1) > 252)
+        error("addressing.table_base", "addressing.table_base + rails reaches the kernel's reserved tables (253–255)");
+    }
+    for (std::size_t i = 0; i < nets.size(); ++i) {
+      if (nets[i].first.prefix > 31)
+        error(nets[i].second, nets[i].second + ": " + nets[i].first.str() + " has room for no host; use /31 or shorter");
+      for (std::size_t j = 0; j < i; ++j)
+        if (nets[i].first.overlaps(nets[j].first))
+          error(nets[i].second, nets[i].second + ": " + nets[i].first.str() + " overlaps " + nets[j].second + " (" +
+                                    nets[j].first.str() + "); every rail needs its own subnet");
+    }
+    if (auto m = parse_cidr(r_.management.subnet))
+      for (const auto& [net, key] : nets)
+        if (net.overlaps(*m))
+          error(key, key + ": " + net.str() + " overlaps the management subnet " + m->str() +
+                         "; rails must never be on the management network");
+  }
+
+  void nvmeof() {
+    int rails = fixed_rail_count(r_);
+    if (rails == 0 && r_.addressing.mode == AddressingMode::per_rail_subnet) rails = static_cast<int>(r_.addressing.subnets.size());
+    for (std::size_t i = 0; i < r_.nvmeof.size(); ++i) {
+      const auto& t = r_.nvmeof[i];
+      std::string key = "nvmeof[" + std::to_string(i) + "]";
+      if (rails > 0 && t.rail >= rails)
+        error(key + ".rail", key + ".rail: rail " + std::to_string(t.rail) + " does not exist; the recipe has " +
+                                 std::to_string(rails) + " rails (0–" + std::to_string(rails - 1) + ")");
+      for (std::size_t j = 0; j < i; ++j) {
+        const auto& o = r_.nvmeof[j];
+        if (o.address == t.address && o.port == t.port && o.nqn == t.nqn)
+          error(key, key + " repeats nvmeof[" + std::to_string(j) + "] (same address, port and NQN)");
+      }
+    }
+  }
+
+  void join() {
+    const auto& j = r_.join;
+    bool https = j.report_url.rfind("https://", 0) == 0;
+    if (!j.ca_file.empty() && !https)
+      error("join.ca_file", "join.ca_file is set but join.report_url is not https://");
+    if (!j.token_file.empty() && !https && !j.report_url.empty() && !is_loopback(j.report_url))
+      error("join.token_file", "join.token_file would send a bearer token in clear text over http://; use https://");
+    if (!j.token_file.empty() && j.report_url.empty())
+      error("join.token_file", "join.token_file is set but there is no join.report_url");
+  }
+
+  static bool is_loopback(const std::string& url) {
+    return url.rfind("http://127.", 0) == 0 || url.rfind("http://localhost", 0) == 0 || url.rfind("http://[::1]", 0) == 0;
+  }
+
+  const Recipe& r_;
+  const schema::Positions& pos_;
+  const std::set<std::string>& failed_;
+  const std::string& file_;
+  Diagnostics& d_;
+};
+
+}  // namespace
+
+void validate_recipe(const Recipe& r, const schema::Positions& pos, const std::set<std::string>& failed,
+                     const std::string& file, Diagnostics& diags) {
+  Checker(r, pos, failed, file, diags).run();
+}
+
+}  // namespace railyard

@@ -1,0 +1,92 @@
+#include "text.h"
+
+#include <algorithm>
+
+namespace railyard {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t subst = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::optional<std::string> closest(std::string_view word, const std::vector<std::string>& candidates) {
+  std::optional<std::string> best;
+  std::size_t best_distance = 0;
+  for (const auto& c : candidates) {
+    std::size_t d = edit_distance(word, c);
+    // A typo changes a few characters; a prefix ("pfc" for "pfc_priority") also counts.
+    bool prefix = c.size() > word.size() && word.size() >= 3 && c.compare(0, word.size(), word) == 0;
+    std::size_t limit = std::max<std::size_t>(2, std::min(word.size(), c.size()) / 3);
+    if (d > limit && !prefix) continue;
+    if (prefix) d = std::min(d, limit);
+    if (!best || d < best_distance) {
+      best = c;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) out += sep;
+    out += items[i];
+  }
+  return out;
+}
+
+bool glob_match(std::string_view p, std::string_view t) {
+  std::size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;
+  while (ti < t.size()) {
+    if (pi < p.size() && (p[pi] == '?' || p[pi] == t[ti])) {
+      ++pi;
+      ++ti;
+    } else if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      mark = ti;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      ti = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+std::string file_stem(std::string_view path) {
+  auto slash = path.find_last_of('/');
+  std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  auto dot = base.find_last_of('.');
+  if (dot != std::string_view::npos && dot > 0) base = base.substr(0, dot);
+  return std::string(base);
+}
+
+std::string dir_name(std::string_view path) {
+  auto slash = path.find_last_of('/');
+  if (slash == std::string_view::npos) return "";
+  if (slash == 0) return "/";
+  return std::string(path.substr(0, slash));
+}
+
+std::string path_join(std::string_view base, std::string_view rel) {
+  if (!rel.empty() && rel.front() == '/') return std::string(rel);
+  if (base.empty()) return std::string(rel);
+  std::string out(base);
+  if (out.back() != '/') out += '/';
+  out += rel;
+  return out;
+}
+
+}  // namespace railyard

@@ -1,0 +1,28 @@
+// Small string helpers shared by the validators: suggestions, joining, globbing.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace railyard {
+
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// The closest candidate when it is close enough to be a likely typo.
+std::optional<std::string> closest(std::string_view word, const std::vector<std::string>& candidates);
+
+std::string join(const std::vector<std::string>& items, std::string_view sep);
+
+// Shell-style pattern with `*` and `?` (interface-name matching, e.g. "enp0s*").
+bool glob_match(std::string_view pattern, std::string_view text);
+
+// The file name without directories and without its last extension.
+std::string file_stem(std::string_view path);
+// The directory part of a path ("" for a bare name), without trailing slash.
+std::string dir_name(std::string_view path);
+// `rel` resolved against directory `base` (kept as is when absolute).
+std::string path_join(std::string_view base, std::string_view rel);
+
+}  // namespace railyard

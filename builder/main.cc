@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   CLI::App app{"railyard: PXE images for GPU servers on a RoCEv2 fabric"};
   app.set_version_flag("--version", std::string("railyard ") + kVersion);
   app.require_subcommand(1);
+  app.fallthrough();  // --drivers/--overlays may follow the subcommand
   CommonOptions common;
   app.add_option("--drivers", common.drivers_dir, "Driver manifests directory (default: drivers/ beside or above the recipe)");
   app.add_option("--overlays", common.overlays_dir, "Overlays directory (default: overlays/ beside or above the recipe)");

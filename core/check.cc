@@ -29,7 +29,7 @@ bool check_inventory(const FileSource& files, const std::string& path, const tom
                      const RecipeOptions& opts, Diagnostics& diags) {
   std::size_t before = diags.size();
   auto inv = load_node_inventory(files, path, table, diags);
-  if (!inv) return false;
+  if (!inv) return false;  // unreadable; otherwise check what was read
   std::optional<LoadedRecipe> recipe;
   if (!inv->inventory.recipe.empty()) {
     std::string rpath = path_join(dir_name(path), inv->inventory.recipe);

@@ -45,7 +45,7 @@ std::optional<LoadedInventory> load_node_inventory(const FileSource&, const std:
   schema::ParseContext ctx{diags, inv.positions, path};
   node_inventory_schema().parse(table, inv.inventory, ctx);
   for (auto& n : inv.inventory.nodes) n.mac = normalize_mac(n.mac).value_or(n.mac);
-  if (diags.size() != before) return std::nullopt;
+  inv.complete = diags.size() == before;
   return inv;
 }
 

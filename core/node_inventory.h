@@ -30,9 +30,11 @@ struct LoadedInventory {
   std::string path;
   NodeInventory inventory;
   schema::Positions positions;
+  bool complete = true;  // false when some values were rejected (the rest is still checked)
 };
 
 // Duplicates and, given the SKU's recipe, rail counts and subnets are checked.
+// Returns what could be read even when some values were rejected (see `complete`).
 std::optional<LoadedInventory> load_node_inventory(const FileSource& files, const std::string& path,
                                                    const toml::table& table, Diagnostics& diags);
 void validate_inventory(const LoadedInventory& inv, const Recipe* recipe, Diagnostics& diags);

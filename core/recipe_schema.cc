@@ -118,17 +118,18 @@ schema::Schema<Recipe> build() {
               check_mirror, "\"host\" or a URL")
       .choice("arch", &ImageSpec::arch, Arch::amd64, kArchs, "Architecture of the image.")
       .strings("components", &ImageSpec::components, {"main"}, "Archive components (Ubuntu: main, universe...).",
-               check_name)
+               check_name, "names")
       .string("kernel", &ImageSpec::kernel, "",
               "Kernel package installed in the image; empty: the distro's (linux-image-amd64 or -arm64 on Debian, "
               "linux-image-generic on Ubuntu).",
               check_name, "a package name")
-      .strings("packages", &ImageSpec::packages, {}, "Extra packages installed in the image.", check_name)
+      .strings("packages", &ImageSpec::packages, {}, "Extra packages installed in the image.", check_name, "package names")
       .strings("drivers", &ImageSpec::drivers, {},
-               "Driver bundles by name, installed in this order; each is drivers/<name>.toml.", check_name)
+               "Driver bundles by name, installed in this order; each is drivers/<name>.toml.", check_name,
+               "bundle names")
       .strings("overlays", &ImageSpec::overlays, {}, "Overlay directories by name (overlays/<name>/), layered in order.",
-               check_name)
-      .strings("cmdline", &ImageSpec::cmdline, {}, "Kernel command line arguments for PXE boot.")
+               check_name, "overlay names")
+      .strings("cmdline", &ImageSpec::cmdline, {}, "Kernel command line arguments for PXE boot.", {}, "arguments")
       .strings("drop_modules", &ImageSpec::drop_modules, {},
                "Kernel module directories (relative to /lib/modules/KVER/kernel) removed from the image.",
                check_module_dir, "relative directories");

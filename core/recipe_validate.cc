@@ -71,8 +71,8 @@ class Checker {
       for (const auto& needed : kNeededModuleDirs)
         if (needed == dir || needed.rfind(dir + "/", 0) == 0)
           error("image.drop_modules[" + std::to_string(i) + "]",
-                "image.drop_modules: dropping '" + dir + "' removes " + needed +
-                    ", which the first-boot agent needs (NICs, RDMA, NVMe-oF, VLANs, checksums)");
+                "image.drop_modules: dropping '" + dir + "' removes " + (needed == dir ? "modules" : needed + ", modules") +
+                    " the first-boot agent needs (NICs, RDMA, NVMe-oF, VLANs, checksums)");
     }
     for (const char* list : {"packages", "overlays"}) {
       const auto& v = std::string(list) == "packages" ? r_.image.packages : r_.image.overlays;

@@ -87,7 +87,7 @@ class Fields {
   // Integers in [lo, hi]; `extra` may reject values inside the range (e.g. a gap).
   Fields& integer(std::string name, int S::*m, int def, int lo, int hi, std::string help,
                   std::function<std::optional<std::string>(int)> extra = {}, std::string allowed = {}) {
-    if (allowed.empty()) allowed = std::to_string(lo) + "–" + std::to_string(hi);
+    if (allowed.empty()) allowed = lo == hi ? std::to_string(lo) : std::to_string(lo) + "–" + std::to_string(hi);
     Field f{{name, "integer", std::to_string(def), allowed, std::move(help)}};
     f.set_default = [m, def](S& s) { s.*m = def; };
     f.parse = [m, lo, hi, extra, allowed](const toml::node& n, S& s) -> Result {
@@ -369,7 +369,8 @@ class Schema {
       for (const auto& el : *n->as_array()) {
         S item{};
         std::string where = name + "[" + std::to_string(i++) + "]";
-        fields->parse(el.as_table(), item, where, position_of(el.source(), ctx.file), ctx);
+        ctx.positions[where] = position_of(el.source(), ctx.file);
+        fields->parse(el.as_table(), item, where, ctx.positions[where], ctx);
         (r.*member).push_back(std::move(item));
       }
     };

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages railyard's build, tests and demo need. Idempotent:
+# when everything is present it changes nothing and needs no network.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  cmake g++ ninja-build pkg-config
+  # libraries (see CMakeLists.txt)
+  libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libssl-dev doctest-dev
+  libarchive-dev libcurl4-openssl-dev libibverbs-dev libnl-3-dev libnl-route-3-dev libudev-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "setup-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "setup-deps: missing ${missing[*]}; run as root (or install them with apt-get)" >&2
+  exit 2
+fi
+echo "setup-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup-deps: done"

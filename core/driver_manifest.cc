@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "net.h"
 #include "text.h"
@@ -82,49 +83,60 @@ schema::Schema<DriverManifest> build() {
   return s;
 }
 
-void validate(const FileSource& files, LoadedManifest& lm, Diagnostics& diags) {
+void validate(const FileSource& files, LoadedManifest& lm, const std::set<std::string>& failed, Diagnostics& diags) {
   auto& m = lm.manifest;
   auto at = [&](const std::string& key) {
     auto it = lm.positions.find(key);
     return it != lm.positions.end() ? it->second : SourcePos{m.path, 1, 1};
   };
+  // A key rejected on its own is not also reported as missing.
+  auto rejected = [&](const std::string& key) {
+    auto dot = key.find('.');
+    return failed.count(key) || (dot != std::string::npos && failed.count(key.substr(0, dot)));
+  };
+  auto need = [&](bool present, const std::string& key, const std::string& msg) {
+    if (!present && !rejected(key)) diags.error(at("kind"), msg);
+  };
   std::string stem = file_stem(m.path);
   if (m.name.empty()) m.name = stem;
-  else if (m.name != stem)
+  else if (m.name != stem && !rejected("name"))
     diags.error(at("name"), "name '" + m.name + "' must equal the file name '" + stem + "' (recipes refer to bundles by file name)");
-  switch (m.kind) {
-    case DriverKind::distro:
-      if (m.packages.empty()) diags.error(at("kind"), "kind = \"distro\" needs 'packages'");
-      break;
-    case DriverKind::apt:
-      if (m.apt.uri.empty()) diags.error(at("kind"), "kind = \"apt\" needs [apt] uri");
-      if (m.apt.suite.empty()) diags.error(at("kind"), "kind = \"apt\" needs [apt] suite (\"./\" for a flat repository)");
-      if (m.apt.key_file.empty() && m.apt.key_url.empty())
-        diags.error(at("kind"), "kind = \"apt\" needs a signing key: [apt] key_file, or key_url with key_fingerprint");
-      // Over plain http only a pinned fingerprint authenticates the key; over https TLS does,
-      // and the builder records the fetched key's fingerprint in manifest.json.
-      if (!m.apt.key_url.empty() && m.apt.key_fingerprint.empty() && m.apt.key_url.rfind("https://", 0) != 0)
-        diags.error(at("apt.key_url"), "apt.key_url is http://: add apt.key_fingerprint, or fetch the key over https://");
-      if (!m.apt.key_fingerprint.empty() && m.apt.key_url.empty())
-        diags.error(at("apt.key_fingerprint"), "apt.key_fingerprint needs apt.key_url (a key_file is trusted as shipped)");
-      if (!m.apt.key_file.empty() && !files.is_file(path_join(dir_name(m.path), m.apt.key_file)))
-        diags.error(at("apt.key_file"), "apt.key_file '" + m.apt.key_file + "' does not exist next to the manifest");
-      if (m.packages.empty()) diags.error(at("kind"), "kind = \"apt\" needs 'packages'");
-      break;
-    case DriverKind::tarball:
-      if (m.tarball.url.empty()) diags.error(at("kind"), "kind = \"tarball\" needs [tarball] url");
-      if (m.tarball.sha256.empty()) diags.error(at("kind"), "kind = \"tarball\" needs [tarball] sha256");
-      if (m.tarball.install.empty()) diags.error(at("kind"), "kind = \"tarball\" needs [tarball] install");
-      break;
+  if (!rejected("kind")) {
+    switch (m.kind) {
+      case DriverKind::distro:
+        need(!m.packages.empty(), "packages", "kind = \"distro\" needs 'packages'");
+        break;
+      case DriverKind::apt:
+        need(!m.apt.uri.empty(), "apt.uri", "kind = \"apt\" needs [apt] uri");
+        need(!m.apt.suite.empty(), "apt.suite", "kind = \"apt\" needs [apt] suite (\"./\" for a flat repository)");
+        if (!rejected("apt.key_file") && !rejected("apt.key_url"))
+          need(!m.apt.key_file.empty() || !m.apt.key_url.empty(), "apt",
+               "kind = \"apt\" needs a signing key: [apt] key_file, or key_url with key_fingerprint");
+        need(!m.packages.empty(), "packages", "kind = \"apt\" needs 'packages'");
+        break;
+      case DriverKind::tarball:
+        need(!m.tarball.url.empty(), "tarball.url", "kind = \"tarball\" needs [tarball] url");
+        need(!m.tarball.sha256.empty(), "tarball.sha256", "kind = \"tarball\" needs [tarball] sha256");
+        need(!m.tarball.install.empty(), "tarball.install", "kind = \"tarball\" needs [tarball] install");
+        break;
+    }
+    if (m.kind != DriverKind::apt && lm.positions.count("apt"))
+      diags.error(at("apt"), "[apt] is only used with kind = \"apt\"");
+    if (m.kind != DriverKind::tarball && lm.positions.count("tarball"))
+      diags.error(at("tarball"), "[tarball] is only used with kind = \"tarball\"");
   }
-  if (m.kind != DriverKind::apt && lm.positions.count("apt"))
-    diags.error(at("apt"), "[apt] is only used with kind = \"apt\"");
-  if (m.kind != DriverKind::tarball && lm.positions.count("tarball"))
-    diags.error(at("tarball"), "[tarball] is only used with kind = \"tarball\"");
+  // Over plain http only a pinned fingerprint authenticates the key; over https TLS does,
+  // and the builder records the fetched key's fingerprint in manifest.json.
+  if (!m.apt.key_url.empty() && m.apt.key_fingerprint.empty() && m.apt.key_url.rfind("https://", 0) != 0 &&
+      !rejected("apt.key_fingerprint"))
+    diags.error(at("apt.key_url"), "apt.key_url is http://: add apt.key_fingerprint, or fetch the key over https://");
+  if (!m.apt.key_fingerprint.empty() && m.apt.key_url.empty() && !rejected("apt.key_url"))
+    diags.error(at("apt.key_fingerprint"), "apt.key_fingerprint needs apt.key_url (a key_file is trusted as shipped)");
+  if (!m.apt.key_file.empty() && !files.is_file(path_join(dir_name(m.path), m.apt.key_file)))
+    diags.error(at("apt.key_file"), "apt.key_file '" + m.apt.key_file + "' does not exist next to the manifest");
   if (std::find(m.conflicts.begin(), m.conflicts.end(), m.name) != m.conflicts.end())
     diags.error(at("conflicts"), "a bundle cannot conflict with itself");
 }
-
 }  // namespace
 
 bool DriverManifest::supports(const std::string& distro, const std::string& suite) const {
@@ -147,12 +159,13 @@ std::optional<LoadedManifest> load_driver_manifest(const FileSource& files, cons
                                                    const toml::table& table, Diagnostics& diags) {
   LoadedManifest lm;
   std::size_t before = diags.size();
-  schema::ParseContext ctx{diags, lm.positions, path};
+  std::set<std::string> failed;
+  schema::ParseContext ctx{diags, lm.positions, path, &failed};
   driver_manifest_schema().parse(table, lm.manifest, ctx);
   for (const char* section : {"apt", "tarball"})
     if (const auto* n = table.get(section)) lm.positions[section] = schema::position_of(n->source(), path);
   lm.manifest.path = path;
-  validate(files, lm, diags);
+  validate(files, lm, failed, diags);
   if (diags.size() != before) return std::nullopt;
   return lm;
 }

@@ -1,5 +1,6 @@
 #include "node_inventory.h"
 
+#include <cctype>
 #include <map>
 
 #include "net.h"
@@ -42,7 +43,7 @@ std::optional<LoadedInventory> load_node_inventory(const FileSource&, const std:
   LoadedInventory inv;
   inv.path = path;
   std::size_t before = diags.size();
-  schema::ParseContext ctx{diags, inv.positions, path};
+  schema::ParseContext ctx{diags, inv.positions, path, &inv.failed};
   node_inventory_schema().parse(table, inv.inventory, ctx);
   for (auto& n : inv.inventory.nodes) n.mac = normalize_mac(n.mac).value_or(n.mac);
   inv.complete = diags.size() == before;
@@ -57,13 +58,17 @@ void validate_inventory(const LoadedInventory& inv, const Recipe* recipe, Diagno
   std::map<std::string, std::string> hostnames, macs, addresses;  // value → first key
   auto unique = [&](std::map<std::string, std::string>& seen, const std::string& value, const std::string& key,
                     const std::string& what) {
+    if (value.empty() || inv.failed.count(key)) return;  // rejected already; not a duplicate
     auto [it, fresh] = seen.emplace(value, key);
     if (!fresh) diags.error(at(key), key + ": " + what + " '" + value + "' is already used by " + it->second);
   };
   const auto& nodes = inv.inventory.nodes;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     std::string key = "node[" + std::to_string(i) + "]";
-    unique(hostnames, nodes[i].hostname, key + ".hostname", "host name");
+    // Host names compare without case, as DNS and DHCP do (RFC 4343).
+    std::string host = nodes[i].hostname;
+    for (auto& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    unique(hostnames, host, key + ".hostname", "host name");
     unique(macs, nodes[i].mac, key + ".mac", "MAC address");
     for (std::size_t r = 0; r < nodes[i].rails.size(); ++r) {
       auto a = parse_interface_address(nodes[i].rails[r]);
@@ -77,7 +82,8 @@ void validate_inventory(const LoadedInventory& inv, const Recipe* recipe, Diagno
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     std::string key = "node[" + std::to_string(i) + "]";
     const auto& n = nodes[i];
-    if (rails > 0 && static_cast<int>(n.rails.size()) != rails)
+    if (rails > 0 && static_cast<int>(n.rails.size()) != rails && !inv.failed.count(key + ".rails") &&
+        !inv.failed.count(key))
       diags.error(at(key + ".rails"), key + ".rails: " + n.hostname + " has " + std::to_string(n.rails.size()) +
                                           " rail addresses; recipe '" + recipe->name + "' has " +
                                           std::to_string(rails) + " rails");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct LoadedInventory {
   std::string path;
   NodeInventory inventory;
   schema::Positions positions;
+  std::set<std::string> failed;  // keys whose values were rejected
   bool complete = true;  // false when some values were rejected (the rest is still checked)
 };
 

@@ -1,1 +1,240 @@
+// The node inventory (nodes.toml) and a node's identity file.
 #include <doctest/doctest.h>
+
+#include <string>
+
+#include "node_inventory.h"
+
+using namespace railyard;
+
+namespace {
+
+struct Loaded {
+  Diagnostics diags;
+  std::optional<LoadedInventory> inv;
+};
+
+// Inventory `text` as nodes.toml, loaded then validated (against `recipe` when given), as
+// `railyard check` does.
+Loaded load(const std::string& text, const Recipe* recipe = nullptr) {
+  MemorySource files;
+  Loaded out;
+  auto table = toml::parse(text, std::string("nodes.toml"));
+  out.inv = load_node_inventory(files, "nodes.toml", table, out.diags);
+  if (out.inv) validate_inventory(*out.inv, recipe, out.diags);
+  return out;
+}
+
+// A recipe with one subnet per rail.
+Recipe per_rail(std::vector<std::string> subnets, int rail_count = 0) {
+  Recipe r;
+  r.name = "sku";
+  r.addressing.subnets = std::move(subnets);
+  r.hardware.rail_count = rail_count;
+  return r;
+}
+
+// A recipe whose rails share one subnet.
+Recipe shared(std::string subnet, int rail_count) {
+  Recipe r;
+  r.name = "sku";
+  r.addressing.mode = AddressingMode::shared_subnet;
+  r.addressing.subnet = std::move(subnet);
+  r.hardware.rail_count = rail_count;
+  return r;
+}
+
+// One [[node]] (4 lines) with the given values.
+std::string node(const std::string& hostname, const std::string& mac, const std::string& rails) {
+  return "[[node]]\nhostname = \"" + hostname + "\"\nmac = \"" + mac + "\"\nrails = [" + rails + "]\n";
+}
+
+std::string where(const Diagnostic& d) {
+  return d.pos.file + ":" + std::to_string(d.pos.line) + ":" + std::to_string(d.pos.column);
+}
+
+std::string all(const Diagnostics& d) {
+  std::string out;
+  for (const auto& x : d.sorted()) out += format(x) + "\n";
+  return out;
+}
+
+// "FILE:LINE:COL" of the only error when there is exactly one and it mentions `part`;
+// otherwise all errors, so that a failed CHECK shows them.
+std::string one(const Diagnostics& d, const std::string& part) {
+  if (d.size() == 1 && d.items()[0].message.find(part) != std::string::npos) return where(d.items()[0]);
+  return "expected one error mentioning \"" + part + "\", got:\n" + all(d);
+}
+
+}  // namespace
+
+TEST_CASE("a valid inventory; MACs are normalised") {
+  auto r = load(node("n1", "0C-42-A1-00-00-01", "\"198.18.0.11\"") + node("n2", "0c:42:a1:00:00:02", "\"198.18.0.12\""));
+  CHECK(all(r.diags) == "");
+  REQUIRE(r.inv);
+  CHECK(r.inv->complete);
+  REQUIRE(r.inv->inventory.nodes.size() == 2);
+  CHECK(r.inv->inventory.nodes[0].mac == "0c:42:a1:00:00:01");
+  CHECK(r.inv->inventory.nodes[1].rails == std::vector<std::string>{"198.18.0.12"});
+}
+
+TEST_CASE("duplicate host name") {
+  CHECK(one(load(node("n1", "0c:42:a1:00:00:01", "") + node("n1", "0c:42:a1:00:00:02", "")).diags,
+            "node[1].hostname: host name 'n1' is already used by node[0].hostname") == "nodes.toml:6:12");
+}
+
+// Host names compare without case, as DNS (RFC 4343) and DHCP do.
+TEST_CASE("host names differing only in case are duplicates") {
+  CHECK(one(load(node("gpu-01", "0c:42:a1:00:00:01", "") + node("GPU-01", "0c:42:a1:00:00:02", "")).diags,
+            "node[1].hostname: host name") == "nodes.toml:6:12");
+}
+
+TEST_CASE("duplicate MAC, even written in another case or with dashes") {
+  CHECK(one(load(node("n1", "0c:42:a1:00:00:01", "") + node("n2", "0C-42-A1-00-00-01", "")).diags,
+            "node[1].mac: MAC address '0c:42:a1:00:00:01' is already used by node[0].mac") == "nodes.toml:7:7");
+}
+
+TEST_CASE("duplicate rail address, even with another prefix") {
+  CHECK(one(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.11/24\"") +
+                 node("n2", "0c:42:a1:00:00:02", "\"198.18.0.11\"")).diags,
+            "node[1].rails[0]: address '198.18.0.11' is already used by node[0].rails[0]") == "nodes.toml:8:10");
+}
+
+TEST_CASE("bad host name and MAC are rejected at their values") {
+  CHECK(one(load(node("gpu_01", "0c:42:a1:00:00:01", "")).diags,
+            "node[0].hostname: host name 'gpu_01' contains '_'") == "nodes.toml:2:12");
+  CHECK(one(load(node("n1", "01:00:5e:00:00:01", "")).diags,
+            "node[0].mac: '01:00:5e:00:00:01' is a multicast MAC address") == "nodes.toml:3:7");
+  CHECK(one(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.300\"")).diags,
+            "node[0].rails: element 0: '198.18.0.300' is not an IPv4 address") == "nodes.toml:4:10");
+}
+
+TEST_CASE("a rejected value marks the inventory incomplete, the rest is still checked") {
+  auto r = load(node("n1", "0c:42:a1:00:00:01", "") + node("n1", "zz", ""));
+  REQUIRE(r.inv);
+  CHECK_FALSE(r.inv->complete);
+  CHECK(r.diags.size() == 2);  // the bad MAC and the duplicate host name
+}
+
+TEST_CASE("hostname and mac are required") {
+  auto r = load("[[node]]\nrails = []\n");
+  CHECK(r.diags.size() == 2);
+  for (const auto& d : r.diags.items()) CHECK(where(d) == "nodes.toml:1:1");
+  CHECK(r.diags.items()[0].message.find("missing required key 'node[0].hostname'") == 0);
+  CHECK(r.diags.items()[1].message.find("missing required key 'node[0].mac'") == 0);
+}
+
+// A required key set to "" is an error: a node needs a host name and a MAC.
+TEST_CASE("an empty host name or MAC is rejected") {
+  auto r = load(node("", "", ""));
+  CHECK(r.diags.size() == 2);
+}
+
+TEST_CASE("unknown key in a node") {
+  CHECK(one(load(node("n1", "0c:42:a1:00:00:01", "") + "addr = \"x\"\n").diags,
+            "unknown key 'node[0].addr'; allowed here: hostname, mac, rails") == "nodes.toml:5:1");
+}
+
+// --- against the SKU's recipe ---
+
+TEST_CASE("every node has one address per rail") {
+  Recipe r = per_rail({"198.18.0.0/24", "198.18.1.0/24"});
+  CHECK(one(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.11\""), &r).diags,
+            "node[0].rails: n1 has 1 rail addresses; recipe 'sku' has 2 rails") == "nodes.toml:4:9");
+  CHECK(all(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.11\", \"198.18.1.11\""), &r).diags) == "");
+  Recipe fixed = per_rail({"198.18.0.0/24", "198.18.1.0/24"}, 2);
+  CHECK(one(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.11\", \"198.18.1.11\", \"198.18.2.11\""), &fixed).diags,
+            "n1 has 3 rail addresses; recipe 'sku' has 2 rails") == "nodes.toml:4:9");
+}
+
+TEST_CASE("an address outside its rail's subnet") {
+  Recipe r = per_rail({"198.18.0.0/24", "198.18.1.0/24"});
+  CHECK(one(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.11\", \"198.18.9.11\""), &r).diags,
+            "node[0].rails[1]: 198.18.9.11 is outside rail 1's subnet 198.18.1.0/24") == "nodes.toml:4:25");
+  // In the other rail's subnet is still wrong: rails are in order.
+  auto swapped = load(node("n1", "0c:42:a1:00:00:01", "\"198.18.1.11\", \"198.18.0.11\""), &r).diags;
+  CHECK(swapped.size() == 2);
+}
+
+TEST_CASE("an address with a prefix other than its subnet's") {
+  Recipe r = per_rail({"198.18.0.0/24"});
+  CHECK(one(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.11/16\""), &r).diags,
+            "node[0].rails[0]: prefix /16 differs from rail 0's subnet 198.18.0.0/24") == "nodes.toml:4:10");
+  CHECK(all(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.11/24\""), &r).diags) == "");
+}
+
+TEST_CASE("the network or broadcast address of the subnet") {
+  Recipe r = per_rail({"198.18.0.0/24", "198.18.1.0/24"});
+  auto d = load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.0\", \"198.18.1.255\""), &r).diags;
+  REQUIRE(d.size() == 2);
+  CHECK(where(d.items()[0]) == "nodes.toml:4:10");
+  CHECK(d.items()[0].message == "node[0].rails[0]: 198.18.0.0 is the network or broadcast address of 198.18.0.0/24");
+  CHECK(where(d.items()[1]) == "nodes.toml:4:24");
+  CHECK(d.items()[1].message == "node[0].rails[1]: 198.18.1.255 is the network or broadcast address of 198.18.1.0/24");
+  // A /31 has no network or broadcast address: both are hosts.
+  Recipe p2p = per_rail({"198.18.0.0/31"});
+  CHECK(all(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.0\"") + node("n2", "0c:42:a1:00:00:02", "\"198.18.0.1\""),
+                 &p2p).diags) == "");
+}
+
+TEST_CASE("shared-subnet: every rail address is in the one subnet") {
+  Recipe r = shared("198.18.0.0/22", 2);
+  CHECK(all(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.11\", \"198.18.1.11\""), &r).diags) == "");
+  CHECK(one(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.11\", \"198.18.4.11\""), &r).diags,
+            "node[0].rails[1]: 198.18.4.11 is outside the shared rail subnet 198.18.0.0/22") == "nodes.toml:4:25");
+  CHECK(one(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.11/24\", \"198.18.1.11\""), &r).diags,
+            "prefix /24 differs from the shared rail subnet 198.18.0.0/22") == "nodes.toml:4:10");
+  // Shared subnet without a rail count: any number of addresses.
+  Recipe open = shared("198.18.0.0/22", 0);
+  CHECK(all(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.11\""), &open).diags) == "");
+}
+
+// A rejected value is reported once: no rail-count or duplicate errors follow from it.
+TEST_CASE("a rejected value produces no cascade of inventory errors") {
+  Recipe r = per_rail({"198.18.0.0/24", "198.18.1.0/24"});
+  CHECK(one(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.11\", \"198.18.1.300\""), &r).diags,
+            "node[0].rails: element 1:") == "nodes.toml:4:25");
+  CHECK(load(node("n1", "zz", "") + node("n2", "yy", "")).diags.size() == 2);
+}
+
+// --- a node's identity file ---
+
+TEST_CASE("parse_node_identity reads one node") {
+  MemorySource files;
+  files.add("node.toml", "hostname = \"n1\"\nmac = \"0C:42:A1:00:00:01\"\nrails = [\"198.18.0.11/24\"]\n");
+  Diagnostics d;
+  auto n = parse_node_identity(files, "node.toml", d);
+  CHECK(all(d) == "");
+  REQUIRE(n);
+  CHECK(n->hostname == "n1");
+  CHECK(n->mac == "0c:42:a1:00:00:01");
+  CHECK(n->rails == std::vector<std::string>{"198.18.0.11/24"});
+}
+
+TEST_CASE("parse_node_identity reports bad, missing and unknown keys") {
+  MemorySource files;
+  files.add("node.toml", "hostname = \"n1\"\nmack = \"0c:42:a1:00:00:01\"\n");
+  Diagnostics d;
+  CHECK_FALSE(parse_node_identity(files, "node.toml", d));
+  REQUIRE(d.size() == 2);
+  CHECK(where(d.items()[0]) == "node.toml:2:1");
+  CHECK(d.items()[0].message == "unknown key 'mack'; did you mean 'mac'?");
+  CHECK(where(d.items()[1]) == "node.toml:1:1");
+  CHECK(d.items()[1].message.find("missing required key 'mac'") == 0);
+
+  files.add("bad.toml", "hostname = \"-n1\"\nmac = \"0c:42:a1:00:00:01\"\n");
+  Diagnostics d2;
+  CHECK_FALSE(parse_node_identity(files, "bad.toml", d2));
+  CHECK(one(d2, "hostname: host name '-n1' has a label starting or ending with '-'") == "bad.toml:1:12");
+}
+
+TEST_CASE("parse_node_identity: missing file and syntax error") {
+  MemorySource files;
+  Diagnostics d;
+  CHECK_FALSE(parse_node_identity(files, "node.toml", d));
+  CHECK(one(d, "cannot read file") == "node.toml:0:0");
+  files.add("node.toml", "hostname = \n");
+  Diagnostics d2;
+  CHECK_FALSE(parse_node_identity(files, "node.toml", d2));
+  CHECK(one(d2, "TOML syntax:") == "node.toml:1:12");
+}

@@ -52,7 +52,8 @@ void check_references(const FileSource& files, LoadedRecipe& lr, const RecipeOpt
       continue;
     }
     std::string distro = to_string(r.image.distro);
-    if (!m->manifest.supports(distro, r.image.suite))
+    bool target_known = !lr.failed.count("image.distro") && !lr.failed.count("image.suite") && !lr.failed.count("image");
+    if (target_known && !m->manifest.supports(distro, r.image.suite))
       diags.error(pos, "image.drivers: bundle '" + name + "' installs on " + join(m->manifest.suites, ", ") +
                            ", not on " + distro + ":" + r.image.suite);
     lr.drivers.push_back(std::move(*m));

@@ -2,6 +2,7 @@
 #include <cctype>
 
 #include "net.h"
+#include "text.h"
 #include "recipe.h"
 
 namespace railyard {
@@ -76,7 +77,7 @@ std::optional<std::string> check_abs_path(const std::string& s) {
 }
 
 std::optional<std::string> check_module_dir(const std::string& s) {
-  if (s.front() == '/' || s.find("..") != std::string::npos)
+  if (s.empty() || s.front() == '/' || s.find("..") != std::string::npos || normalize_path(s) == ".")
     return "'" + s + "' must be a directory relative to /lib/modules/KVER/kernel, like \"sound\" or \"drivers/media\"";
   return std::nullopt;
 }

@@ -24,7 +24,7 @@ class Checker {
       : r_(r), pos_(pos), failed_(failed), file_(file), d_(d) {}
 
   void run() {
-    if (ok({"image"})) image();
+    if (ok({"image"})) image();  // each rule in it guards its own keys
     if (ok({"hardware", "hardware.rails", "hardware.rail_count", "hardware.gpu_count"})) hardware();
     if (ok({"fabric"})) fabric();
     if (ok({"addressing", "addressing.mode", "addressing.subnets", "addressing.subnet", "hardware.rail_count",
@@ -59,19 +59,19 @@ class Checker {
 
   void image() {
     const auto& suite = r_.image.suite;
-    if (!ok({"image.distro", "image.suite", "image.kernel"})) return;
-    if (r_.image.distro == Distro::debian && kUbuntuSuites.count(suite))
+    if (r_.image.distro == Distro::debian && kUbuntuSuites.count(suite) && ok({"image.distro", "image.suite"}))
       error("image.suite", "image.suite '" + suite + "' is an Ubuntu release, but image.distro is \"debian\"");
-    if (r_.image.distro == Distro::ubuntu && kDebianSuites.count(suite))
+    if (r_.image.distro == Distro::ubuntu && kDebianSuites.count(suite) && ok({"image.distro", "image.suite"}))
       error("image.suite", "image.suite '" + suite + "' is a Debian release, but image.distro is \"ubuntu\"");
-    if (r_.image.distro == Distro::ubuntu && r_.image.kernel.rfind("linux-image-amd64", 0) == 0)
+    if (r_.image.distro == Distro::ubuntu && r_.image.kernel.rfind("linux-image-amd64", 0) == 0 &&
+        ok({"image.distro", "image.kernel"}))
       error("image.kernel", "image.kernel 'linux-image-amd64' is Debian's kernel package; Ubuntu's is linux-image-generic");
     for (std::size_t i = 0; i < r_.image.drop_modules.size(); ++i) {
-      const std::string& dir = r_.image.drop_modules[i];
+      const std::string dir = normalize_path(r_.image.drop_modules[i]);
       for (const auto& needed : kNeededModuleDirs)
         if (needed == dir || needed.rfind(dir + "/", 0) == 0)
           error("image.drop_modules[" + std::to_string(i) + "]",
-                "image.drop_modules: dropping '" + dir + "' removes " + (needed == dir ? "modules" : needed + ", modules") +
+                "image.drop_modules: dropping '" + r_.image.drop_modules[i] + "' removes " + (needed == dir ? "modules" : needed + ", modules") +
                     " the first-boot agent needs (NICs, RDMA, NVMe-oF, VLANs, checksums)");
     }
     for (const char* list : {"packages", "overlays"}) {
@@ -133,8 +133,11 @@ class Checker {
         error("addressing.subnets", "addressing.subnets is for mode = \"per-rail-subnet\"; shared-subnet uses addressing.subnet");
       if (a.subnet.empty()) error("addressing", "mode = \"shared-subnet\" needs addressing.subnet");
       else if (auto c = parse_cidr(a.subnet)) nets.push_back({*c, "addressing.subnet"});
-      if (a.table_base + std::max(rails, 1) > 252)
-        error("addressing.table_base", "addressing.table_base + rails reaches the kernel's reserved tables (253–255)");
+      // Rail N uses table table_base + N; 253–255 are the kernel's default, main and local tables.
+      if (a.table_base + std::max(rails, 1) - 1 > 252)
+        error("addressing.table_base", "addressing.table_base " + std::to_string(a.table_base) + " with " +
+                                           std::to_string(std::max(rails, 1)) +
+                                           " rail(s) reaches the kernel's reserved tables (253–255)");
     }
     for (std::size_t i = 0; i < nets.size(); ++i) {
       if (nets[i].first.prefix > 31)
@@ -179,8 +182,18 @@ class Checker {
       error("join.token_file", "join.token_file is set but there is no join.report_url");
   }
 
+  // The URL's host is this machine: a token sent there never crosses a wire.
   static bool is_loopback(const std::string& url) {
-    return url.rfind("http://127.", 0) == 0 || url.rfind("http://localhost", 0) == 0 || url.rfind("http://[::1]", 0) == 0;
+    auto scheme = url.find("://");
+    if (scheme == std::string::npos) return false;
+    std::string rest = url.substr(scheme + 3);
+    auto at = rest.find_first_of("/?#");
+    std::string authority = rest.substr(0, at);
+    if (authority.rfind("[::1]", 0) == 0) return authority.size() == 5 || authority[5] == ':';
+    std::string host = authority.substr(0, authority.find(':'));
+    if (host == "localhost") return true;
+    auto ip = parse_ipv4(host);
+    return ip && (ip->value >> 24) == 127;
   }
 
   const Recipe& r_;

@@ -185,6 +185,7 @@ class Fields {
       for (const auto& el : *n.as_array()) {
         if (!el.is_string()) return Rejection("element " + std::to_string(i) + ": expected a string, found " + type_name(el), i);
         std::string v = el.as_string()->get();
+        if (v.empty()) return Rejection("element " + std::to_string(i) + ": empty string", i);
         if (check)
           if (auto e = check(v)) return Rejection("element " + std::to_string(i) + ": " + *e, i);
         out.push_back(std::move(v));
@@ -228,8 +229,10 @@ class Fields {
   }
 
   // Fill `out` from table `t`; `where` is the dotted path of the table ("" at the top).
+  // `t` null: the table is absent (defaults apply, required keys are missing) unless
+  // `rejected`, when the table was there but of the wrong type (already reported).
   void parse(const toml::table* t, S& out, const std::string& where, const SourcePos& table_pos,
-             ParseContext& ctx, const std::vector<std::string>& also_known = {}) const {
+             ParseContext& ctx, const std::vector<std::string>& also_known = {}, bool rejected = false) const {
     for (const auto& f : fields_) f.set_default(out);
     std::vector<std::string> known = also_known;
     for (const auto& f : fields_) known.push_back(f.doc.name);
@@ -249,7 +252,10 @@ class Fields {
           std::size_t i = 0;
           for (const auto& el : *arr) ctx.positions[path + "[" + std::to_string(i++) + "]"] = position_of(el.source(), ctx.file);
         }
-        if (auto err = f->parse(node, out)) {
+        auto err = f->parse(node, out);
+        if (!err && f->required && node.is_string() && node.as_string()->get().empty())
+          err = Rejection("must not be empty: " + f->doc.help);
+        if (err) {
           SourcePos where_pos = pos;
           if (err->element) where_pos = ctx.positions[path + "[" + std::to_string(*err->element) + "]"];
           ctx.diags.error(where_pos, path + ": " + err->message);
@@ -258,7 +264,7 @@ class Fields {
       }
     }
     for (const auto& f : fields_) {
-      if (!f.required) continue;
+      if (!f.required || rejected) continue;
       if (t && t->contains(f.doc.name)) continue;
       std::string path = where.empty() ? f.doc.name : where + "." + f.doc.name;
       ctx.diags.error(table_pos, "missing required key '" + path + "': " + f.doc.help);
@@ -328,16 +334,19 @@ class Schema {
     sec.parse = [fields, member, name](const toml::node* n, Root& r, const SourcePos& file_pos, ParseContext& ctx) {
       const toml::table* t = nullptr;
       SourcePos pos = file_pos;
+      bool rejected = false;
       if (n) {
         pos = position_of(n->source(), ctx.file);
+        ctx.positions[name] = pos;
         if (!n->is_table()) {
           ctx.diags.error(pos, name + ": expected a table ([" + name + "]), found " + type_name(*n));
           if (ctx.failed) ctx.failed->insert(name);
+          rejected = true;
         } else {
           t = n->as_table();
         }
       }
-      fields->parse(t, r.*member, name, pos, ctx);
+      fields->parse(t, r.*member, name, pos, ctx, {}, rejected);
     };
     sec.render = [fields, member, name](const Root& r, toml::table& out) {
       toml::table t;
@@ -360,6 +369,8 @@ class Schema {
       (r.*member).clear();
       if (!n) return;
       SourcePos pos = position_of(n->source(), ctx.file);
+      ctx.positions[name] = pos;
+      if (n->is_array() && n->as_array()->empty()) return;  // `name = []` clears inherited entries
       if (!n->is_array_of_tables()) {
         ctx.diags.error(pos, name + ": expected an array of tables ([[" + name + "]]), found " + type_name(*n));
         if (ctx.failed) ctx.failed->insert(name);

@@ -4,15 +4,18 @@
 
 namespace railyard {
 
+// Optimal string alignment: a swap of two neighbours ("nmae") is one edit, as typists make it.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  std::vector<std::size_t> before(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
       std::size_t subst = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) cur[j] = std::min(cur[j], before[j - 2] + 1);
     }
+    before = prev;
     std::swap(prev, cur);
   }
   return prev[b.size()];
@@ -81,12 +84,33 @@ std::string dir_name(std::string_view path) {
 }
 
 std::string path_join(std::string_view base, std::string_view rel) {
-  if (!rel.empty() && rel.front() == '/') return std::string(rel);
-  if (base.empty()) return std::string(rel);
+  if (!rel.empty() && rel.front() == '/') return normalize_path(rel);
+  if (base.empty()) return normalize_path(rel);
   std::string out(base);
   if (out.back() != '/') out += '/';
   out += rel;
-  return out;
+  return normalize_path(out);
+}
+
+std::string normalize_path(std::string_view path) {
+  bool absolute = !path.empty() && path.front() == '/';
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    auto slash = path.find('/', start);
+    std::string_view part = path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    if (part == "..") {
+      if (!parts.empty() && parts.back() != "..") parts.pop_back();
+      else if (!absolute) parts.emplace_back("..");
+    } else if (!part.empty() && part != ".") {
+      parts.emplace_back(part);
+    }
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  std::string out = absolute ? "/" : "";
+  out += join(parts, "/");
+  return out.empty() ? "." : out;
 }
 
 }  // namespace railyard

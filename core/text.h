@@ -22,7 +22,9 @@ bool glob_match(std::string_view pattern, std::string_view text);
 std::string file_stem(std::string_view path);
 // The directory part of a path ("" for a bare name), without trailing slash.
 std::string dir_name(std::string_view path);
-// `rel` resolved against directory `base` (kept as is when absolute).
+// `rel` resolved against directory `base` (kept as is when absolute), normalised.
 std::string path_join(std::string_view base, std::string_view rel);
+// Lexically normalised: no "." parts, "a/.." folded, no doubled or trailing slashes.
+std::string normalize_path(std::string_view path);
 
 }  // namespace railyard

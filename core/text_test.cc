@@ -1,1 +1,83 @@
 #include <doctest/doctest.h>
+
+#include "text.h"
+
+using namespace railyard;
+
+TEST_CASE("edit_distance counts single-character edits") {
+  CHECK(edit_distance("mtu", "mtu") == 0);
+  CHECK(edit_distance("", "abc") == 3);
+  CHECK(edit_distance("abc", "") == 3);
+  CHECK(edit_distance("kitten", "sitting") == 3);
+  CHECK(edit_distance("mtu", "mtus") == 1);
+  CHECK(edit_distance("vlan", "vlam") == 1);
+}
+
+TEST_CASE("closest suggests a likely typo") {
+  std::vector<std::string> keys{"mtu", "vlan", "soft_roce", "pfc_priority"};
+  CHECK(closest("mut", keys) == "mtu");
+  CHECK(closest("vlna", keys) == "vlan");
+  CHECK(closest("soft-roce", keys) == "soft_roce");
+}
+
+TEST_CASE("closest takes a prefix of three or more characters as a suggestion") {
+  std::vector<std::string> keys{"mtu", "pfc_priority"};
+  CHECK(closest("pfc_p", keys) == "pfc_priority");
+  CHECK(closest("pfc", keys) == "pfc_priority");
+  CHECK_FALSE(closest("pf", {"pfc_priority"}).has_value());  // too short to count as a prefix
+}
+
+TEST_CASE("closest prefers the nearest candidate") {
+  CHECK(closest("vlam", {"vlans", "vlan"}) == "vlan");
+}
+
+TEST_CASE("closest gives no suggestion when every candidate is far") {
+  CHECK_FALSE(closest("bandwidth", {"mtu", "vlan", "trust"}).has_value());
+  CHECK_FALSE(closest("x", {}).has_value());
+}
+
+TEST_CASE("join puts the separator between items only") {
+  CHECK(join({}, ", ") == "");
+  CHECK(join({"a"}, ", ") == "a");
+  CHECK(join({"a", "b", "c"}, ", ") == "a, b, c");
+}
+
+TEST_CASE("glob_match: * matches any run, ? one character") {
+  CHECK(glob_match("enp0s*", "enp0s3"));
+  CHECK(glob_match("enp0s*", "enp0s"));
+  CHECK_FALSE(glob_match("enp0s*", "eno1"));
+  CHECK(glob_match("eth?", "eth0"));
+  CHECK_FALSE(glob_match("eth?", "eth10"));
+  CHECK_FALSE(glob_match("eth?", "eth"));
+  CHECK(glob_match("*", ""));
+  CHECK(glob_match("a*b*c", "axxbyyc"));
+  CHECK_FALSE(glob_match("a*c", "abcd"));
+  CHECK(glob_match("eno1", "eno1"));
+  CHECK_FALSE(glob_match("eno1", "eno12"));
+}
+
+TEST_CASE("file_stem drops directories and the last extension") {
+  CHECK(file_stem("recipes/base/nvidia-roce-noble.toml") == "nvidia-roce-noble");
+  CHECK(file_stem("drivers/doca-ofed-2.10.0.toml") == "doca-ofed-2.10.0");
+  CHECK(file_stem("r.toml") == "r");
+  CHECK(file_stem("noext") == "noext");
+  CHECK(file_stem("dir/.hidden") == ".hidden");
+}
+
+TEST_CASE("dir_name is the directory part without trailing slash") {
+  CHECK(dir_name("recipes/base/x.toml") == "recipes/base");
+  CHECK(dir_name("x.toml") == "");
+  CHECK(dir_name("/x.toml") == "/");
+}
+
+TEST_CASE("path_join resolves a relative path against a directory") {
+  CHECK(path_join("recipes", "base/x.toml") == "recipes/base/x.toml");
+  CHECK(path_join("recipes/", "x.toml") == "recipes/x.toml");
+  CHECK(path_join("", "x.toml") == "x.toml");
+  CHECK(path_join("recipes", "/etc/x.toml") == "/etc/x.toml");
+}
+
+// A transposition is one edit, so "nmae" suggests "name", not "image".
+TEST_CASE("closest prefers a transposition over two other edits") {
+  CHECK(closest("nmae", {"image", "name"}) == "name");
+}

@@ -38,11 +38,7 @@ void merge_into(toml::table& base, toml::table&& over) {
 
 std::optional<toml::table> read_chain(const FileSource& files, const std::string& path, Diagnostics& diags,
                                       std::vector<std::string>& seen) {
-  if (std::find(seen.begin(), seen.end(), path) != seen.end()) {
-    diags.error({seen.back(), 0, 0}, "'extends' forms a cycle: " + join(seen, " -> ") + " -> " + path);
-    return std::nullopt;
-  }
-  seen.push_back(path);
+  seen.push_back(normalize_path(path));
   auto table = read_toml(files, path, diags);
   if (!table) return std::nullopt;
   toml::node* ext = table->get("extends");
@@ -53,6 +49,10 @@ std::optional<toml::table> read_chain(const FileSource& files, const std::string
     return std::nullopt;
   }
   std::string base_path = path_join(dir_name(path), ext->as_string()->get());
+  if (std::find(seen.begin(), seen.end(), base_path) != seen.end()) {
+    diags.error(pos, "extends: '" + ext->as_string()->get() + "' forms a cycle: " + join(seen, " -> ") + " -> " + base_path);
+    return std::nullopt;
+  }
   if (!files.is_file(base_path)) {
     diags.error(pos, "extends: cannot read base recipe '" + base_path + "'");
     return std::nullopt;

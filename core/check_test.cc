@@ -8,8 +8,10 @@
 #include <string>
 
 #include "check.h"
+#include "support/diagnostics_expect.h"
 
 using namespace railyard;
+using namespace railyard::test;
 
 namespace {
 
@@ -40,23 +42,6 @@ std::vector<std::string> shipped(const std::string& dir) {
     if (e.is_regular_file() && e.path().extension() == ".toml") out.push_back(e.path().string());
   std::sort(out.begin(), out.end());
   return out;
-}
-
-std::string where(const Diagnostic& d) {
-  return d.pos.file + ":" + std::to_string(d.pos.line) + ":" + std::to_string(d.pos.column);
-}
-
-std::string all(const Diagnostics& d) {
-  std::string out;
-  for (const auto& x : d.sorted()) out += format(x) + "\n";
-  return out;
-}
-
-// "FILE:LINE:COL" of the first error mentioning `part`, among others.
-std::string at(const Diagnostics& d, const std::string& part) {
-  for (const auto& x : d.items())
-    if (x.message.find(part) != std::string::npos) return where(x);
-  return "no error mentions \"" + part + "\"; got:\n" + all(d);
 }
 
 FileKind kind_of(const std::string& path, const std::string& text) {

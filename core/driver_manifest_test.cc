@@ -4,8 +4,10 @@
 #include <string>
 
 #include "driver_manifest.h"
+#include "support/diagnostics_expect.h"
 
 using namespace railyard;
+using namespace railyard::test;
 
 namespace {
 
@@ -20,30 +22,6 @@ Loaded load(const std::string& text, MemorySource files = {}) {
   Loaded out;
   out.lm = load_driver_manifest(files, "drivers/x.toml", out.diags);
   return out;
-}
-
-std::string where(const Diagnostic& d) {
-  return d.pos.file + ":" + std::to_string(d.pos.line) + ":" + std::to_string(d.pos.column);
-}
-
-std::string all(const Diagnostics& d) {
-  std::string out;
-  for (const auto& x : d.sorted()) out += format(x) + "\n";
-  return out;
-}
-
-// "FILE:LINE:COL" of the only error when there is exactly one and it mentions `part`;
-// otherwise all errors, so that a failed CHECK shows them.
-std::string one(const Diagnostics& d, const std::string& part) {
-  if (d.size() == 1 && d.items()[0].message.find(part) != std::string::npos) return where(d.items()[0]);
-  return "expected one error mentioning \"" + part + "\", got:\n" + all(d);
-}
-
-// "FILE:LINE:COL" of the first error mentioning `part`, among others.
-std::string at(const Diagnostics& d, const std::string& part) {
-  for (const auto& x : d.items())
-    if (x.message.find(part) != std::string::npos) return where(x);
-  return "no error mentions \"" + part + "\"; got:\n" + all(d);
 }
 
 // A valid kind = "apt" manifest (8 lines, [apt] last).

@@ -4,8 +4,10 @@
 #include <string>
 
 #include "node_inventory.h"
+#include "support/diagnostics_expect.h"
 
 using namespace railyard;
+using namespace railyard::test;
 
 namespace {
 
@@ -47,23 +49,6 @@ Recipe shared(std::string subnet, int rail_count) {
 // One [[node]] (4 lines) with the given values.
 std::string node(const std::string& hostname, const std::string& mac, const std::string& rails) {
   return "[[node]]\nhostname = \"" + hostname + "\"\nmac = \"" + mac + "\"\nrails = [" + rails + "]\n";
-}
-
-std::string where(const Diagnostic& d) {
-  return d.pos.file + ":" + std::to_string(d.pos.line) + ":" + std::to_string(d.pos.column);
-}
-
-std::string all(const Diagnostics& d) {
-  std::string out;
-  for (const auto& x : d.sorted()) out += format(x) + "\n";
-  return out;
-}
-
-// "FILE:LINE:COL" of the only error when there is exactly one and it mentions `part`;
-// otherwise all errors, so that a failed CHECK shows them.
-std::string one(const Diagnostics& d, const std::string& part) {
-  if (d.size() == 1 && d.items()[0].message.find(part) != std::string::npos) return where(d.items()[0]);
-  return "expected one error mentioning \"" + part + "\", got:\n" + all(d);
 }
 
 }  // namespace

@@ -6,72 +6,13 @@
 #include <string>
 
 #include "recipe_loader.h"
+#include "support/diagnostics_expect.h"
+#include "support/recipe_expect.h"
 
 using namespace railyard;
+using namespace railyard::test;
 
 namespace {
-
-// A minimal valid recipe that the test recipes extend: Debian bookworm, two rail subnets.
-const char* kBase = R"(
-[image]
-suite = "bookworm"
-[addressing]
-subnets = ["198.18.0.0/24", "198.18.1.0/24"]
-)";
-
-struct Loaded {
-  Diagnostics diags;
-  std::optional<LoadedRecipe> lr;
-  const Recipe& recipe() const { return lr.value().recipe; }
-};
-
-Loaded load_path(const FileSource& files, const std::string& path, bool references = false) {
-  Loaded out;
-  RecipeOptions opts;
-  opts.check_references = references;
-  out.lr = load_recipe(files, path, opts, out.diags);
-  return out;
-}
-
-// Recipe "r.toml": line 1 is `extends = "base.toml"`, `body` follows (a raw string starting
-// with a newline, so its first visible line is line 2).
-Loaded load(const std::string& body) {
-  MemorySource files;
-  files.add("base.toml", kBase);
-  files.add("r.toml", "extends = \"base.toml\"" + body);
-  return load_path(files, "r.toml");
-}
-
-// Recipe "r.toml" exactly as given, without the base.
-Loaded load_alone(const std::string& text) {
-  MemorySource files;
-  files.add("r.toml", text);
-  return load_path(files, "r.toml");
-}
-
-std::string where(const Diagnostic& d) {
-  return d.pos.file + ":" + std::to_string(d.pos.line) + ":" + std::to_string(d.pos.column);
-}
-
-std::string all(const Diagnostics& d) {
-  std::string out;
-  for (const auto& x : d.sorted()) out += format(x) + "\n";
-  return out;
-}
-
-// "FILE:LINE:COL" of the only error when there is exactly one and it mentions `part`;
-// otherwise all errors, so that a failed CHECK shows them.
-std::string one(const Diagnostics& d, const std::string& part) {
-  if (d.size() == 1 && d.items()[0].message.find(part) != std::string::npos) return where(d.items()[0]);
-  return "expected one error mentioning \"" + part + "\", got:\n" + all(d);
-}
-
-// "FILE:LINE:COL" of the first error mentioning `part`, among others.
-std::string at(const Diagnostics& d, const std::string& part) {
-  for (const auto& x : d.items())
-    if (x.message.find(part) != std::string::npos) return where(x);
-  return "no error mentions \"" + part + "\"; got:\n" + all(d);
-}
 
 }  // namespace
 
@@ -699,7 +640,7 @@ vlan = 200
 
 TEST_CASE("extends does not inherit the name") {
   MemorySource files;
-  files.add("base.toml", std::string("name = \"base-sku\"\n") + kBase);
+  files.add("base.toml", std::string("name = \"base-sku\"\n") + kBaseRecipe);
   files.add("sku-a.toml", "extends = \"base.toml\"\n");
   files.add("sku-b.toml", "extends = \"base.toml\"\nname = \"bee\"\n");
   CHECK(load_path(files, "sku-a.toml").recipe().name == "sku-a");
@@ -826,7 +767,7 @@ struct Repo {
     files.add("drivers/" + name + ".toml", "version = \"1\"\npackages = [\"rdma-core\"]\n" + extra);
   }
   // r.toml: addressing, then [image] with suite on line 4 and `image` (the rest of it) from line 5.
-  Loaded load(const std::string& image) {
+  LoadedText load(const std::string& image) {
     files.add("r.toml", "[addressing]\nsubnets = [\"198.18.0.0/24\"]\n[image]\nsuite = \"bookworm\"\n" + image);
     return load_path(files, "r.toml", true);
   }

@@ -5,65 +5,13 @@
 
 #include "recipe_loader.h"
 #include "toml_file.h"
+#include "support/diagnostics_expect.h"
+#include "support/recipe_expect.h"
 
 using namespace railyard;
+using namespace railyard::test;
 
 namespace {
-
-// A minimal valid recipe that every test recipe extends.
-const char* kBase = R"(
-[image]
-suite = "bookworm"
-[addressing]
-subnets = ["198.18.0.0/24", "198.18.1.0/24"]
-)";
-
-struct Loaded {
-  Diagnostics diags;
-  std::optional<LoadedRecipe> lr;
-};
-
-Loaded load_files(const MemorySource& files, const std::string& path) {
-  Loaded out;
-  RecipeOptions opts;
-  opts.check_references = false;
-  out.lr = load_recipe(files, path, opts, out.diags);
-  return out;
-}
-
-// Recipe "r.toml": line 1 is `extends = "base.toml"`, `body` follows (a raw string starting
-// with a newline, so its first visible line is line 2).
-Loaded load(const std::string& body) {
-  MemorySource files;
-  files.add("base.toml", kBase);
-  files.add("r.toml", "extends = \"base.toml\"" + body);
-  return load_files(files, "r.toml");
-}
-
-// Recipe "r.toml" exactly as given, without the base.
-Loaded load_alone(const std::string& text) {
-  MemorySource files;
-  files.add("r.toml", text);
-  return load_files(files, "r.toml");
-}
-
-std::string where(const Diagnostic& d) {
-  return d.pos.file + ":" + std::to_string(d.pos.line) + ":" + std::to_string(d.pos.column);
-}
-
-// Every error, one per line ("" when none), for CHECK messages.
-std::string all(const Diagnostics& d) {
-  std::string out;
-  for (const auto& x : d.sorted()) out += format(x) + "\n";
-  return out;
-}
-
-// "FILE:LINE:COL" of the only error when there is exactly one and it mentions `part`;
-// otherwise all errors, so that a failed CHECK shows them.
-std::string one(const Diagnostics& d, const std::string& part) {
-  if (d.size() == 1 && d.items()[0].message.find(part) != std::string::npos) return where(d.items()[0]);
-  return "expected one error mentioning \"" + part + "\", got:\n" + all(d);
-}
 
 // The parse of `text` through the recipe schema alone (no cross-field checks).
 struct Parsed {
@@ -261,13 +209,13 @@ nqn = "nqn.2024-01.example.storage:data"
 // `nvmeof = []` clears inherited targets (arrays are replaced whole by extends).
 TEST_CASE("nvmeof = [] clears the targets") {
   MemorySource files;
-  files.add("base.toml", std::string(kBase) + R"(
+  files.add("base.toml", std::string(kBaseRecipe) + R"(
 [[nvmeof]]
 address = "198.18.0.100"
 nqn = "nqn.2024-01.example.storage:data"
 )");
   files.add("r.toml", "extends = \"base.toml\"\nnvmeof = []\n");
-  auto r = load_files(files, "r.toml");
+  auto r = load_path(files, "r.toml");
   CHECK(all(r.diags) == "");
   REQUIRE(r.lr);
   CHECK(r.lr->recipe.nvmeof.empty());
@@ -387,7 +335,7 @@ TEST_CASE("TOML syntax error is reported with its position") {
 
 TEST_CASE("a file that cannot be read") {
   MemorySource none;
-  auto r = load_files(none, "nope.toml");
+  auto r = load_path(none, "nope.toml");
   REQUIRE(r.diags.size() == 1);
   CHECK(r.diags.items()[0].pos.file == "nope.toml");
   CHECK(r.diags.items()[0].message == "cannot read file");

@@ -16,3 +16,7 @@ echo "== railyard check (the embedded default recipe, then everything shipped)"
 "$railyard" check recipes/*.toml recipes/inventories/*.toml drivers/*.toml
 echo "== railyard show (the embedded default recipe, resolved)"
 "$railyard" show
+
+echo "== railyard-firstboot plan (the default recipe on its modelled QEMU hardware, tests/fixtures/hw)"
+umockdev-run -d tests/fixtures/hw/qemu-virt.umockdev -- "$build/railyard-firstboot" \
+  --recipe recipes/qemu-virt.toml --node tests/fixtures/nodes/lab-node01.toml plan

@@ -9,6 +9,8 @@ packages=(
   # libraries (see CMakeLists.txt)
   libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libssl-dev doctest-dev
   libarchive-dev libcurl4-openssl-dev libibverbs-dev libnl-3-dev libnl-route-3-dev libudev-dev
+  # fake hardware for discovery tests, and timing for benchmarks
+  umockdev time
 )
 
 missing=()

@@ -88,6 +88,11 @@ struct NcclSpec {
   std::map<std::string, std::string> extra;
 };
 
+struct GpuDirectSpec {
+  bool peermem = true;
+  bool disable_acs = false;
+};
+
 struct NvmeofTarget {
   NvmeTransport transport = NvmeTransport::rdma;
   std::string address;
@@ -125,6 +130,7 @@ struct Recipe {
   AddressingSpec addressing;
   ManagementSpec management;
   NcclSpec nccl;
+  GpuDirectSpec gpudirect;
   std::vector<NvmeofTarget> nvmeof;
   SelftestSpec selftest;
   JoinSpec join;

@@ -89,6 +89,16 @@ std::string find_dir_upwards(const FileSource& files, const std::string& start_d
   return "";
 }
 
+Recipe default_recipe() {
+  Recipe r;
+  Diagnostics ignored;  // only "image.suite is missing": no image is built from this
+  schema::Positions positions;
+  schema::ParseContext ctx{ignored, positions, "<defaults>"};
+  recipe_schema().parse(toml::table{}, r, ctx);
+  r.name = "defaults";
+  return r;
+}
+
 int fixed_rail_count(const Recipe& r) {
   if (r.hardware.rail_count > 0) return r.hardware.rail_count;
   return static_cast<int>(r.hardware.rails.size());

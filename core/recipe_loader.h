@@ -37,6 +37,9 @@ std::optional<LoadedRecipe> load_recipe(const FileSource& files, const std::stri
 void validate_recipe(const Recipe& r, const schema::Positions& pos, const std::set<std::string>& failed,
                      const std::string& file, Diagnostics& diags);
 
+// Every key at its default (the schema's): what the agent assumes without a recipe.
+Recipe default_recipe();
+
 // Number of rails the recipe fixes, or 0 when discovery decides.
 int fixed_rail_count(const Recipe& r);
 

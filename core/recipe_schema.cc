@@ -207,6 +207,12 @@ schema::Schema<Recipe> build() {
       .string_map("extra", &NcclSpec::extra, "Further NCCL_* settings written to nccl.conf.", check_nccl_key,
                   "NCCL_* keys railyard does not derive");
 
+  s.section("gpudirect", &Recipe::gpudirect, "GPUDirect RDMA: NICs reading and writing GPU memory directly.")
+      .boolean("peermem", &GpuDirectSpec::peermem, true, "Load nvidia-peermem on nodes with NVIDIA GPUs.")
+      .boolean("disable_acs", &GpuDirectSpec::disable_acs, false,
+               "Disable ACS on the PCIe switch ports between each GPU and its rail NIC, so peer-to-peer "
+               "traffic stays in the switch (bare metal; keep IOMMU in passthrough).");
+
   s.array_section("nvmeof", &Recipe::nvmeof, "NVMe-oF targets connected over the lossless fabric, one table each.")
       .choice("transport", &NvmeofTarget::transport, NvmeTransport::rdma, kTransports, "Fabric transport.")
       .required_string("address", &NvmeofTarget::address, "Target IPv4 address.",

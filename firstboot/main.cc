@@ -1,54 +1,43 @@
 // railyard-firstboot: the first-boot agent inside the image. Phases live in discover/,
 // apply/, verify/ and join/; this file only parses arguments and dispatches.
-#include <iostream>
-
 #include <CLI/CLI.hpp>
 
-#include "io/disk_source.h"
-#include "node_inventory.h"
-#include "recipe_loader.h"
+#include "commands.h"
 #include "version.h"
 
-namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitBadInput = 2;
-
-// Validates the recipe and node identity the image carries, as the agent reads them at boot.
-int run_check(const std::string& recipe_path, const std::string& node_path) {
-  using namespace railyard;
-  DiskSource disk;
-  Diagnostics diags;
-  RecipeOptions opts;
-  opts.check_references = false;  // bundles and overlays were consumed when the image was built
-  auto recipe = load_recipe(disk, recipe_path, opts, diags);
-  bool node_present = disk.is_file(node_path);
-  if (node_present) parse_node_identity(disk, node_path, diags);
-  for (const auto& d : diags.sorted()) std::cerr << format(d) << "\n";
-  if (!diags.empty()) return kExitBadInput;
-  std::cout << recipe_path << ": ok (recipe '" << recipe->recipe.name << "')\n";
-  if (node_present) std::cout << node_path << ": ok (node identity)\n";
-  else std::cout << node_path << ": absent; rail addresses will be left out of the plan\n";
-  return kExitOk;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
+  using namespace railyard;
   CLI::App app{"railyard-firstboot: configure, verify and join a node on its first boot"};
-  app.set_version_flag("--version", std::string("railyard-firstboot ") + railyard::kVersion);
+  app.set_version_flag("--version", std::string("railyard-firstboot ") + kVersion);
   app.require_subcommand(1);
-  std::string recipe = "/etc/railyard/recipe.toml";
-  std::string node = "/etc/railyard/node.toml";
+  app.fallthrough();
+  InputPaths paths;
+  auto* recipe_opt = app.add_option("--recipe", paths.recipe, "Recipe (default /etc/railyard/recipe.toml)");
+  app.add_option("--node", paths.node, "Node identity (default /etc/railyard/node.toml)");
+  bool json = false;
+
   auto* check = app.add_subcommand("check", "Validate the recipe and node identity this node boots with");
-  check->add_option("--recipe", recipe, "Recipe (default /etc/railyard/recipe.toml)");
-  check->add_option("--node", node, "Node identity (default /etc/railyard/node.toml)");
+  auto* discover = app.add_subcommand("discover", "Print the GPUs, NICs, RDMA devices and rails of this node");
+  discover->add_flag("--json", json, "JSON (the inventory contract) instead of a table");
+  auto* plan = app.add_subcommand("plan", "Print what first boot would do on this node");
+  plan->add_flag("--json", json, "JSON instead of text");
+  std::string root = "/";
+  bool dry_run = false;
+  auto* run = app.add_subcommand("run", "Discover, plan, apply, verify, report and join");
+  run->add_option("--root", root, "Prefix of every file written (default /)");
+  run->add_flag("--dry-run", dry_run, "Change no kernel state; still write the rendered files under --root");
+  run->add_flag("--json", json, "Print the plan as JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitBadInput;
   }
-  if (*check) return run_check(recipe, node);
+  paths.recipe_given = recipe_opt->count() > 0;
+  if (*check) return cmd_check(paths);
+  if (*discover) return cmd_discover(paths, json);
+  if (*plan) return cmd_plan(paths, json);
+  if (*run) return cmd_run(paths, root, dry_run, json);
   return kExitBadInput;
 }

@@ -1,0 +1,95 @@
+// What discovery found on a node: GPUs, NICs, RDMA devices, NVMe controllers, NUMA nodes.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pci.h"
+
+namespace railyard {
+
+struct Gid {
+  int index = 0;
+  std::string gid;   // "0000:0000:0000:0000:0000:ffff:c612:000b"
+  std::string type;  // "RoCE v2" or "IB/RoCE v1"
+  std::string ndev;  // interface the GID belongs to (a VLAN device for tagged rails)
+  bool ipv4_mapped() const;
+};
+
+struct RdmaPort {
+  int port = 1;
+  std::string state;       // "ACTIVE", "DOWN"... (the number stripped)
+  std::string phys_state;  // "LinkUp"...
+  std::string link_layer;  // "Ethernet" or "InfiniBand"
+  std::vector<Gid> gids;
+};
+
+struct RdmaDevice {
+  std::string name;
+  std::optional<std::string> pci;  // absent for Soft-RoCE and other virtual devices
+  std::string netdev;              // the interface it serves (port 1)
+  std::vector<RdmaPort> ports;
+  const RdmaPort* port(int n) const;
+};
+
+struct Gpu {
+  PciFunction pci;
+};
+
+struct Nic {
+  std::string ifname;
+  PciFunction pci;
+  std::string mac;
+  std::string operstate;
+  int speed_mbps = -1;  // -1: unknown (link down, virtio)
+  int mtu = 0;
+  bool virtio = false;
+  std::optional<std::string> rdma_device;
+  int rdma_port = 1;
+  bool management = false;
+};
+
+struct NvmeController {
+  std::string name;
+  std::string transport;  // pcie, rdma, tcp
+  std::string address;
+  std::string subsysnqn;
+  std::string state;
+  std::string model;
+  std::optional<std::string> pci;
+};
+
+struct NumaNode {
+  int id = 0;
+  std::string cpumap;
+  std::string cpulist;
+};
+
+struct Inventory {
+  std::vector<Gpu> gpus;  // sorted by PCI address (CUDA_DEVICE_ORDER=PCI_BUS_ID)
+  std::vector<Nic> nics;  // sorted by PCI address
+  std::vector<RdmaDevice> rdma;
+  std::vector<NvmeController> nvme;
+  std::vector<NumaNode> numa;
+  std::map<std::string, PciFunction> bridges;  // every bridge on a GPU's or NIC's path, by address
+
+  const RdmaDevice* rdma_device(const std::string& name) const;
+  const Nic* nic(const std::string& ifname) const;
+  const Nic* management() const;
+};
+
+// The lowest index of a RoCE v2, IPv4-mapped GID whose interface is `netdev` (with
+// `or_vlans`, also one of its VLAN devices `netdev.N`, for discovery's per-NIC view).
+std::optional<int> roce_v2_gid_index(const RdmaDevice& dev, int port, const std::string& netdev, bool or_vlans);
+
+// Sorts GPUs and NICs by PCI address: the order every later step relies on.
+void normalize(Inventory& inv);
+
+nlohmann::ordered_json to_json(const PciFunction& p);
+nlohmann::ordered_json to_json(const Inventory& inv);
+
+}  // namespace railyard

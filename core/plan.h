@@ -1,0 +1,98 @@
+// The plan: everything first boot will do to a node, as data. The same value drives
+// apply and verify, is printed by --dry-run and diffed in golden tests.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "inventory.h"
+#include "node_inventory.h"
+#include "rails.h"
+#include "recipe.h"
+
+namespace railyard {
+
+struct Sysctl {
+  std::string path;  // under /proc/sys, e.g. "net/ipv4/conf/ens1f0np0.200/arp_ignore"
+  std::string value;
+};
+
+struct RailPlan {
+  int index = 0;
+  std::string ifname;  // the physical interface
+  std::string nic_pci;
+  std::string rdma_device;  // "" until a Soft-RoCE device is created: see soft_roce_device
+  std::string soft_roce_device;  // rxe device to create on ifname ("" when not Soft-RoCE)
+  int rdma_port = 1;
+  std::vector<std::string> gpu_pcis;
+  std::optional<Affinity> affinity;
+  std::optional<int> vlan;
+  std::string netdev;  // carries the address: ifname, or ifname.VLAN
+  int mtu = 0;
+  int roce_path_mtu = 0;  // 256..4096
+  std::optional<std::string> address;  // "198.18.0.11/24"; none without node identity
+  std::optional<int> table;            // shared subnet: policy routing table
+  std::vector<Sysctl> sysctls;
+  int pfc_enable = 0;                  // bitmap of lossless priorities
+  std::vector<int> dscp_to_priority;   // 64 entries
+  int roce_tos = 0;
+  int storm_timeout_ms = 0;
+  std::optional<int> roce_v2_gid_index;  // known once the address is on the interface
+};
+
+struct NvmeofConnection {
+  NvmeTransport transport = NvmeTransport::rdma;
+  std::string address;
+  int port = 4420;
+  std::string nqn;
+  int rail = 0;
+  std::string host_iface;   // the rail's netdev
+  std::string host_traddr;  // the rail's address, when known
+  bool required = true;
+};
+
+struct PlannedFile {
+  std::string path;
+  int mode = 0644;
+  std::string content;
+};
+
+struct PlannedCheck {
+  std::string name;
+  std::string expected;
+  bool required = true;
+};
+
+struct Plan {
+  std::string recipe;
+  std::string node;  // host name; "" without node identity
+  std::string management;  // interface never touched
+  std::vector<RailPlan> rails;
+  std::vector<std::string> non_rail_nics;
+  std::vector<std::string> modules;
+  bool peermem = false;
+  std::vector<std::string> acs_disable;  // bridge addresses
+  std::vector<NvmeofConnection> nvmeof;
+  std::vector<PlannedFile> files;
+  std::vector<PlannedCheck> checks;
+  std::vector<std::string> notes;     // what the plan chose to leave out, and why
+  std::vector<std::string> warnings;  // e.g. affinity worse than allowed (fails the self-test)
+  std::vector<std::string> problems;  // the hardware cannot satisfy the recipe: nothing is applied
+  bool ok() const { return problems.empty(); }
+};
+
+// Pure: the same inventory, recipe and node give the same plan, byte for byte.
+Plan make_plan(const Inventory& inv, const Recipe& recipe, const std::optional<NodeEntry>& node);
+
+// RoCE path MTU for an interface MTU: the largest of 256..4096 that fits with headers.
+int roce_path_mtu(int mtu);
+// ToS byte of RoCE traffic: DSCP << 2, with ECT(0) when ECN is in use.
+int roce_tos(const FabricSpec& f);
+
+nlohmann::ordered_json to_json(const Plan& plan);
+std::string to_text(const Plan& plan);
+
+}  // namespace railyard

@@ -1,0 +1,131 @@
+// The plan as JSON (for tools and golden tests) and as text (for people).
+#include <sstream>
+
+#include "plan.h"
+
+namespace railyard {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+template <class T>
+ordered_json opt(const std::optional<T>& v) {
+  return v ? ordered_json(*v) : ordered_json(nullptr);
+}
+
+std::string hex2(int v) {
+  const char* digits = "0123456789abcdef";
+  return std::string("0x") + digits[(v >> 4) & 15] + digits[v & 15];
+}
+
+}  // namespace
+
+ordered_json to_json(const Plan& plan) {
+  ordered_json rails = ordered_json::array();
+  for (const auto& r : plan.rails) {
+    ordered_json sysctls = ordered_json::object();
+    for (const auto& s : r.sysctls) sysctls[s.path] = s.value;
+    rails.push_back({{"index", r.index},
+                     {"ifname", r.ifname},
+                     {"nic_pci", r.nic_pci},
+                     {"rdma_device", r.rdma_device},
+                     {"soft_roce", !r.soft_roce_device.empty()},
+                     {"rdma_port", r.rdma_port},
+                     {"gpu_pcis", r.gpu_pcis},
+                     {"affinity", r.affinity ? ordered_json(to_string(*r.affinity)) : ordered_json(nullptr)},
+                     {"vlan", opt(r.vlan)},
+                     {"netdev", r.netdev},
+                     {"mtu", r.mtu},
+                     {"roce_path_mtu", r.roce_path_mtu},
+                     {"address", opt(r.address)},
+                     {"table", opt(r.table)},
+                     {"sysctls", sysctls},
+                     {"pfc_enable", hex2(r.pfc_enable)},
+                     {"dscp_to_priority", r.dscp_to_priority},
+                     {"roce_tos", r.roce_tos},
+                     {"storm_timeout_ms", r.storm_timeout_ms},
+                     {"roce_v2_gid_index", opt(r.roce_v2_gid_index)}});
+  }
+  ordered_json nvmeof = ordered_json::array();
+  for (const auto& c : plan.nvmeof)
+    nvmeof.push_back({{"transport", c.transport == NvmeTransport::rdma ? "rdma" : "tcp"},
+                      {"address", c.address},
+                      {"port", c.port},
+                      {"nqn", c.nqn},
+                      {"rail", c.rail},
+                      {"host_iface", c.host_iface},
+                      {"host_traddr", c.host_traddr},
+                      {"required", c.required}});
+  ordered_json files = ordered_json::array();
+  for (const auto& f : plan.files) {
+    std::ostringstream mode;
+    mode << "0" << std::oct << f.mode;
+    files.push_back({{"path", f.path}, {"mode", mode.str()}, {"bytes", f.content.size()}});
+  }
+  ordered_json checks = ordered_json::array();
+  for (const auto& c : plan.checks) checks.push_back({{"name", c.name}, {"expected", c.expected}, {"required", c.required}});
+  return {{"schema", 1},
+          {"recipe", plan.recipe},
+          {"node", plan.node.empty() ? ordered_json(nullptr) : ordered_json(plan.node)},
+          {"ok", plan.ok()},
+          {"problems", plan.problems},
+          {"warnings", plan.warnings},
+          {"notes", plan.notes},
+          {"management", plan.management.empty() ? ordered_json(nullptr) : ordered_json(plan.management)},
+          {"rails", rails},
+          {"non_rail_nics", plan.non_rail_nics},
+          {"modules", plan.modules},
+          {"gpudirect", {{"peermem", plan.peermem}, {"acs_disable", plan.acs_disable}}},
+          {"nvmeof", nvmeof},
+          {"files", files},
+          {"checks", checks}};
+}
+
+std::string to_text(const Plan& plan) {
+  std::ostringstream out;
+  out << "plan for " << (plan.node.empty() ? "this node" : plan.node) << " (recipe " << plan.recipe << ")\n";
+  for (const auto& p : plan.problems) out << "  PROBLEM: " << p << "\n";
+  for (const auto& w : plan.warnings) out << "  warning: " << w << "\n";
+  for (const auto& n : plan.notes) out << "  note: " << n << "\n";
+  if (!plan.ok()) return out.str();
+  out << "management: " << (plan.management.empty() ? "(none matched)" : plan.management) << " (never touched)\n";
+  out << "rails:\n";
+  for (const auto& r : plan.rails) {
+    out << "  " << r.index << "  " << r.netdev << " on " << r.ifname << " " << r.nic_pci << "  " << r.rdma_device
+        << (r.soft_roce_device.empty() ? "" : " (Soft-RoCE, created)") << "  mtu " << r.mtu << " (RoCE " << r.roce_path_mtu
+        << ")  " << (r.address ? *r.address : "(no address)");
+    if (r.table) out << "  table " << *r.table;
+    out << "\n     pfc " << hex2(r.pfc_enable) << "  tos " << r.roce_tos << "  storm " << r.storm_timeout_ms << " ms";
+    if (!r.gpu_pcis.empty()) {
+      out << "  gpus";
+      for (const auto& g : r.gpu_pcis) out << " " << g;
+      out << " (" << (r.affinity ? to_string(*r.affinity) : "-") << ")";
+    }
+    out << "\n";
+  }
+  if (!plan.non_rail_nics.empty()) {
+    out << "non-rail RDMA NICs:";
+    for (const auto& n : plan.non_rail_nics) out << " " << n;
+    out << "\n";
+  }
+  out << "modules:";
+  for (const auto& m : plan.modules) out << " " << m;
+  out << "\n";
+  if (plan.peermem || !plan.acs_disable.empty()) {
+    out << "gpudirect: peermem " << (plan.peermem ? "on" : "off") << ", ACS off on";
+    for (const auto& b : plan.acs_disable) out << " " << b;
+    out << (plan.acs_disable.empty() ? " (none)" : "") << "\n";
+  }
+  for (const auto& c : plan.nvmeof)
+    out << "nvmeof: " << c.nqn << " at " << c.address << ":" << c.port << " via rail " << c.rail << " (" << c.host_iface
+        << ")\n";
+  out << "files:\n";
+  for (const auto& f : plan.files) out << "  " << f.path << " (" << f.content.size() << " bytes)\n";
+  out << "checks: " << plan.checks.size() << "\n";
+  for (const auto& c : plan.checks)
+    out << "  " << c.name << ": " << c.expected << (c.required ? "" : " [not required]") << "\n";
+  return out.str();
+}
+
+}  // namespace railyard

@@ -1,0 +1,237 @@
+// Inventory + recipe + node identity → Plan. Pure: no I/O, deterministic.
+#include <algorithm>
+
+#include "affinity.h"
+#include "nccl.h"
+#include "net.h"
+#include "plan.h"
+
+namespace railyard {
+
+int roce_path_mtu(int mtu) {
+  // IPv4/IPv6 + UDP + BTH + RETH + ICRC fit in 80 bytes of the interface MTU.
+  for (int p = 4096; p >= 256; p /= 2)
+    if (p + 80 <= mtu) return p;
+  return 256;
+}
+
+int roce_tos(const FabricSpec& f) { return (f.roce_dscp << 2) | (f.ecn == Requirement::off ? 0 : 2); }
+
+namespace {
+
+constexpr std::size_t kIfnameMax = 15;  // IFNAMSIZ - 1
+
+std::string vlan_netdev(const std::string& ifname, int vlan, int rail) {
+  std::string name = ifname + "." + std::to_string(vlan);
+  if (name.size() <= kIfnameMax) return name;
+  return "rail" + std::to_string(rail) + "." + std::to_string(vlan);
+}
+
+std::optional<int> subnet_prefix(const Recipe& r, int rail) {
+  const auto& a = r.addressing;
+  std::string text = a.mode == AddressingMode::shared_subnet
+                         ? a.subnet
+                         : (rail < static_cast<int>(a.subnets.size()) ? a.subnets[static_cast<std::size_t>(rail)] : "");
+  if (auto c = parse_cidr(text)) return c->prefix;
+  return std::nullopt;
+}
+
+std::string requirement_suffix(Requirement r) { return r == Requirement::required ? "" : " (best-effort)"; }
+
+class Planner {
+ public:
+  Planner(const Inventory& inv, const Recipe& r, const std::optional<NodeEntry>& node)
+      : inv_(inv), r_(r), node_(node) {}
+
+  Plan run() {
+    plan_.recipe = r_.name;
+    plan_.node = node_ ? node_->hostname : "";
+    if (const Nic* m = inv_.management()) plan_.management = m->ifname;
+    else plan_.notes.push_back("no management interface matched: NCCL_SOCKET_IFNAME is left out");
+    if (!node_) plan_.notes.push_back("no node identity: rail addresses are left out of the plan");
+
+    RailMap map = map_rails(inv_, r_.hardware, r_.fabric.soft_roce);
+    plan_.problems = map.problems;
+    plan_.warnings = map.warnings;
+    if (!plan_.ok()) return plan_;
+    for (const auto& t : r_.nvmeof)
+      if (t.rail >= static_cast<int>(map.rails.size()))
+        plan_.problems.push_back("nvmeof target " + t.nqn + " is on rail " + std::to_string(t.rail) + "; the node has " +
+                                 std::to_string(map.rails.size()) + " rails");
+    if (!plan_.ok()) return plan_;
+    for (std::size_t n : map.non_rail) plan_.non_rail_nics.push_back(inv_.nics[n].ifname);
+    for (const auto& rail : map.rails) plan_.rails.push_back(rail_plan(rail));
+    modules();
+    gpudirect(map);
+    nvmeof();
+    checks();
+    plan_.files = nccl_files(inv_, r_, plan_);
+    return plan_;
+  }
+
+ private:
+  RailPlan rail_plan(const Rail& rail) {
+    const Nic& nic = inv_.nics[rail.nic];
+    const FabricSpec& f = r_.fabric;
+    RailPlan p;
+    p.index = rail.index;
+    p.ifname = nic.ifname;
+    p.nic_pci = nic.pci.bdf;
+    p.rdma_port = nic.rdma_port;
+    if (nic.rdma_device) p.rdma_device = *nic.rdma_device;
+    else if (f.soft_roce) p.soft_roce_device = p.rdma_device = "rxe" + std::to_string(rail.index);
+    for (std::size_t g : rail.gpus) p.gpu_pcis.push_back(inv_.gpus[g].pci.bdf);
+    p.affinity = rail.affinity;
+    p.vlan = f.vlan;
+    p.netdev = f.vlan ? vlan_netdev(nic.ifname, *f.vlan, rail.index) : nic.ifname;
+    p.mtu = f.mtu;
+    p.roce_path_mtu = roce_path_mtu(f.mtu);
+    if (node_) {
+      auto i = static_cast<std::size_t>(rail.index);
+      if (i < node_->rails.size()) {
+        auto a = parse_interface_address(node_->rails[i]);
+        if (a && node_->rails[i].find('/') == std::string::npos)
+          if (auto prefix = subnet_prefix(r_, rail.index)) a->prefix = *prefix;
+        if (a) p.address = a->str();
+      } else {
+        plan_.notes.push_back("node identity has no address for rail " + std::to_string(rail.index));
+      }
+    }
+    std::string conf = "net/ipv4/conf/" + p.netdev + "/";
+    // Several NICs on one host: answer ARP only for the interface's own address and announce
+    // it from that interface, or replies leave by the wrong rail.
+    p.sysctls.push_back({conf + "arp_ignore", "1"});
+    p.sysctls.push_back({conf + "arp_announce", "2"});
+    if (r_.addressing.mode == AddressingMode::shared_subnet) {
+      p.table = r_.addressing.table_base + rail.index;
+      p.sysctls.push_back({conf + "rp_filter", "2"});
+    }
+    p.pfc_enable = f.pfc == Requirement::off ? 0 : 1 << f.pfc_priority;
+    p.dscp_to_priority.resize(64);
+    for (int d = 0; d < 64; ++d) p.dscp_to_priority[static_cast<std::size_t>(d)] = d >> 3;
+    p.dscp_to_priority[static_cast<std::size_t>(f.roce_dscp)] = f.pfc_priority;
+    p.roce_tos = roce_tos(f);
+    p.storm_timeout_ms = f.pfc_storm_timeout_ms;
+    if (!p.rdma_device.empty())
+      if (const RdmaDevice* d = inv_.rdma_device(p.rdma_device)) p.roce_v2_gid_index = roce_v2_gid_index(*d, p.rdma_port, p.netdev, false);
+    return p;
+  }
+
+  void modules() {
+    auto add = [&](const std::string& m) {
+      if (std::find(plan_.modules.begin(), plan_.modules.end(), m) == plan_.modules.end()) plan_.modules.push_back(m);
+    };
+    if (r_.fabric.vlan) add("8021q");
+    if (r_.fabric.soft_roce) {
+      add("crc32_generic");  // rdma_rxe needs it and module dependencies do not pull it in
+      add("rdma_rxe");
+    }
+    add("ib_uverbs");
+    add("rdma_cm");
+    add("rdma_ucm");
+    for (const auto& t : r_.nvmeof) add(t.transport == NvmeTransport::rdma ? "nvme_rdma" : "nvme_tcp");
+    if (!inv_.gpus.empty() && r_.hardware.gpu_vendor == GpuVendor::nvidia && r_.gpudirect.peermem) {
+      add("nvidia_peermem");
+      plan_.peermem = true;
+    }
+  }
+
+  void gpudirect(const RailMap& map) {
+    if (!r_.gpudirect.disable_acs) return;
+    for (const auto& rail : map.rails)
+      for (std::size_t g : rail.gpus)
+        for (const auto& b : bridges_between(inv_.gpus[g].pci, inv_.nics[rail.nic].pci))
+          if (std::find(plan_.acs_disable.begin(), plan_.acs_disable.end(), b) == plan_.acs_disable.end())
+            plan_.acs_disable.push_back(b);
+    std::sort(plan_.acs_disable.begin(), plan_.acs_disable.end());
+  }
+
+  void nvmeof() {
+    for (const auto& t : r_.nvmeof) {  // every target's rail exists: checked in run()
+      const RailPlan& rail = plan_.rails[static_cast<std::size_t>(t.rail)];
+      NvmeofConnection c{t.transport, t.address, t.port, t.nqn, t.rail, rail.netdev, "", t.required};
+      if (rail.address) c.host_traddr = rail.address->substr(0, rail.address->find('/'));
+      plan_.nvmeof.push_back(std::move(c));
+    }
+  }
+
+  void check(std::string name, std::string expected, bool required = true) {
+    plan_.checks.push_back({std::move(name), std::move(expected), required});
+  }
+
+  void checks() {
+    const HardwareSpec& hw = r_.hardware;
+    const FabricSpec& f = r_.fabric;
+    check("gpu.count", std::to_string(hw.gpu_count));
+    if (!hw.gpu_device_ids.empty()) {
+      std::string ids;
+      for (const auto& id : hw.gpu_device_ids) ids += (ids.empty() ? "" : " or ") + id;
+      check("gpu.model", "device " + ids);
+    }
+    std::string link = pcie_expectation();
+    if (!link.empty())
+      for (std::size_t g = 0; g < inv_.gpus.size(); ++g) check("gpu." + std::to_string(g) + ".pcie_link", link);
+    check("rails.count", std::to_string(plan_.rails.size()));
+    for (const auto& rail : plan_.rails) {
+      std::string p = "rail." + std::to_string(rail.index) + ".";
+      if (rail.affinity) check(p + "affinity", "at worst " + to_string(hw.max_affinity));
+      if (!link.empty()) check(p + "pcie_link", link);
+      check(p + "link", "up");
+      if (hw.rail_speed_mbps > 0) check(p + "speed", ">= " + std::to_string(hw.rail_speed_mbps) + " Mb/s");
+      check(p + "mtu", std::to_string(rail.mtu));
+      if (rail.vlan) check(p + "vlan", rail.netdev + " id " + std::to_string(*rail.vlan));
+      if (rail.address) check(p + "address", *rail.address + " on " + rail.netdev);
+      check(p + "no_default_route", "no default route via " + rail.netdev);
+      if (f.pfc != Requirement::off)
+        check(p + "pfc", "priority " + std::to_string(f.pfc_priority) + " lossless" + requirement_suffix(f.pfc),
+              f.pfc == Requirement::required);
+      if (f.pfc != Requirement::off) {
+        check(p + "trust", f.trust == Trust::dscp ? "dscp" : "pcp", f.pfc == Requirement::required);
+        check(p + "dscp_map", "DSCP " + std::to_string(f.roce_dscp) + " → priority " + std::to_string(f.pfc_priority),
+              f.pfc == Requirement::required);
+      }
+      if (f.ecn != Requirement::off)
+        check(p + "ecn", "enabled on priority " + std::to_string(f.pfc_priority) + requirement_suffix(f.ecn),
+              f.ecn == Requirement::required);
+      check(p + "roce_tos", std::to_string(rail.roce_tos));
+      if (f.pfc != Requirement::off)
+        check(p + "storm_prevention", std::to_string(rail.storm_timeout_ms) + " ms", f.pfc == Requirement::required);
+      check(p + "rdma_port", "ACTIVE");
+      check(p + "roce_v2_gid", "RoCE v2 IPv4 GID on " + rail.netdev);
+      check(p + "rdma_write", std::to_string(r_.selftest.rdma_bytes) + " bytes written and verified");
+      if (f.pfc != Requirement::off)
+        check(p + "pause_storm", "< " + std::to_string(r_.selftest.pause_storm_pps) + " pause frames/s",
+              f.pfc == Requirement::required);
+    }
+    if (plan_.rails.size() >= 2) check("rails.cross_rdma_write", "RDMA WRITE between every pair of rails");
+    for (std::size_t i = 0; i < plan_.nvmeof.size(); ++i) {
+      const auto& c = plan_.nvmeof[i];
+      std::string p = "nvmeof." + std::to_string(i) + ".";
+      check(p + "connected", c.nqn + " live over " + (c.transport == NvmeTransport::rdma ? "rdma" : "tcp"), c.required);
+      check(p + "namespace_read", "first namespace readable", c.required);
+    }
+    if (plan_.peermem) check("gpudirect.peermem", "nvidia_peermem loaded");
+    for (const auto& b : plan_.acs_disable) check("gpudirect.acs." + b, "ACS P2P redirect off");
+  }
+
+  std::string pcie_expectation() const {
+    const HardwareSpec& hw = r_.hardware;
+    std::string out;
+    if (hw.pcie_gen > 0) out += "Gen" + std::to_string(hw.pcie_gen);
+    if (hw.pcie_width > 0) out += std::string(out.empty() ? "" : " ") + "x" + std::to_string(hw.pcie_width);
+    return out.empty() ? "" : ">= " + out;
+  }
+
+  const Inventory& inv_;
+  const Recipe& r_;
+  const std::optional<NodeEntry>& node_;
+  Plan plan_;
+};
+
+}  // namespace
+
+Plan make_plan(const Inventory& inv, const Recipe& recipe, const std::optional<NodeEntry>& node) {
+  return Planner(inv, recipe, node).run();
+}
+
+}  // namespace railyard

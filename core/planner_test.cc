@@ -1,0 +1,724 @@
+// Inventory + recipe + node identity → plan (planner.cc, plan_render.cc).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plan.h"
+#include "recipe_loader.h"
+
+using namespace railyard;
+
+namespace {
+
+std::string hex2(int v) {
+  const char* digits = "0123456789abcdef";
+  return std::string{digits[(v >> 4) & 15], digits[v & 15]};
+}
+
+PciFunction pci(const std::string& bdf, const std::string& host_bridge, std::vector<std::string> bridges,
+                int numa = 0) {
+  PciFunction p;
+  p.bdf = bdf;
+  p.host_bridge = host_bridge;
+  p.bridges = std::move(bridges);
+  p.numa_node = numa;
+  return p;
+}
+
+Gpu gpu(PciFunction p) {
+  p.vendor = "0x10de";
+  p.device = "0x2330";
+  p.class_code = "0x030200";
+  return Gpu{std::move(p)};
+}
+
+Nic nic(const std::string& ifname, PciFunction p, std::optional<std::string> rdma) {
+  Nic n;
+  n.ifname = ifname;
+  n.pci = std::move(p);
+  n.rdma_device = std::move(rdma);
+  n.operstate = "up";
+  return n;
+}
+
+Gid gid(int index, const std::string& ndev, const std::string& type = "RoCE v2") {
+  Gid g;
+  g.index = index;
+  g.gid = "0000:0000:0000:0000:0000:ffff:c612:" + hex2(index) + "0b";
+  g.type = type;
+  g.ndev = ndev;
+  return g;
+}
+
+// Adds `n` and, when it has one, its RDMA device, whose port 1 holds `gids`.
+void add(Inventory& inv, Nic n, std::vector<Gid> gids = {}) {
+  if (n.rdma_device) {
+    RdmaDevice d;
+    d.name = *n.rdma_device;
+    d.pci = n.pci.bdf;
+    d.netdev = n.ifname;
+    RdmaPort port;
+    port.state = "ACTIVE";
+    port.link_layer = "Ethernet";
+    port.gids = std::move(gids);
+    d.ports.push_back(port);
+    inv.rdma.push_back(d);
+  }
+  inv.nics.push_back(std::move(n));
+}
+
+struct Switch {
+  int gpus = 1;
+  int nics = 1;
+  int numa = 0;
+  bool rdma = true;
+};
+
+// Switch s: root port 0000:00:(s+1).0 (0000:80:... on NUMA 1) → upstream port on bus
+// B = 0x10 + 0x20·s → downstream ports 0000:B+1:k.0 → device k on bus B+2+k, GPUs first, then
+// NICs ens{s}f{j} with RDMA devices mlx5_0, mlx5_1, ... (RoCE v2 IPv4 GID at index 3). With
+// one GPU and one NIC per switch: GPU 0000:12:00.0 beside NIC 0000:13:00.0, 0000:32:00.0
+// beside 0000:33:00.0... Plus the management port eno1 (0000:04:00.0), already marked.
+Inventory server(const std::vector<Switch>& switches) {
+  Inventory inv;
+  int rdma = 0;
+  for (std::size_t s = 0; s < switches.size(); ++s) {
+    const Switch& sw = switches[s];
+    int b = 0x10 + 0x20 * static_cast<int>(s);
+    std::string host = sw.numa == 0 ? "00" : "80";
+    std::string hb = "pci0000:" + host;
+    std::string root = "0000:" + host + ":" + hex2(static_cast<int>(s) + 1) + ".0";
+    std::string up = "0000:" + hex2(b) + ":00.0";
+    for (int k = 0; k < sw.gpus + sw.nics; ++k) {
+      std::string down = "0000:" + hex2(b + 1) + ":" + hex2(k) + ".0";
+      PciFunction f = pci("0000:" + hex2(b + 2 + k) + ":00.0", hb, {root, up, down}, sw.numa);
+      if (k < sw.gpus) {
+        inv.gpus.push_back(gpu(f));
+      } else {
+        std::string ifname = "ens" + std::to_string(s) + "f" + std::to_string(k - sw.gpus);
+        std::optional<std::string> dev;
+        if (sw.rdma) dev = "mlx5_" + std::to_string(rdma++);
+        add(inv, nic(ifname, f, dev), {gid(3, ifname)});
+      }
+    }
+  }
+  Nic m = nic("eno1", pci("0000:04:00.0", "pci0000:00", {"0000:00:1c.0"}), std::nullopt);
+  m.mac = "3c:ec:ef:00:00:01";
+  m.management = true;
+  add(inv, m);
+  normalize(inv);
+  return inv;
+}
+
+// Two GPUs, each beside one rail NIC (ens0f0, ens1f0).
+Inventory two_rails() { return server({{1, 1}, {1, 1}}); }
+
+// Every key at its default, two rail subnets.
+Recipe recipe() {
+  Recipe r = default_recipe();
+  r.name = "test";
+  r.addressing.subnets = {"198.18.0.0/24", "198.18.1.0/24"};
+  return r;
+}
+
+NodeEntry node(std::vector<std::string> rails = {"198.18.0.11", "198.18.1.11"}) {
+  NodeEntry n;
+  n.hostname = "gpu-a01";
+  n.mac = "3c:ec:ef:00:00:01";
+  n.rails = std::move(rails);
+  return n;
+}
+
+Plan plan(const Inventory& inv, const Recipe& r, const std::optional<NodeEntry>& n = node()) {
+  return make_plan(inv, r, n);
+}
+
+NvmeofTarget target(int rail, NvmeTransport transport = NvmeTransport::rdma, bool required = true) {
+  NvmeofTarget t;
+  t.transport = transport;
+  t.address = "198.18." + std::to_string(rail) + ".250";
+  t.nqn = "nqn.2024-01.example.storage:data" + std::to_string(rail);
+  t.rail = rail;
+  t.required = required;
+  return t;
+}
+
+std::string lines(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += s + "\n";
+  return out;
+}
+
+std::string words(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : " ") + s;
+  return out;
+}
+
+// "path=value" per line.
+std::string sysctls(const RailPlan& r) {
+  std::string out;
+  for (const auto& s : r.sysctls) out += s.path + "=" + s.value + "\n";
+  return out;
+}
+
+const PlannedCheck* find_check(const Plan& p, const std::string& name) {
+  for (const auto& c : p.checks)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+// "expected" of a check, "[not required]" appended when it is not; "(absent)" when there is none.
+std::string check(const Plan& p, const std::string& name) {
+  const PlannedCheck* c = find_check(p, name);
+  if (!c) return "(absent)";
+  return c->expected + (c->required ? "" : " [not required]");
+}
+
+// The names of the checks starting with `prefix`, space separated.
+std::string checks(const Plan& p, const std::string& prefix) {
+  std::string out;
+  for (const auto& c : p.checks)
+    if (c.name.rfind(prefix, 0) == 0) out += (out.empty() ? "" : " ") + c.name;
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// RoCE parameters
+
+TEST_CASE("roce_path_mtu: the largest of 256..4096 with 80 bytes of headers to spare") {
+  CHECK(roce_path_mtu(9000) == 4096);
+  CHECK(roce_path_mtu(4200) == 4096);
+  CHECK(roce_path_mtu(4176) == 4096);  // 4096 + 80
+  CHECK(roce_path_mtu(4175) == 2048);
+  CHECK(roce_path_mtu(2128) == 2048);
+  CHECK(roce_path_mtu(2127) == 1024);
+  CHECK(roce_path_mtu(1500) == 1024);
+  CHECK(roce_path_mtu(1280) == 1024);
+  CHECK(roce_path_mtu(1104) == 1024);
+  CHECK(roce_path_mtu(1103) == 512);
+  CHECK(roce_path_mtu(336) == 256);
+  CHECK(roce_path_mtu(100) == 256);  // never below the smallest
+}
+
+TEST_CASE("rails carry the recipe's MTU and its RoCE path MTU") {
+  Recipe r = recipe();
+  r.fabric.mtu = 4200;
+  Plan p = plan(two_rails(), r);
+  CHECK(p.rails[0].mtu == 4200);
+  CHECK(p.rails[0].roce_path_mtu == 4096);
+  r.fabric.mtu = 1500;
+  CHECK(plan(two_rails(), r).rails[1].roce_path_mtu == 1024);
+}
+
+TEST_CASE("roce_tos: DSCP << 2, with ECT(0) when ECN is in use") {
+  FabricSpec f;
+  CHECK(roce_tos(f) == 106);  // DSCP 26, ECN best-effort
+  f.ecn = Requirement::required;
+  CHECK(roce_tos(f) == 106);
+  f.ecn = Requirement::off;
+  CHECK(roce_tos(f) == 104);
+  f.roce_dscp = 46;
+  CHECK(roce_tos(f) == 184);
+  Recipe r = recipe();
+  Plan p = plan(two_rails(), r);
+  CHECK(p.rails[0].roce_tos == 106);
+  CHECK(check(p, "rail.0.roce_tos") == "106");
+}
+
+TEST_CASE("pfc_enable: the bitmap of the lossless priority; 0 with PFC off") {
+  Recipe r = recipe();
+  Plan p = plan(two_rails(), r);
+  CHECK(p.rails[0].pfc_enable == 0x08);
+  CHECK(to_json(p)["rails"][0]["pfc_enable"] == "0x08");
+  r.fabric.pfc_priority = 5;
+  CHECK(plan(two_rails(), r).rails[0].pfc_enable == 0x20);
+  r.fabric.pfc = Requirement::off;
+  p = plan(two_rails(), r);
+  CHECK(p.rails[0].pfc_enable == 0);
+  CHECK(to_json(p)["rails"][0]["pfc_enable"] == "0x00");
+}
+
+TEST_CASE("dscp_to_priority: 64 entries of DSCP >> 3, the RoCE DSCP on the lossless priority") {
+  Recipe r = recipe();
+  r.fabric.roce_dscp = 46;
+  r.fabric.pfc_priority = 3;
+  Plan p = plan(two_rails(), r);
+  const auto& map = p.rails[0].dscp_to_priority;
+  REQUIRE(map.size() == 64);
+  for (int d = 0; d < 64; ++d) {
+    CAPTURE(d);
+    CHECK(map[static_cast<std::size_t>(d)] == (d == 46 ? 3 : d >> 3));
+  }
+  CHECK(check(p, "rail.0.dscp_map") == "DSCP 46 → priority 3");
+}
+
+TEST_CASE("storm prevention timeout follows the recipe") {
+  Recipe r = recipe();
+  r.fabric.pfc_storm_timeout_ms = 500;
+  Plan p = plan(two_rails(), r);
+  CHECK(p.rails[0].storm_timeout_ms == 500);
+  CHECK(check(p, "rail.0.storm_prevention") == "500 ms");
+}
+
+// ---------------------------------------------------------------------------------------------
+// netdevs and addresses
+
+TEST_CASE("untagged rails: the netdev is the interface") {
+  Plan p = plan(two_rails(), recipe());
+  CHECK(p.rails[0].netdev == "ens0f0");
+  CHECK(!p.rails[0].vlan);
+  CHECK(check(p, "rail.0.vlan") == "(absent)");
+}
+
+TEST_CASE("VLAN rails: netdev ifname.VLAN, railN.VLAN when that exceeds 15 characters") {
+  Recipe r = recipe();
+  r.fabric.vlan = 200;
+  Inventory inv = two_rails();
+  Plan p = plan(inv, r);
+  CHECK(p.rails[0].netdev == "ens0f0.200");
+  CHECK(p.rails[0].vlan == 200);
+  CHECK(check(p, "rail.0.vlan") == "ens0f0.200 id 200");
+  CHECK(sysctls(p.rails[0]) == "net/ipv4/conf/ens0f0.200/arp_ignore=1\nnet/ipv4/conf/ens0f0.200/arp_announce=2\n");
+
+  inv.nics[1].ifname = "enp19s0f0np";   // 11 + 4 = 15: fits
+  inv.nics[2].ifname = "enp51s0f0np0";  // 12 + 4 = 16: too long
+  p = plan(inv, r);
+  CHECK(p.rails[0].netdev == "enp19s0f0np.200");
+  CHECK(p.rails[1].netdev == "rail1.200");
+  CHECK(p.rails[1].ifname == "enp51s0f0np0");
+}
+
+TEST_CASE("addresses: the node identity's, with the rail subnet's prefix when written bare") {
+  Plan p = plan(two_rails(), recipe(), node({"198.18.0.11", "198.18.1.11/25"}));
+  CHECK(p.rails[0].address == "198.18.0.11/24");
+  CHECK(p.rails[1].address == "198.18.1.11/25");  // written with a prefix: kept
+  CHECK(check(p, "rail.0.address") == "198.18.0.11/24 on ens0f0");
+  CHECK(p.node == "gpu-a01");
+  CHECK(p.notes.empty());
+
+  Recipe shared = recipe();
+  shared.addressing.mode = AddressingMode::shared_subnet;
+  shared.addressing.subnets.clear();
+  shared.addressing.subnet = "198.18.0.0/16";
+  p = plan(two_rails(), shared, node({"198.18.0.11", "198.18.1.11"}));
+  CHECK(p.rails[0].address == "198.18.0.11/16");
+  CHECK(p.rails[1].address == "198.18.1.11/16");
+}
+
+TEST_CASE("a node identity with fewer rail addresses: a note, the rail without address") {
+  Plan p = plan(two_rails(), recipe(), node({"198.18.0.11"}));
+  CHECK(p.ok());
+  CHECK(p.rails[0].address == "198.18.0.11/24");
+  CHECK(!p.rails[1].address);
+  CHECK(lines(p.notes) == "node identity has no address for rail 1\n");
+  CHECK(check(p, "rail.1.address") == "(absent)");
+}
+
+TEST_CASE("no node identity: a note, no addresses, no host name") {
+  Plan p = plan(two_rails(), recipe(), std::nullopt);
+  CHECK(p.ok());
+  CHECK(lines(p.notes) == "no node identity: rail addresses are left out of the plan\n");
+  CHECK(p.node == "");
+  CHECK(!p.rails[0].address);
+  CHECK(!p.rails[1].address);
+  CHECK(to_json(p)["node"].is_null());
+}
+
+TEST_CASE("no management interface: a note, NCCL_SOCKET_IFNAME left out") {
+  Inventory inv = two_rails();
+  inv.nics[0].management = false;
+  Plan p = plan(inv, recipe());
+  CHECK(p.management == "");
+  CHECK(lines(p.notes) == "no management interface matched: NCCL_SOCKET_IFNAME is left out\n");
+  CHECK(plan(two_rails(), recipe()).management == "eno1");
+}
+
+TEST_CASE("shared subnet: a routing table per rail and loose rp_filter") {
+  Recipe r = recipe();
+  r.addressing.mode = AddressingMode::shared_subnet;
+  r.addressing.subnets.clear();
+  r.addressing.subnet = "198.18.0.0/16";
+  r.addressing.table_base = 200;
+  Plan p = plan(two_rails(), r);
+  CHECK(p.rails[0].table == 200);
+  CHECK(p.rails[1].table == 201);
+  CHECK(sysctls(p.rails[1]) ==
+        "net/ipv4/conf/ens1f0/arp_ignore=1\n"
+        "net/ipv4/conf/ens1f0/arp_announce=2\n"
+        "net/ipv4/conf/ens1f0/rp_filter=2\n");
+}
+
+TEST_CASE("per-rail subnets: no table, only the ARP sysctls") {
+  Plan p = plan(two_rails(), recipe());
+  CHECK(!p.rails[0].table);
+  CHECK(sysctls(p.rails[0]) == "net/ipv4/conf/ens0f0/arp_ignore=1\nnet/ipv4/conf/ens0f0/arp_announce=2\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// modules and GPUDirect
+
+TEST_CASE("modules: the RDMA stack, and nvidia_peermem with NVIDIA GPUs") {
+  CHECK(words(plan(two_rails(), recipe()).modules) == "ib_uverbs rdma_cm rdma_ucm nvidia_peermem");
+}
+
+TEST_CASE("modules: 8021q only with a VLAN") {
+  Recipe r = recipe();
+  r.fabric.vlan = 300;
+  CHECK(words(plan(two_rails(), r).modules) == "8021q ib_uverbs rdma_cm rdma_ucm nvidia_peermem");
+}
+
+TEST_CASE("modules: Soft-RoCE loads crc32_generic before rdma_rxe") {
+  Recipe r = recipe();
+  r.fabric.soft_roce = true;
+  CHECK(words(plan(server({{0, 2, 0, false}}), r).modules) == "crc32_generic rdma_rxe ib_uverbs rdma_cm rdma_ucm");
+}
+
+TEST_CASE("modules: NVMe-oF by transport, each once") {
+  Recipe r = recipe();
+  r.nvmeof = {target(0), target(1), target(0, NvmeTransport::tcp), target(1, NvmeTransport::tcp)};
+  CHECK(words(plan(two_rails(), r).modules) == "ib_uverbs rdma_cm rdma_ucm nvme_rdma nvme_tcp nvidia_peermem");
+  r.nvmeof = {target(1, NvmeTransport::tcp)};
+  CHECK(words(plan(two_rails(), r).modules) == "ib_uverbs rdma_cm rdma_ucm nvme_tcp nvidia_peermem");
+}
+
+TEST_CASE("modules: everything at once, no duplicates") {
+  Recipe r = recipe();
+  r.fabric.vlan = 300;
+  r.fabric.soft_roce = true;
+  r.nvmeof = {target(0), target(1)};
+  CHECK(words(plan(two_rails(), r).modules) ==
+        "8021q crc32_generic rdma_rxe ib_uverbs rdma_cm rdma_ucm nvme_rdma nvidia_peermem");
+}
+
+TEST_CASE("nvidia_peermem only with NVIDIA GPUs and gpudirect.peermem") {
+  Plan p = plan(two_rails(), recipe());
+  CHECK(p.peermem);
+  CHECK(check(p, "gpudirect.peermem") == "nvidia_peermem loaded");
+
+  Recipe amd = recipe();
+  amd.hardware.gpu_vendor = GpuVendor::amd;
+  p = plan(two_rails(), amd);
+  CHECK(!p.peermem);
+  CHECK(words(p.modules) == "ib_uverbs rdma_cm rdma_ucm");
+  CHECK(check(p, "gpudirect.peermem") == "(absent)");
+
+  Recipe off = recipe();
+  off.gpudirect.peermem = false;
+  p = plan(two_rails(), off);
+  CHECK(!p.peermem);
+  CHECK(words(p.modules) == "ib_uverbs rdma_cm rdma_ucm");
+
+  p = plan(server({{0, 1}, {0, 1}}), recipe());  // no GPUs
+  CHECK(!p.peermem);
+  CHECK(words(p.modules) == "ib_uverbs rdma_cm rdma_ucm");
+}
+
+TEST_CASE("ACS: off on the switch ports between each GPU and its NIC, only with gpudirect.disable_acs") {
+  Plan p = plan(two_rails(), recipe());
+  CHECK(p.acs_disable.empty());
+  CHECK(checks(p, "gpudirect.acs.") == "");
+
+  Recipe r = recipe();
+  r.gpudirect.disable_acs = true;
+  p = plan(two_rails(), r);
+  CHECK(words(p.acs_disable) == "0000:11:00.0 0000:11:01.0 0000:31:00.0 0000:31:01.0");
+  CHECK(checks(p, "gpudirect.acs.") ==
+        "gpudirect.acs.0000:11:00.0 gpudirect.acs.0000:11:01.0 gpudirect.acs.0000:31:00.0 gpudirect.acs.0000:31:01.0");
+  CHECK(check(p, "gpudirect.acs.0000:11:00.0") == "ACS P2P redirect off");
+  CHECK(to_json(p)["gpudirect"].dump() ==
+        R"({"peermem":true,"acs_disable":["0000:11:00.0","0000:11:01.0","0000:31:00.0","0000:31:01.0"]})");
+}
+
+TEST_CASE("ACS: ports shared by several GPUs listed once; GPUs pinned across roots add none") {
+  // Switch 0: two GPUs and the NIC; switch 1: one GPU, no NIC (PHB to the NIC).
+  Recipe r = recipe();
+  r.gpudirect.disable_acs = true;
+  Plan p = plan(server({{2, 1}, {1, 0}}), r);
+  REQUIRE(p.rails.size() == 1);
+  CHECK(p.rails[0].gpu_pcis.size() == 3);
+  CHECK(words(p.acs_disable) == "0000:11:00.0 0000:11:01.0 0000:11:02.0");
+}
+
+// ---------------------------------------------------------------------------------------------
+// NVMe-oF
+
+TEST_CASE("nvmeof: connected through the rail's netdev, from the rail's address") {
+  Recipe r = recipe();
+  r.fabric.vlan = 200;
+  r.nvmeof = {target(1), target(0, NvmeTransport::tcp, false)};
+  Plan p = plan(two_rails(), r);
+  CHECK(p.ok());
+  REQUIRE(p.nvmeof.size() == 2);
+  CHECK(p.nvmeof[0].host_iface == "ens1f0.200");
+  CHECK(p.nvmeof[0].host_traddr == "198.18.1.11");
+  CHECK(p.nvmeof[0].rail == 1);
+  CHECK(p.nvmeof[0].address == "198.18.1.250");
+  CHECK(p.nvmeof[0].port == 4420);
+  CHECK(p.nvmeof[1].host_iface == "ens0f0.200");
+  CHECK(p.nvmeof[1].host_traddr == "198.18.0.11");
+  CHECK(to_json(p)["nvmeof"][1].dump() ==
+        R"({"transport":"tcp","address":"198.18.0.250","port":4420,"nqn":"nqn.2024-01.example.storage:data0",)"
+        R"("rail":0,"host_iface":"ens0f0.200","host_traddr":"198.18.0.11","required":false})");
+
+  p = plan(two_rails(), r, std::nullopt);  // no address known: the kernel picks the source
+  CHECK(p.nvmeof[0].host_traddr == "");
+  CHECK(p.nvmeof[0].host_iface == "ens1f0.200");
+}
+
+TEST_CASE("nvmeof: a target on a rail the node lacks is a problem") {
+  Recipe r = recipe();
+  r.nvmeof = {target(0), target(2)};
+  Plan p = plan(two_rails(), r);
+  CHECK(!p.ok());
+  CHECK(lines(p.problems) == "nvmeof target nqn.2024-01.example.storage:data2 is on rail 2; the node has 2 rails\n");
+  CHECK(p.nvmeof.empty());
+}
+
+TEST_CASE("nvmeof: a problem with a target plans nothing, like every other problem") {
+  // A target on a missing rail is a problem found before anything is planned.
+  Recipe r = recipe();
+  r.nvmeof = {target(2)};
+  Plan p = plan(two_rails(), r);
+  CHECK(!p.ok());
+  CHECK(p.rails.empty());
+  CHECK(p.files.empty());
+  CHECK(p.checks.empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Soft-RoCE
+
+TEST_CASE("Soft-RoCE: rails without an RDMA device get rxeN, created on apply") {
+  Recipe r = recipe();
+  r.fabric.soft_roce = true;
+  r.fabric.pfc = Requirement::best_effort;
+  Inventory inv = server({{0, 1}, {0, 2, 0, false}});  // mlx5_0 on ens0f0; ens1f0, ens1f1 bare
+  Plan p = plan(inv, r, std::nullopt);
+  REQUIRE(p.rails.size() == 3);
+  CHECK(p.rails[0].rdma_device == "mlx5_0");
+  CHECK(p.rails[0].soft_roce_device == "");
+  CHECK(p.rails[1].rdma_device == "rxe1");
+  CHECK(p.rails[1].soft_roce_device == "rxe1");
+  CHECK(p.rails[2].soft_roce_device == "rxe2");
+  CHECK(to_json(p)["rails"][1]["soft_roce"] == true);
+  CHECK(to_json(p)["rails"][0]["soft_roce"] == false);
+  CHECK(!p.rails[1].roce_v2_gid_index);
+}
+
+// ---------------------------------------------------------------------------------------------
+// problems
+
+TEST_CASE("problems: no rails, no files, nothing to apply") {
+  Recipe r = recipe();
+  r.hardware.rail_count = 8;
+  Plan p = plan(two_rails(), r);
+  CHECK(!p.ok());
+  CHECK(lines(p.problems) == "the recipe wants 8 rails; 2 RDMA NIC(s) found\n");
+  CHECK(p.rails.empty());
+  CHECK(p.files.empty());
+  CHECK(p.checks.empty());
+  CHECK(p.modules.empty());
+  CHECK(to_text(p) ==
+        "plan for gpu-a01 (recipe test)\n"
+        "  PROBLEM: the recipe wants 8 rails; 2 RDMA NIC(s) found\n");
+  CHECK(to_json(p)["ok"] == false);
+}
+
+TEST_CASE("affinity warnings reach the plan, which is still ok") {
+  Plan p = plan(server({{1, 0, 0}, {0, 1, 1}}), recipe());
+  CHECK(p.ok());
+  CHECK(lines(p.warnings) == "rail 0 (ens1f0): GPU↔NIC affinity SYS is worse than the recipe allows (PXB)\n");
+  CHECK(check(p, "rail.0.affinity") == "at worst PXB");
+}
+
+TEST_CASE("non-rail RDMA NICs are named in the plan") {
+  Plan p = plan(server({{1, 2}}), recipe());
+  CHECK(words(p.non_rail_nics) == "ens0f1");
+}
+
+// ---------------------------------------------------------------------------------------------
+// checks
+
+TEST_CASE("checks: PFC required → required checks") {
+  Plan p = plan(two_rails(), recipe());
+  CHECK(check(p, "rail.0.pfc") == "priority 3 lossless");
+  CHECK(check(p, "rail.0.trust") == "dscp");
+  CHECK(check(p, "rail.0.dscp_map") == "DSCP 26 → priority 3");
+  CHECK(check(p, "rail.0.storm_prevention") == "100 ms");
+  CHECK(check(p, "rail.0.pause_storm") == "< 1000 pause frames/s");
+  CHECK(check(p, "rail.0.ecn") == "enabled on priority 3 (best-effort) [not required]");  // ECN default
+}
+
+TEST_CASE("checks: best-effort → the same checks, not required") {
+  Recipe r = recipe();
+  r.fabric.pfc = Requirement::best_effort;
+  r.fabric.ecn = Requirement::required;
+  r.fabric.trust = Trust::pcp;
+  Plan p = plan(two_rails(), r);
+  CHECK(check(p, "rail.1.pfc") == "priority 3 lossless (best-effort) [not required]");
+  CHECK(check(p, "rail.1.trust") == "pcp [not required]");
+  CHECK(check(p, "rail.1.dscp_map") == "DSCP 26 → priority 3 [not required]");
+  CHECK(check(p, "rail.1.storm_prevention") == "100 ms [not required]");
+  CHECK(check(p, "rail.1.pause_storm") == "< 1000 pause frames/s [not required]");
+  CHECK(check(p, "rail.1.ecn") == "enabled on priority 3");
+}
+
+TEST_CASE("checks: off → no PFC or ECN checks at all") {
+  Recipe r = recipe();
+  r.fabric.pfc = Requirement::off;
+  r.fabric.ecn = Requirement::off;
+  Plan p = plan(two_rails(), r);
+  CHECK(checks(p, "rail.0.") ==
+        "rail.0.affinity rail.0.link rail.0.mtu rail.0.address rail.0.no_default_route rail.0.roce_tos "
+        "rail.0.rdma_port rail.0.roce_v2_gid rail.0.rdma_write");
+}
+
+TEST_CASE("checks: the full list of a rail with everything on") {
+  Recipe r = recipe();
+  r.fabric.vlan = 200;
+  r.hardware.rail_speed_mbps = 100000;
+  r.hardware.pcie_gen = 4;
+  Plan p = plan(two_rails(), r);
+  CHECK(checks(p, "rail.1.") ==
+        "rail.1.affinity rail.1.pcie_link rail.1.link rail.1.speed rail.1.mtu rail.1.vlan rail.1.address "
+        "rail.1.no_default_route rail.1.pfc rail.1.trust rail.1.dscp_map rail.1.ecn rail.1.roce_tos "
+        "rail.1.storm_prevention rail.1.rdma_port rail.1.roce_v2_gid rail.1.rdma_write rail.1.pause_storm");
+  CHECK(check(p, "rail.1.speed") == ">= 100000 Mb/s");
+  CHECK(check(p, "rail.1.no_default_route") == "no default route via ens1f0.200");
+  CHECK(check(p, "rail.1.roce_v2_gid") == "RoCE v2 IPv4 GID on ens1f0.200");
+  CHECK(check(p, "rail.1.rdma_write") == "1048576 bytes written and verified");
+  CHECK(check(p, "rail.1.mtu") == "9000");
+}
+
+TEST_CASE("checks: gpu.N.pcie_link only when hardware.pcie_gen or pcie_width is set") {
+  Recipe r = recipe();
+  Plan p = plan(two_rails(), r);
+  CHECK(checks(p, "gpu.") == "gpu.count");
+  CHECK(check(p, "rail.0.pcie_link") == "(absent)");
+
+  r.hardware.pcie_gen = 5;
+  r.hardware.pcie_width = 16;
+  p = plan(two_rails(), r);
+  CHECK(checks(p, "gpu.") == "gpu.count gpu.0.pcie_link gpu.1.pcie_link");
+  CHECK(check(p, "gpu.1.pcie_link") == ">= Gen5 x16");
+  CHECK(check(p, "rail.0.pcie_link") == ">= Gen5 x16");
+
+  r.hardware.pcie_gen = 0;
+  CHECK(check(plan(two_rails(), r), "gpu.0.pcie_link") == ">= x16");
+  r.hardware.pcie_gen = 4;
+  r.hardware.pcie_width = 0;
+  CHECK(check(plan(two_rails(), r), "gpu.0.pcie_link") == ">= Gen4");
+}
+
+TEST_CASE("checks: GPU count and models from the recipe") {
+  Recipe r = recipe();
+  r.hardware.gpu_count = 2;
+  r.hardware.gpu_device_ids = {"0x2330", "0x2324"};
+  Plan p = plan(two_rails(), r);
+  CHECK(check(p, "gpu.count") == "2");
+  CHECK(check(p, "gpu.model") == "device 0x2330 or 0x2324");
+  CHECK(check(p, "rails.count") == "2");
+}
+
+TEST_CASE("checks: rails.cross_rdma_write only with two rails or more") {
+  CHECK(check(plan(two_rails(), recipe()), "rails.cross_rdma_write") == "RDMA WRITE between every pair of rails");
+  Plan one = plan(server({{1, 1}}), recipe());
+  CHECK(one.rails.size() == 1);
+  CHECK(check(one, "rails.cross_rdma_write") == "(absent)");
+}
+
+TEST_CASE("checks: two per NVMe-oF target, required as the target says") {
+  Recipe r = recipe();
+  r.nvmeof = {target(0), target(1, NvmeTransport::tcp, false)};
+  Plan p = plan(two_rails(), r);
+  CHECK(checks(p, "nvmeof.") == "nvmeof.0.connected nvmeof.0.namespace_read nvmeof.1.connected nvmeof.1.namespace_read");
+  CHECK(check(p, "nvmeof.0.connected") == "nqn.2024-01.example.storage:data0 live over rdma");
+  CHECK(check(p, "nvmeof.0.namespace_read") == "first namespace readable");
+  CHECK(check(p, "nvmeof.1.connected") == "nqn.2024-01.example.storage:data1 live over tcp [not required]");
+  CHECK(check(p, "nvmeof.1.namespace_read") == "first namespace readable [not required]");
+  CHECK(checks(plan(two_rails(), recipe()), "nvmeof.") == "");
+}
+
+TEST_CASE("rails without GPUs have no affinity check") {
+  Plan p = plan(server({{0, 1}, {0, 1}}), recipe());
+  CHECK(!p.rails[0].affinity);
+  CHECK(check(p, "rail.0.affinity") == "(absent)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// the RoCE v2 GID
+
+TEST_CASE("roce_v2_gid_index: the IPv4 RoCE v2 GID of the rail's interface") {
+  Inventory inv = two_rails();
+  Plan p = plan(inv, recipe());
+  CHECK(p.rails[0].roce_v2_gid_index == 3);
+  // A RoCE v1 entry and an IPv6 one are passed over.
+  inv.rdma[0].ports[0].gids = {gid(0, "ens0f0", "IB/RoCE v1"), gid(2, "ens0f0"), gid(4, "ens0f0")};
+  inv.rdma[0].ports[0].gids[1].gid = "fe80:0000:0000:0000:0e42:a1ff:fe10:0000";
+  CHECK(plan(inv, recipe()).rails[0].roce_v2_gid_index == 4);
+  inv.rdma[0].ports[0].gids.clear();
+  CHECK(!plan(inv, recipe()).rails[0].roce_v2_gid_index);
+}
+
+TEST_CASE("roce_v2_gid_index: on a VLAN rail, the GID of the VLAN netdev") {
+  // The rail's GID is the one whose interface is the rail's netdev (the VLAN device), also
+  // under the railN.VLAN fallback name; GIDs of the untagged interface or other VLANs do not count.
+  Recipe r = recipe();
+  r.fabric.vlan = 200;
+  Inventory inv = two_rails();
+  inv.rdma[0].ports[0].gids = {gid(3, "ens0f0"), gid(5, "ens0f0.200")};
+  CHECK(plan(inv, r).rails[0].roce_v2_gid_index == 5);
+  inv.rdma[0].ports[0].gids = {gid(3, "ens0f0.100"), gid(5, "ens0f0.200")};
+  CHECK(plan(inv, r).rails[0].roce_v2_gid_index == 5);
+  // A name too long for ifname.VLAN: the netdev is rail0.200, whose GID is never found.
+  inv.nics[1].ifname = "enp19s0f0np0";
+  inv.rdma[0].ports[0].gids = {gid(3, "rail0.200")};
+  Plan p = plan(inv, r);
+  CHECK(p.rails[0].netdev == "rail0.200");
+  CHECK(p.rails[0].roce_v2_gid_index == 3);
+}
+
+// ---------------------------------------------------------------------------------------------
+// determinism and rendering
+
+TEST_CASE("the same inputs give the same plan, byte for byte") {
+  Recipe r = recipe();
+  r.fabric.vlan = 200;
+  r.gpudirect.disable_acs = true;
+  r.nvmeof = {target(0), target(1, NvmeTransport::tcp)};
+  Inventory inv = server({{2, 1}, {2, 1}, {2, 1}, {2, 0}});
+  r.addressing.subnets = {"198.18.0.0/24", "198.18.1.0/24", "198.18.2.0/24"};
+  NodeEntry n = node({"198.18.0.11", "198.18.1.11", "198.18.2.11"});
+  std::string first = to_json(make_plan(inv, r, n)).dump();
+  CHECK(to_json(make_plan(inv, r, n)).dump() == first);
+  CHECK(to_text(make_plan(inv, r, n)) == to_text(make_plan(inv, r, n)));
+
+  // Discovery's order does not matter once normalize() has run.
+  Inventory shuffled = inv;
+  std::reverse(shuffled.gpus.begin(), shuffled.gpus.end());
+  std::reverse(shuffled.nics.begin(), shuffled.nics.end());
+  std::reverse(shuffled.rdma.begin(), shuffled.rdma.end());
+  normalize(shuffled);
+  CHECK(to_json(make_plan(shuffled, r, n)).dump() == first);
+}
+
+TEST_CASE("to_json: one rail in full") {
+  Recipe r = recipe();
+  r.fabric.vlan = 200;
+  Plan p = plan(server({{1, 1}}), r);
+  auto j = to_json(p)["rails"][0];
+  j.erase("dscp_to_priority");
+  // The fixture's GIDs sit on the untagged ens0f0, not on the rail's ens0f0.200: no index yet.
+  CHECK(j.dump() ==
+        R"({"index":0,"ifname":"ens0f0","nic_pci":"0000:13:00.0","rdma_device":"mlx5_0","soft_roce":false,)"
+        R"("rdma_port":1,"gpu_pcis":["0000:12:00.0"],"affinity":"PIX","vlan":200,"netdev":"ens0f0.200","mtu":9000,)"
+        R"("roce_path_mtu":4096,"address":"198.18.0.11/24","table":null,)"
+        R"("sysctls":{"net/ipv4/conf/ens0f0.200/arp_ignore":"1","net/ipv4/conf/ens0f0.200/arp_announce":"2"},)"
+        R"("pfc_enable":"0x08","roce_tos":106,"storm_timeout_ms":100,"roce_v2_gid_index":null})");
+}

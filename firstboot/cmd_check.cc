@@ -1,0 +1,26 @@
+// `railyard-firstboot check`: the recipe and node identity the image carries, validated.
+#include <iostream>
+
+#include "commands.h"
+#include "io/disk_source.h"
+#include "recipe_loader.h"
+
+namespace railyard {
+
+int cmd_check(const InputPaths& paths) {
+  DiskSource disk;
+  Diagnostics diags;
+  RecipeOptions opts;
+  opts.check_references = false;
+  auto recipe = load_recipe(disk, paths.recipe, opts, diags);
+  bool node_present = disk.is_file(paths.node);
+  if (node_present) parse_node_identity(disk, paths.node, diags);
+  for (const auto& d : diags.sorted()) std::cerr << format(d) << "\n";
+  if (!diags.empty()) return kExitBadInput;
+  std::cout << paths.recipe << ": ok (recipe '" << recipe->recipe.name << "')\n";
+  if (node_present) std::cout << paths.node << ": ok (node identity)\n";
+  else std::cout << paths.node << ": absent; rail addresses will be left out of the plan\n";
+  return kExitOk;
+}
+
+}  // namespace railyard

@@ -1,0 +1,14 @@
+// The agent's subcommands, one cmd_*.cc each.
+#pragma once
+
+#include "inputs.h"
+
+namespace railyard {
+
+int cmd_check(const InputPaths& paths);
+int cmd_discover(const InputPaths& paths, bool json);
+int cmd_plan(const InputPaths& paths, bool json);
+// Discovers, plans, writes the rendered files under `root`; with `dry_run` changes nothing else.
+int cmd_run(const InputPaths& paths, const std::string& root, bool dry_run, bool json);
+
+}  // namespace railyard

@@ -1,0 +1,31 @@
+// The pieces of discovery, one file each; discover.cc puts them together.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "inventory.h"
+
+namespace railyard::discovery {
+
+// Syspaths of a udev subsystem's devices, sorted.
+std::vector<std::string> scan(const char* subsystem);
+
+// Syspaths of every PCI function, from /sys/bus/pci/devices: one readlink each, where a
+// libudev enumeration canonicalises every path component (tenfold the system calls).
+std::vector<std::string> pci_syspaths();
+
+// A PCI function read from its syspath ("/sys/devices/pci0000:15/.../0000:1b:00.0").
+std::optional<PciFunction> read_pci_function(const std::string& syspath);
+// The PCI function a class device (net, infiniband, nvme) belongs to, through its `device`
+// link; virtio's extra level (net → virtioN → PCI) is walked.
+std::optional<std::string> pci_syspath_of(const std::string& class_syspath);
+
+std::vector<Gpu> gpus(const std::vector<std::string>& pci_syspaths);
+std::vector<Nic> nics();
+std::vector<RdmaDevice> rdma_devices();
+std::vector<NvmeController> nvme_controllers();
+std::vector<NumaNode> numa_nodes();
+
+}  // namespace railyard::discovery

@@ -1,0 +1,55 @@
+#include "table.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+
+#include "affinity.h"
+
+namespace railyard {
+
+std::string inventory_table(const Inventory& inv, const RailMap& map) {
+  std::ostringstream out;
+  std::vector<std::size_t> nics = rail_candidates(inv, false);
+  if (!inv.gpus.empty() && !nics.empty()) {
+    out << std::left << std::setw(8) << "";
+    for (std::size_t n : nics) out << std::setw(10) << inv.nics[n].rdma_device.value_or(inv.nics[n].ifname);
+    out << "NUMA\n";
+    for (std::size_t g = 0; g < inv.gpus.size(); ++g) {
+      out << std::setw(8) << ("GPU" + std::to_string(g));
+      for (std::size_t n : nics) out << std::setw(10) << to_string(classify_affinity(inv.gpus[g].pci, inv.nics[n].pci));
+      out << inv.gpus[g].pci.numa_node << "\n";
+    }
+    out << "\n";
+  }
+  out << "GPUs: " << inv.gpus.size() << "\n";
+  for (std::size_t g = 0; g < inv.gpus.size(); ++g) {
+    const auto& p = inv.gpus[g].pci;
+    out << "  GPU" << g << "  " << p.bdf << "  " << p.vendor << ":" << p.device << "  numa " << p.numa_node << "  "
+        << p.current_link_speed << " x" << p.current_link_width;
+    if (p.current_link_speed != p.max_link_speed || p.current_link_width != p.max_link_width)
+      out << " (max " << p.max_link_speed << " x" << p.max_link_width << ")";
+    out << "\n";
+  }
+  out << "NICs: " << inv.nics.size() << "\n";
+  for (const auto& n : inv.nics) {
+    out << "  " << std::setw(14) << n.ifname << " " << n.pci.bdf << "  " << std::setw(8)
+        << n.rdma_device.value_or("-") << " numa " << n.pci.numa_node << "  "
+        << (n.speed_mbps > 0 ? std::to_string(n.speed_mbps) + " Mb/s" : "speed ?") << "  " << n.operstate
+        << (n.management ? "  [management]" : "") << "\n";
+  }
+  out << "rails: " << map.rails.size() << "\n";
+  for (const auto& r : map.rails) {
+    const Nic& n = inv.nics[r.nic];
+    out << "  rail " << r.index << "  " << n.ifname << "  " << n.pci.bdf << "  " << n.rdma_device.value_or("-");
+    for (std::size_t g : r.gpus) out << "  GPU" << g;
+    if (r.affinity) out << "  (" << to_string(*r.affinity) << ")";
+    out << "\n";
+  }
+  for (std::size_t n : map.non_rail) out << "  non-rail  " << inv.nics[n].ifname << "  " << inv.nics[n].pci.bdf << "\n";
+  for (const auto& p : map.problems) out << "PROBLEM: " << p << "\n";
+  for (const auto& w : map.warnings) out << "warning: " << w << "\n";
+  return out.str();
+}
+
+}  // namespace railyard

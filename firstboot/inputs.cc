@@ -1,0 +1,38 @@
+#include "inputs.h"
+
+#include <iostream>
+
+#include "discover/default_route.h"
+#include "discover/discover.h"
+#include "io/disk_source.h"
+#include "management.h"
+#include "recipe_loader.h"
+
+namespace railyard {
+
+std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code) {
+  DiskSource disk;
+  Diagnostics diags;
+  Inputs in;
+  if (paths.recipe_given || disk.is_file(paths.recipe)) {
+    RecipeOptions opts;
+    opts.check_references = false;  // bundles and overlays were consumed when the image was built
+    if (auto lr = load_recipe(disk, paths.recipe, opts, diags)) {
+      in.recipe = lr->recipe;
+      in.recipe_found = true;
+    }
+  } else {
+    in.recipe = default_recipe();
+  }
+  if (disk.is_file(paths.node)) in.node = parse_node_identity(disk, paths.node, diags);
+  if (!diags.empty()) {
+    for (const auto& d : diags.sorted()) std::cerr << format(d) << "\n";
+    exit_code = kExitBadInput;
+    return std::nullopt;
+  }
+  in.inventory = discover();
+  in.management_how = mark_management(in.inventory, in.recipe.management, in.node, default_route_ifname());
+  return in;
+}
+
+}  // namespace railyard

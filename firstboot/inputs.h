@@ -1,0 +1,35 @@
+// What every agent command starts from: the recipe, the node identity and the hardware.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "inventory.h"
+#include "node_inventory.h"
+#include "recipe.h"
+
+namespace railyard {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitBadInput = 2;
+
+struct InputPaths {
+  std::string recipe = "/etc/railyard/recipe.toml";
+  std::string node = "/etc/railyard/node.toml";
+  bool recipe_given = false;  // an explicit --recipe must exist; the default may be absent
+};
+
+struct Inputs {
+  Recipe recipe;
+  bool recipe_found = false;
+  std::optional<NodeEntry> node;
+  Inventory inventory;
+  std::string management_how;  // how the management interface was recognised
+};
+
+// Loads the recipe and node identity (errors printed, exit code kExitBadInput returned
+// through `exit_code`), discovers the hardware and marks the management interface.
+std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code);
+
+}  // namespace railyard

@@ -5,21 +5,13 @@
 #include <vector>
 
 #include "affinity.h"
+#include "support/hardware_builder.h"
 #include "text.h"
 
 using namespace railyard;
+using namespace railyard::test;
 
 namespace {
-
-PciFunction pci(const std::string& bdf, const std::string& host_bridge, std::vector<std::string> bridges,
-                int numa = 0) {
-  PciFunction p;
-  p.bdf = bdf;
-  p.host_bridge = host_bridge;
-  p.bridges = std::move(bridges);
-  p.numa_node = numa;
-  return p;
-}
 
 std::string cls(const PciFunction& a, const PciFunction& b) { return to_string(classify_affinity(a, b)); }
 std::string between(const PciFunction& a, const PciFunction& b) { return join(bridges_between(a, b), " "); }

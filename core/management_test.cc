@@ -6,45 +6,35 @@
 #include <vector>
 
 #include "management.h"
+#include "support/hardware_builder.h"
 
 using namespace railyard;
+using namespace railyard::test;
 
 namespace {
 
-PciFunction pci(const std::string& bdf, const std::string& host_bridge, std::vector<std::string> bridges,
-                int numa = 0) {
-  PciFunction p;
-  p.bdf = bdf;
-  p.host_bridge = host_bridge;
-  p.bridges = std::move(bridges);
-  p.numa_node = numa;
-  return p;
-}
-
-Nic nic(const std::string& ifname, PciFunction p, const std::string& mac) {
-  Nic n;
-  n.ifname = ifname;
-  n.pci = std::move(p);
+// `n` with the MAC `mac`.
+Nic with_mac(Nic n, const std::string& mac) {
   n.mac = mac;
   return n;
 }
 
 // Two on-board ports (eno1, eno2) and a rail NIC, as discovery leaves them: MACs in lower-case
 // colon form, sorted by PCI address.
-Inventory node() {
+Inventory three_nics() {
   Inventory inv;
-  inv.nics.push_back(nic("ens1f0np0", pci("0000:13:00.0", "pci0000:10", {"0000:10:01.0"}), "0c:42:a1:10:00:00"));
-  inv.nics.push_back(nic("eno2", pci("0000:04:00.1", "pci0000:00", {"0000:00:1c.0"}), "3c:ec:ef:00:00:02"));
-  inv.nics.push_back(nic("eno1", pci("0000:04:00.0", "pci0000:00", {"0000:00:1c.0"}), "3c:ec:ef:00:00:01"));
+  inv.nics.push_back(
+      with_mac(nic("ens1f0np0", pci("0000:13:00.0", "pci0000:10", {"0000:10:01.0"})), "0c:42:a1:10:00:00"));
+  inv.nics.push_back(with_mac(nic("eno2", pci("0000:04:00.1", "pci0000:00", {"0000:00:1c.0"})), "3c:ec:ef:00:00:02"));
+  inv.nics.push_back(with_mac(nic("eno1", pci("0000:04:00.0", "pci0000:00", {"0000:00:1c.0"})), "3c:ec:ef:00:00:01"));
   normalize(inv);
   return inv;
 }
 
+// Node gpu-a01 with one rail, whose management MAC is `mac`.
 NodeEntry identity(const std::string& mac) {
-  NodeEntry n;
-  n.hostname = "gpu-a01";
+  NodeEntry n = node({"198.18.0.11"});
   n.mac = mac;
-  n.rails = {"198.18.0.11"};
   return n;
 }
 
@@ -61,7 +51,7 @@ std::string marked(const Inventory& inv) {
 TEST_CASE("management by the recipe's MAC, in any case and separator") {
   for (const char* mac : {"3c:ec:ef:00:00:02", "3C:EC:EF:00:00:02", "3c-ec-ef-00-00-02", "3C-EC-EF-00-00-02"}) {
     CAPTURE(mac);
-    Inventory inv = node();
+    Inventory inv = three_nics();
     ManagementSpec spec;
     spec.mac = mac;
     CHECK(mark_management(inv, spec, std::nullopt, std::nullopt) == "recipe management.mac 3c:ec:ef:00:00:02");
@@ -73,7 +63,7 @@ TEST_CASE("management by the recipe's MAC, in any case and separator") {
 TEST_CASE("management by the recipe's PCI address, short form too") {
   for (const char* addr : {"0000:04:00.1", "04:00.1", "0000:04:00.1"}) {
     CAPTURE(addr);
-    Inventory inv = node();
+    Inventory inv = three_nics();
     ManagementSpec spec;
     spec.pci = addr;
     CHECK(mark_management(inv, spec, std::nullopt, std::nullopt) == "recipe management.pci 0000:04:00.1");
@@ -82,31 +72,31 @@ TEST_CASE("management by the recipe's PCI address, short form too") {
 }
 
 TEST_CASE("management by the recipe's name pattern: the first match in PCI order") {
-  Inventory inv = node();
+  Inventory inv = three_nics();
   ManagementSpec spec;
   spec.name = "eno*";
   CHECK(mark_management(inv, spec, std::nullopt, std::nullopt) == "recipe management.name eno*");
   CHECK(marked(inv) == "eno1");
 
   spec.name = "eno?";
-  inv = node();
+  inv = three_nics();
   CHECK(mark_management(inv, spec, std::nullopt, std::nullopt) == "recipe management.name eno?");
   CHECK(marked(inv) == "eno1");
 }
 
 TEST_CASE("without a recipe match, the node identity's MAC") {
-  Inventory inv = node();
+  Inventory inv = three_nics();
   CHECK(mark_management(inv, ManagementSpec{}, identity("3c:ec:ef:00:00:02"), std::nullopt) ==
         "node identity MAC 3c:ec:ef:00:00:02");
   CHECK(marked(inv) == "eno2");
 }
 
 TEST_CASE("without recipe match or node identity, the interface of the default route") {
-  Inventory inv = node();
+  Inventory inv = three_nics();
   CHECK(mark_management(inv, ManagementSpec{}, std::nullopt, std::string("eno2")) == "default route via eno2");
   CHECK(marked(inv) == "eno2");
   // A node identity without a MAC falls through to the default route.
-  inv = node();
+  inv = three_nics();
   CHECK(mark_management(inv, ManagementSpec{}, identity(""), std::string("eno1")) == "default route via eno1");
   CHECK(marked(inv) == "eno1");
 }
@@ -114,24 +104,24 @@ TEST_CASE("without recipe match or node identity, the interface of the default r
 TEST_CASE("precedence: recipe, then node identity, then default route") {
   ManagementSpec spec;
   spec.name = "eno1";
-  Inventory inv = node();
+  Inventory inv = three_nics();
   CHECK(mark_management(inv, spec, identity("3c:ec:ef:00:00:02"), std::string("ens1f0np0")) ==
         "recipe management.name eno1");
   CHECK(marked(inv) == "eno1");
 
-  inv = node();
+  inv = three_nics();
   CHECK(mark_management(inv, ManagementSpec{}, identity("3c:ec:ef:00:00:02"), std::string("ens1f0np0")) ==
         "node identity MAC 3c:ec:ef:00:00:02");
   CHECK(marked(inv) == "eno2");
 
-  inv = node();
+  inv = three_nics();
   CHECK(mark_management(inv, ManagementSpec{}, std::nullopt, std::string("ens1f0np0")) ==
         "default route via ens1f0np0");
   CHECK(marked(inv) == "ens1f0np0");
 }
 
 TEST_CASE("nothing matched: \"\" and no NIC marked") {
-  Inventory inv = node();
+  Inventory inv = three_nics();
   CHECK(mark_management(inv, ManagementSpec{}, std::nullopt, std::nullopt) == "");
   CHECK(marked(inv) == "");
   CHECK(inv.management() == nullptr);
@@ -139,13 +129,13 @@ TEST_CASE("nothing matched: \"\" and no NIC marked") {
   // Each source that names nothing on this node.
   ManagementSpec mac;
   mac.mac = "3c:ec:ef:00:00:99";
-  inv = node();
+  inv = three_nics();
   CHECK(mark_management(inv, mac, std::nullopt, std::nullopt) == "");
   CHECK(marked(inv) == "");
-  inv = node();
+  inv = three_nics();
   CHECK(mark_management(inv, ManagementSpec{}, identity("3c:ec:ef:00:00:99"), std::nullopt) == "");
   CHECK(marked(inv) == "");
-  inv = node();
+  inv = three_nics();
   CHECK(mark_management(inv, ManagementSpec{}, std::nullopt, std::string("bond0")) == "");
   CHECK(marked(inv) == "");
 }
@@ -154,13 +144,13 @@ TEST_CASE("a recipe match that finds nothing does not fall back to node identity
   // The recipe's section is set: guessing another interface could take a rail for management.
   ManagementSpec spec;
   spec.name = "enp0s*";
-  Inventory inv = node();
+  Inventory inv = three_nics();
   CHECK(mark_management(inv, spec, identity("3c:ec:ef:00:00:02"), std::string("eno1")) == "");
   CHECK(marked(inv) == "");
 }
 
 TEST_CASE("marking clears an earlier mark") {
-  Inventory inv = node();
+  Inventory inv = three_nics();
   inv.nics[2].management = true;  // ens1f0np0, from an earlier run
   ManagementSpec spec;
   spec.mac = "3c:ec:ef:00:00:01";

@@ -6,132 +6,22 @@
 #include <vector>
 
 #include "nccl.h"
-#include "recipe_loader.h"
+#include "support/hardware_builder.h"
 
 using namespace railyard;
+using namespace railyard::test;
 
 namespace {
 
-std::string hex2(int v) {
-  const char* digits = "0123456789abcdef";
-  return std::string{digits[(v >> 4) & 15], digits[v & 15]};
-}
-
-PciFunction pci(const std::string& bdf, const std::string& host_bridge, std::vector<std::string> bridges,
-                int numa = 0) {
-  PciFunction p;
-  p.bdf = bdf;
-  p.host_bridge = host_bridge;
-  p.bridges = std::move(bridges);
-  p.numa_node = numa;
-  return p;
-}
-
-// A PCIe bridge: the root port when `root`, else a switch port.
-void bridge(Inventory& inv, PciFunction p, bool root) {
-  p.vendor = root ? "0x8086" : "0x1000";
-  p.device = root ? "0x347a" : "0xc030";
-  p.class_code = "0x060400";
-  inv.bridges[p.bdf] = p;
-}
-
-Gpu gpu(PciFunction p) {
-  p.vendor = "0x10de";
-  p.device = "0x2330";
-  p.class_code = "0x030200";
-  p.current_link_speed = "32.0 GT/s PCIe";
-  p.current_link_width = 16;
-  return Gpu{std::move(p)};
-}
-
-Nic nic(const std::string& ifname, PciFunction p, std::optional<std::string> rdma) {
-  Nic n;
-  n.ifname = ifname;
-  n.pci = std::move(p);
-  n.pci.vendor = "0x15b3";
-  n.pci.device = "0x1021";
-  n.pci.class_code = "0x020000";
-  n.rdma_device = std::move(rdma);
-  return n;
-}
-
-// Adds `n` and its RDMA device, with the RoCE v2 IPv4 GID of the interface at `gid`.
-void add(Inventory& inv, Nic n, std::optional<int> gid = 3) {
-  if (n.rdma_device) {
-    RdmaDevice d;
-    d.name = *n.rdma_device;
-    d.pci = n.pci.bdf;
-    d.netdev = n.ifname;
-    RdmaPort port;
-    if (gid) {
-      Gid g;
-      g.index = *gid;
-      g.gid = "0000:0000:0000:0000:0000:ffff:c612:000b";
-      g.type = "RoCE v2";
-      g.ndev = n.ifname;
-      port.gids.push_back(g);
-    }
-    d.ports.push_back(port);
-    inv.rdma.push_back(d);
-  }
-  inv.nics.push_back(std::move(n));
-}
-
-struct Switch {
-  int gpus = 1;
-  int nics = 1;
-  int numa = 0;
-};
-
-// Switch s: root port 0000:00:(s+1).0 (0000:80:... on NUMA 1) → upstream port on bus
-// B = 0x10 + 0x20·s → downstream ports 0000:B+1:k.0 → device k on bus B+2+k, GPUs first, then
-// NICs ens{s}f{j} with RDMA devices mlx5_0, mlx5_1... (RoCE v2 GID index 3). NUMA node 0 has
-// CPUs 0-15, node 1 CPUs 16-31. Plus the management port eno1 (0000:04:00.0), marked.
-Inventory server(const std::vector<Switch>& switches) {
-  Inventory inv;
-  int rdma = 0;
-  for (std::size_t s = 0; s < switches.size(); ++s) {
-    const Switch& sw = switches[s];
-    int b = 0x10 + 0x20 * static_cast<int>(s);
-    std::string host = sw.numa == 0 ? "00" : "80";
-    std::string hb = "pci0000:" + host;
-    std::string root = "0000:" + host + ":" + hex2(static_cast<int>(s) + 1) + ".0";
-    std::string up = "0000:" + hex2(b) + ":00.0";
-    bridge(inv, pci(root, hb, {}, sw.numa), true);
-    bridge(inv, pci(up, hb, {root}, sw.numa), false);
-    for (int k = 0; k < sw.gpus + sw.nics; ++k) {
-      std::string down = "0000:" + hex2(b + 1) + ":" + hex2(k) + ".0";
-      bridge(inv, pci(down, hb, {root, up}, sw.numa), false);
-      PciFunction f = pci("0000:" + hex2(b + 2 + k) + ":00.0", hb, {root, up, down}, sw.numa);
-      if (k < sw.gpus) inv.gpus.push_back(gpu(f));
-      else add(inv, nic("ens" + std::to_string(s) + "f" + std::to_string(k - sw.gpus), f, "mlx5_" + std::to_string(rdma++)));
-    }
-  }
-  Nic m = nic("eno1", pci("0000:04:00.0", "pci0000:00", {"0000:00:1c.0"}), std::nullopt);
-  m.management = true;
-  add(inv, m);
-  inv.numa.push_back(NumaNode{1, "00000000,ffff0000", "16-31"});
-  inv.numa.push_back(NumaNode{0, "00000000,0000ffff", "0-15"});
-  normalize(inv);
-  return inv;
-}
-
-// Renames the RDMA device of `ifname`; with `gid`, its GID index (nullopt: no IPv4 GID).
-void rdma(Inventory& inv, const std::string& ifname, const std::string& name, std::optional<int> gid = 3) {
+// Renames the RDMA device of `ifname`; with `gid_index`, its GID index (nullopt: no IPv4 GID).
+void rdma(Inventory& inv, const std::string& ifname, const std::string& name, std::optional<int> gid_index = 3) {
   for (auto& n : inv.nics)
     if (n.ifname == ifname) {
       for (auto& d : inv.rdma)
         if (d.name == *n.rdma_device) {
           d.name = name;
           d.ports[0].gids.clear();
-          if (gid) {
-            Gid g;
-            g.index = *gid;
-            g.gid = "0000:0000:0000:0000:0000:ffff:c612:000b";
-            g.type = "RoCE v2";
-            g.ndev = ifname;
-            d.ports[0].gids.push_back(g);
-          }
+          if (gid_index) d.ports[0].gids.push_back(gid(*gid_index, ifname));
         }
       n.rdma_device = name;
     }
@@ -140,25 +30,10 @@ void rdma(Inventory& inv, const std::string& ifname, const std::string& name, st
 
 // Two GPUs, each beside a rail NIC: rail 0 is ens0f0 (mlx5_3), rail 1 ens1f0 (mlx5_1).
 Inventory two_rails(std::optional<int> gid0 = 3, std::optional<int> gid1 = 3) {
-  Inventory inv = server({{1, 1}, {1, 1}});
+  Inventory inv = managed_server({{1, 1}, {1, 1}});
   rdma(inv, "ens0f0", "mlx5_3", gid0);
   rdma(inv, "ens1f0", "mlx5_1", gid1);
   return inv;
-}
-
-Recipe recipe() {
-  Recipe r = default_recipe();
-  r.name = "hgx";
-  r.addressing.subnets = {"198.18.0.0/24", "198.18.1.0/24"};
-  return r;
-}
-
-NodeEntry node() {
-  NodeEntry n;
-  n.hostname = "gpu-a01";
-  n.mac = "3c:ec:ef:00:00:01";
-  n.rails = {"198.18.0.11", "198.18.1.11"};
-  return n;
 }
 
 std::string conf(const Inventory& inv, const Recipe& r) { return nccl_conf(r, make_plan(inv, r, node())); }
@@ -200,7 +75,7 @@ std::string xml_nesting(const std::string& xml) {
 // nccl.conf
 
 TEST_CASE("nccl.conf of a two-rail node") {
-  Recipe r = recipe();
+  Recipe r = recipe("hgx");
   r.nccl.extra = {{"NCCL_IB_SPLIT_DATA_ON_QPS", "0"}, {"NCCL_IB_QPS_PER_CONNECTION", "4"}};
   CHECK(conf(two_rails(), r) ==
         "# Written by railyard-firstboot for gpu-a01 (recipe hgx); do not edit.\n"
@@ -218,13 +93,13 @@ TEST_CASE("nccl.conf of a two-rail node") {
 }
 
 TEST_CASE("nccl.conf: NCCL_IB_GID_INDEX only when every rail has the same known index") {
-  std::string same = conf(two_rails(3, 3), recipe());
+  std::string same = conf(two_rails(3, 3), recipe("hgx"));
   CHECK(has_line(same, "NCCL_IB_GID_INDEX=3"));
   CHECK(!has_line(same, "NCCL_IB_ADDR_FAMILY=AF_INET"));
   CHECK(!has_line(same, "NCCL_IB_ROCE_VERSION_NUM=2"));
 
-  for (std::string text : {conf(two_rails(3, 5), recipe()), conf(two_rails(3, std::nullopt), recipe()),
-                           conf(two_rails(std::nullopt, std::nullopt), recipe())}) {
+  for (std::string text : {conf(two_rails(3, 5), recipe("hgx")), conf(two_rails(3, std::nullopt), recipe("hgx")),
+                           conf(two_rails(std::nullopt, std::nullopt), recipe("hgx"))}) {
     CAPTURE(text);
     CHECK(text.find("NCCL_IB_GID_INDEX") == std::string::npos);
     CHECK(has_line(text, "NCCL_IB_ADDR_FAMILY=AF_INET"));
@@ -233,7 +108,7 @@ TEST_CASE("nccl.conf: NCCL_IB_GID_INDEX only when every rail has the same known 
 }
 
 TEST_CASE("nccl.conf: NCCL_IB_TC is the RoCE ToS byte") {
-  Recipe r = recipe();
+  Recipe r = recipe("hgx");
   CHECK(has_line(conf(two_rails(), r), "NCCL_IB_TC=106"));
   r.fabric.ecn = Requirement::off;
   CHECK(has_line(conf(two_rails(), r), "NCCL_IB_TC=104"));
@@ -241,13 +116,13 @@ TEST_CASE("nccl.conf: NCCL_IB_TC is the RoCE ToS byte") {
 
 TEST_CASE("nccl.conf: NCCL_SOCKET_IFNAME only with a management interface") {
   Inventory inv = two_rails();
-  CHECK(has_line(conf(inv, recipe()), "NCCL_SOCKET_IFNAME==eno1"));
+  CHECK(has_line(conf(inv, recipe("hgx")), "NCCL_SOCKET_IFNAME==eno1"));
   inv.nics[0].management = false;
-  CHECK(conf(inv, recipe()).find("NCCL_SOCKET_IFNAME") == std::string::npos);
+  CHECK(conf(inv, recipe("hgx")).find("NCCL_SOCKET_IFNAME") == std::string::npos);
 }
 
 TEST_CASE("nccl.conf: NCCL_CROSS_NIC, NCCL_NET_GDR_LEVEL and NCCL_TOPO_FILE from the recipe") {
-  Recipe r = recipe();
+  Recipe r = recipe("hgx");
   r.nccl.cross_nic = 1;
   r.nccl.gdr_level = GdrLevel::SYS;
   r.nccl.topo_file = "/run/nccl/topo.xml";
@@ -258,7 +133,7 @@ TEST_CASE("nccl.conf: NCCL_CROSS_NIC, NCCL_NET_GDR_LEVEL and NCCL_TOPO_FILE from
 }
 
 TEST_CASE("nccl.conf: NCCL_IB_SL only when set") {
-  Recipe r = recipe();
+  Recipe r = recipe("hgx");
   CHECK(conf(two_rails(), r).find("NCCL_IB_SL") == std::string::npos);
   r.nccl.ib_sl = 3;
   CHECK(has_line(conf(two_rails(), r), "NCCL_IB_SL=3"));
@@ -267,7 +142,7 @@ TEST_CASE("nccl.conf: NCCL_IB_SL only when set") {
 }
 
 TEST_CASE("nccl.conf: the extra settings sorted by name, after the derived ones") {
-  Recipe r = recipe();
+  Recipe r = recipe("hgx");
   r.nccl.extra["NCCL_MIN_NCHANNELS"] = "16";
   r.nccl.extra["NCCL_ALGO"] = "Ring";
   std::string text = conf(two_rails(), r);
@@ -278,9 +153,9 @@ TEST_CASE("nccl.conf: the extra settings sorted by name, after the derived ones"
 }
 
 TEST_CASE("nccl.conf: rails without GPUs, Soft-RoCE devices in rail order") {
-  Recipe r = recipe();
+  Recipe r = recipe("hgx");
   r.fabric.soft_roce = true;
-  Inventory inv = server({{0, 1}, {0, 1}});
+  Inventory inv = managed_server({{0, 1}, {0, 1}});
   for (auto& n : inv.nics) n.rdma_device.reset();
   inv.rdma.clear();
   std::string text = conf(inv, r);
@@ -292,8 +167,8 @@ TEST_CASE("nccl.conf: rails without GPUs, Soft-RoCE devices in rail order") {
 // topology XML
 
 TEST_CASE("topology XML of one switch with a GPU and its NIC") {
-  Inventory inv = server({{1, 1}});
-  Plan p = make_plan(inv, recipe(), node());
+  Inventory inv = managed_server({{1, 1}});
+  Plan p = make_plan(inv, recipe("hgx"), node());
   CHECK(nccl_topology_xml(inv, p) ==
         "<system version=\"1\">\n"
         "  <cpu numaid=\"0\" affinity=\"00000000,0000ffff\">\n"
@@ -315,8 +190,8 @@ TEST_CASE("topology XML of one switch with a GPU and its NIC") {
 TEST_CASE("topology XML: well-formed, one cpu per NUMA node, GPUs and rail NICs only") {
   // NUMA 0: two switches with two GPUs and a NIC, the second with a spare (non-rail) NIC;
   // NUMA 1: two switches likewise. The management port is no rail either.
-  Inventory inv = server({{2, 1}, {2, 2}, {2, 1, 1}, {2, 1, 1}});
-  Plan p = make_plan(inv, recipe(), node());
+  Inventory inv = managed_server({{2, 1}, {2, 2}, {2, 1, 1}, {2, 1, 1}});
+  Plan p = make_plan(inv, recipe("hgx"), node());
   REQUIRE(p.rails.size() == 4);
   REQUIRE(p.non_rail_nics == std::vector<std::string>{"ens1f1"});
   std::string xml = nccl_topology_xml(inv, p);
@@ -344,11 +219,11 @@ TEST_CASE("topology XML: well-formed, one cpu per NUMA node, GPUs and rail NICs 
 }
 
 TEST_CASE("topology XML: devices without a NUMA node (-1) go under numaid 0") {
-  Inventory inv = server({{1, 1}});
+  Inventory inv = managed_server({{1, 1}});
   for (auto& g : inv.gpus) g.pci.numa_node = -1;
   for (auto& n : inv.nics) n.pci.numa_node = -1;
   inv.numa.clear();  // a VM: no NUMA information at all
-  std::string xml = nccl_topology_xml(inv, make_plan(inv, recipe(), node()));
+  std::string xml = nccl_topology_xml(inv, make_plan(inv, recipe("hgx"), node()));
   CHECK(count(xml, "<cpu ") == 1);
   CHECK(count(xml, "<cpu numaid=\"0\">") == 1);
   CHECK(xml_nesting(xml) == "");
@@ -356,17 +231,17 @@ TEST_CASE("topology XML: devices without a NUMA node (-1) go under numaid 0") {
 
 TEST_CASE("topology XML: NUMA node 0 and unknown (-1) share one cpu element") {
   // Devices without NUMA information (-1) belong with node 0: one <cpu numaid="0">.
-  Inventory inv = server({{1, 1}, {1, 1}});
+  Inventory inv = managed_server({{1, 1}, {1, 1}});
   inv.gpus[1].pci.numa_node = -1;
   inv.nics[2].pci.numa_node = -1;  // ens1f0, beside it
-  std::string xml = nccl_topology_xml(inv, make_plan(inv, recipe(), node()));
+  std::string xml = nccl_topology_xml(inv, make_plan(inv, recipe("hgx"), node()));
   CHECK(count(xml, "<cpu numaid=\"0\"") == 1);
 }
 
 TEST_CASE("topology XML: attribute values are escaped") {
-  Inventory inv = server({{1, 1}});
+  Inventory inv = managed_server({{1, 1}});
   inv.gpus[0].pci.current_link_speed = "<odd> & \"quoted\"";
-  std::string xml = nccl_topology_xml(inv, make_plan(inv, recipe(), node()));
+  std::string xml = nccl_topology_xml(inv, make_plan(inv, recipe("hgx"), node()));
   CHECK(xml.find("link_speed=\"&lt;odd&gt; &amp; &quot;quoted&quot;\"") != std::string::npos);
   CHECK(xml_nesting(xml) == "");
 }
@@ -376,7 +251,7 @@ TEST_CASE("topology XML: attribute values are escaped") {
 
 TEST_CASE("per-GPU env: that GPU's rail only") {
   Inventory inv = two_rails();
-  Plan p = make_plan(inv, recipe(), node());
+  Plan p = make_plan(inv, recipe("hgx"), node());
   CHECK(nccl_gpu_env(inv, p, 0) ==
         "# Written by railyard-firstboot for gpu-a01 (recipe hgx); do not edit.\n"
         "# GPU 0 (0000:12:00.0) → rail 0 (ens0f0)\n"
@@ -388,8 +263,8 @@ TEST_CASE("per-GPU env: that GPU's rail only") {
 }
 
 TEST_CASE("per-GPU env: GPUs sharing a rail get the same device") {
-  Inventory inv = server({{2, 1}});
-  Plan p = make_plan(inv, recipe(), node());
+  Inventory inv = managed_server({{2, 1}});
+  Plan p = make_plan(inv, recipe("hgx"), node());
   CHECK(has_line(nccl_gpu_env(inv, p, 0), "NCCL_IB_HCA==mlx5_0:1"));
   CHECK(has_line(nccl_gpu_env(inv, p, 1), "NCCL_IB_HCA==mlx5_0:1"));
   CHECK(has_line(nccl_gpu_env(inv, p, 1), "# GPU 1 (0000:13:00.0) → rail 0 (ens0f0)"));
@@ -397,7 +272,7 @@ TEST_CASE("per-GPU env: GPUs sharing a rail get the same device") {
 
 TEST_CASE("nccl_files: at the recipe's paths, one env file per GPU") {
   Inventory inv = two_rails();
-  Recipe r = recipe();
+  Recipe r = recipe("hgx");
   Plan p = make_plan(inv, r, node());
   REQUIRE(p.files.size() == 4);
   CHECK(p.files[0].path == "/etc/nccl.conf");
@@ -422,8 +297,8 @@ TEST_CASE("nccl_files: at the recipe's paths, one env file per GPU") {
 }
 
 TEST_CASE("nccl_files: no gpuN.env without GPUs") {
-  Inventory inv = server({{0, 1}, {0, 1}});
-  Plan p = make_plan(inv, recipe(), node());
+  Inventory inv = managed_server({{0, 1}, {0, 1}});
+  Plan p = make_plan(inv, recipe("hgx"), node());
   REQUIRE(p.files.size() == 2);
   CHECK(p.files[0].path == "/etc/nccl.conf");
   CHECK(p.files[1].path == "/etc/nccl/topo.xml");

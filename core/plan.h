@@ -37,6 +37,8 @@ struct RailPlan {
   std::optional<int> table;            // shared subnet: policy routing table
   std::vector<Sysctl> sysctls;
   int pfc_enable = 0;                  // bitmap of lossless priorities
+  std::string trust;                   // "dscp" or "pcp"; "" when PFC is off
+  int ecn_priority = -1;               // priority whose ECN (DCQCN) is enabled; -1: off
   std::vector<int> dscp_to_priority;   // 64 entries
   int roce_tos = 0;
   int storm_timeout_ms = 0;

@@ -42,6 +42,8 @@ ordered_json to_json(const Plan& plan) {
                      {"table", opt(r.table)},
                      {"sysctls", sysctls},
                      {"pfc_enable", hex2(r.pfc_enable)},
+                     {"trust", r.trust.empty() ? ordered_json(nullptr) : ordered_json(r.trust)},
+                     {"ecn_priority", r.ecn_priority < 0 ? ordered_json(nullptr) : ordered_json(r.ecn_priority)},
                      {"dscp_to_priority", r.dscp_to_priority},
                      {"roce_tos", r.roce_tos},
                      {"storm_timeout_ms", r.storm_timeout_ms},

@@ -107,6 +107,8 @@ class Planner {
       p.sysctls.push_back({conf + "rp_filter", "2"});
     }
     p.pfc_enable = f.pfc == Requirement::off ? 0 : 1 << f.pfc_priority;
+    if (f.pfc != Requirement::off) p.trust = f.trust == Trust::dscp ? "dscp" : "pcp";
+    if (f.ecn != Requirement::off) p.ecn_priority = f.pfc_priority;
     p.dscp_to_priority.resize(64);
     for (int d = 0; d < 64; ++d) p.dscp_to_priority[static_cast<std::size_t>(d)] = d >> 3;
     p.dscp_to_priority[static_cast<std::size_t>(f.roce_dscp)] = f.pfc_priority;

@@ -7,130 +7,15 @@
 #include <vector>
 
 #include "plan.h"
-#include "recipe_loader.h"
+#include "support/hardware_builder.h"
 
 using namespace railyard;
+using namespace railyard::test;
 
 namespace {
 
-std::string hex2(int v) {
-  const char* digits = "0123456789abcdef";
-  return std::string{digits[(v >> 4) & 15], digits[v & 15]};
-}
-
-PciFunction pci(const std::string& bdf, const std::string& host_bridge, std::vector<std::string> bridges,
-                int numa = 0) {
-  PciFunction p;
-  p.bdf = bdf;
-  p.host_bridge = host_bridge;
-  p.bridges = std::move(bridges);
-  p.numa_node = numa;
-  return p;
-}
-
-Gpu gpu(PciFunction p) {
-  p.vendor = "0x10de";
-  p.device = "0x2330";
-  p.class_code = "0x030200";
-  return Gpu{std::move(p)};
-}
-
-Nic nic(const std::string& ifname, PciFunction p, std::optional<std::string> rdma) {
-  Nic n;
-  n.ifname = ifname;
-  n.pci = std::move(p);
-  n.rdma_device = std::move(rdma);
-  n.operstate = "up";
-  return n;
-}
-
-Gid gid(int index, const std::string& ndev, const std::string& type = "RoCE v2") {
-  Gid g;
-  g.index = index;
-  g.gid = "0000:0000:0000:0000:0000:ffff:c612:" + hex2(index) + "0b";
-  g.type = type;
-  g.ndev = ndev;
-  return g;
-}
-
-// Adds `n` and, when it has one, its RDMA device, whose port 1 holds `gids`.
-void add(Inventory& inv, Nic n, std::vector<Gid> gids = {}) {
-  if (n.rdma_device) {
-    RdmaDevice d;
-    d.name = *n.rdma_device;
-    d.pci = n.pci.bdf;
-    d.netdev = n.ifname;
-    RdmaPort port;
-    port.state = "ACTIVE";
-    port.link_layer = "Ethernet";
-    port.gids = std::move(gids);
-    d.ports.push_back(port);
-    inv.rdma.push_back(d);
-  }
-  inv.nics.push_back(std::move(n));
-}
-
-struct Switch {
-  int gpus = 1;
-  int nics = 1;
-  int numa = 0;
-  bool rdma = true;
-};
-
-// Switch s: root port 0000:00:(s+1).0 (0000:80:... on NUMA 1) → upstream port on bus
-// B = 0x10 + 0x20·s → downstream ports 0000:B+1:k.0 → device k on bus B+2+k, GPUs first, then
-// NICs ens{s}f{j} with RDMA devices mlx5_0, mlx5_1, ... (RoCE v2 IPv4 GID at index 3). With
-// one GPU and one NIC per switch: GPU 0000:12:00.0 beside NIC 0000:13:00.0, 0000:32:00.0
-// beside 0000:33:00.0... Plus the management port eno1 (0000:04:00.0), already marked.
-Inventory server(const std::vector<Switch>& switches) {
-  Inventory inv;
-  int rdma = 0;
-  for (std::size_t s = 0; s < switches.size(); ++s) {
-    const Switch& sw = switches[s];
-    int b = 0x10 + 0x20 * static_cast<int>(s);
-    std::string host = sw.numa == 0 ? "00" : "80";
-    std::string hb = "pci0000:" + host;
-    std::string root = "0000:" + host + ":" + hex2(static_cast<int>(s) + 1) + ".0";
-    std::string up = "0000:" + hex2(b) + ":00.0";
-    for (int k = 0; k < sw.gpus + sw.nics; ++k) {
-      std::string down = "0000:" + hex2(b + 1) + ":" + hex2(k) + ".0";
-      PciFunction f = pci("0000:" + hex2(b + 2 + k) + ":00.0", hb, {root, up, down}, sw.numa);
-      if (k < sw.gpus) {
-        inv.gpus.push_back(gpu(f));
-      } else {
-        std::string ifname = "ens" + std::to_string(s) + "f" + std::to_string(k - sw.gpus);
-        std::optional<std::string> dev;
-        if (sw.rdma) dev = "mlx5_" + std::to_string(rdma++);
-        add(inv, nic(ifname, f, dev), {gid(3, ifname)});
-      }
-    }
-  }
-  Nic m = nic("eno1", pci("0000:04:00.0", "pci0000:00", {"0000:00:1c.0"}), std::nullopt);
-  m.mac = "3c:ec:ef:00:00:01";
-  m.management = true;
-  add(inv, m);
-  normalize(inv);
-  return inv;
-}
-
 // Two GPUs, each beside one rail NIC (ens0f0, ens1f0).
-Inventory two_rails() { return server({{1, 1}, {1, 1}}); }
-
-// Every key at its default, two rail subnets.
-Recipe recipe() {
-  Recipe r = default_recipe();
-  r.name = "test";
-  r.addressing.subnets = {"198.18.0.0/24", "198.18.1.0/24"};
-  return r;
-}
-
-NodeEntry node(std::vector<std::string> rails = {"198.18.0.11", "198.18.1.11"}) {
-  NodeEntry n;
-  n.hostname = "gpu-a01";
-  n.mac = "3c:ec:ef:00:00:01";
-  n.rails = std::move(rails);
-  return n;
-}
+Inventory two_rails() { return managed_server({{1, 1}, {1, 1}}); }
 
 Plan plan(const Inventory& inv, const Recipe& r, const std::optional<NodeEntry>& n = node()) {
   return make_plan(inv, r, n);
@@ -376,7 +261,8 @@ TEST_CASE("modules: 8021q only with a VLAN") {
 TEST_CASE("modules: Soft-RoCE loads crc32_generic before rdma_rxe") {
   Recipe r = recipe();
   r.fabric.soft_roce = true;
-  CHECK(words(plan(server({{0, 2, 0, false}}), r).modules) == "crc32_generic rdma_rxe ib_uverbs rdma_cm rdma_ucm");
+  CHECK(words(plan(managed_server({{0, 2, 0, false}}), r).modules) ==
+        "crc32_generic rdma_rxe ib_uverbs rdma_cm rdma_ucm");
 }
 
 TEST_CASE("modules: NVMe-oF by transport, each once") {
@@ -414,7 +300,7 @@ TEST_CASE("nvidia_peermem only with NVIDIA GPUs and gpudirect.peermem") {
   CHECK(!p.peermem);
   CHECK(words(p.modules) == "ib_uverbs rdma_cm rdma_ucm");
 
-  p = plan(server({{0, 1}, {0, 1}}), recipe());  // no GPUs
+  p = plan(managed_server({{0, 1}, {0, 1}}), recipe());  // no GPUs
   CHECK(!p.peermem);
   CHECK(words(p.modules) == "ib_uverbs rdma_cm rdma_ucm");
 }
@@ -439,7 +325,7 @@ TEST_CASE("ACS: ports shared by several GPUs listed once; GPUs pinned across roo
   // Switch 0: two GPUs and the NIC; switch 1: one GPU, no NIC (PHB to the NIC).
   Recipe r = recipe();
   r.gpudirect.disable_acs = true;
-  Plan p = plan(server({{2, 1}, {1, 0}}), r);
+  Plan p = plan(managed_server({{2, 1}, {1, 0}}), r);
   REQUIRE(p.rails.size() == 1);
   CHECK(p.rails[0].gpu_pcis.size() == 3);
   CHECK(words(p.acs_disable) == "0000:11:00.0 0000:11:01.0 0000:11:02.0");
@@ -498,7 +384,7 @@ TEST_CASE("Soft-RoCE: rails without an RDMA device get rxeN, created on apply") 
   Recipe r = recipe();
   r.fabric.soft_roce = true;
   r.fabric.pfc = Requirement::best_effort;
-  Inventory inv = server({{0, 1}, {0, 2, 0, false}});  // mlx5_0 on ens0f0; ens1f0, ens1f1 bare
+  Inventory inv = managed_server({{0, 1}, {0, 2, 0, false}});  // mlx5_0 on ens0f0; ens1f0, ens1f1 bare
   Plan p = plan(inv, r, std::nullopt);
   REQUIRE(p.rails.size() == 3);
   CHECK(p.rails[0].rdma_device == "mlx5_0");
@@ -531,14 +417,14 @@ TEST_CASE("problems: no rails, no files, nothing to apply") {
 }
 
 TEST_CASE("affinity warnings reach the plan, which is still ok") {
-  Plan p = plan(server({{1, 0, 0}, {0, 1, 1}}), recipe());
+  Plan p = plan(managed_server({{1, 0, 0}, {0, 1, 1}}), recipe());
   CHECK(p.ok());
   CHECK(lines(p.warnings) == "rail 0 (ens1f0): GPU↔NIC affinity SYS is worse than the recipe allows (PXB)\n");
   CHECK(check(p, "rail.0.affinity") == "at worst PXB");
 }
 
 TEST_CASE("non-rail RDMA NICs are named in the plan") {
-  Plan p = plan(server({{1, 2}}), recipe());
+  Plan p = plan(managed_server({{1, 2}}), recipe());
   CHECK(words(p.non_rail_nics) == "ens0f1");
 }
 
@@ -628,7 +514,7 @@ TEST_CASE("checks: GPU count and models from the recipe") {
 
 TEST_CASE("checks: rails.cross_rdma_write only with two rails or more") {
   CHECK(check(plan(two_rails(), recipe()), "rails.cross_rdma_write") == "RDMA WRITE between every pair of rails");
-  Plan one = plan(server({{1, 1}}), recipe());
+  Plan one = plan(managed_server({{1, 1}}), recipe());
   CHECK(one.rails.size() == 1);
   CHECK(check(one, "rails.cross_rdma_write") == "(absent)");
 }
@@ -646,7 +532,7 @@ TEST_CASE("checks: two per NVMe-oF target, required as the target says") {
 }
 
 TEST_CASE("rails without GPUs have no affinity check") {
-  Plan p = plan(server({{0, 1}, {0, 1}}), recipe());
+  Plan p = plan(managed_server({{0, 1}, {0, 1}}), recipe());
   CHECK(!p.rails[0].affinity);
   CHECK(check(p, "rail.0.affinity") == "(absent)");
 }
@@ -692,7 +578,7 @@ TEST_CASE("the same inputs give the same plan, byte for byte") {
   r.fabric.vlan = 200;
   r.gpudirect.disable_acs = true;
   r.nvmeof = {target(0), target(1, NvmeTransport::tcp)};
-  Inventory inv = server({{2, 1}, {2, 1}, {2, 1}, {2, 0}});
+  Inventory inv = managed_server({{2, 1}, {2, 1}, {2, 1}, {2, 0}});
   r.addressing.subnets = {"198.18.0.0/24", "198.18.1.0/24", "198.18.2.0/24"};
   NodeEntry n = node({"198.18.0.11", "198.18.1.11", "198.18.2.11"});
   std::string first = to_json(make_plan(inv, r, n)).dump();
@@ -711,7 +597,7 @@ TEST_CASE("the same inputs give the same plan, byte for byte") {
 TEST_CASE("to_json: one rail in full") {
   Recipe r = recipe();
   r.fabric.vlan = 200;
-  Plan p = plan(server({{1, 1}}), r);
+  Plan p = plan(managed_server({{1, 1}}), r);
   auto j = to_json(p)["rails"][0];
   j.erase("dscp_to_priority");
   // The fixture's GIDs sit on the untagged ens0f0, not on the rail's ens0f0.200: no index yet.
@@ -720,5 +606,5 @@ TEST_CASE("to_json: one rail in full") {
         R"("rdma_port":1,"gpu_pcis":["0000:12:00.0"],"affinity":"PIX","vlan":200,"netdev":"ens0f0.200","mtu":9000,)"
         R"("roce_path_mtu":4096,"address":"198.18.0.11/24","table":null,)"
         R"("sysctls":{"net/ipv4/conf/ens0f0.200/arp_ignore":"1","net/ipv4/conf/ens0f0.200/arp_announce":"2"},)"
-        R"("pfc_enable":"0x08","roce_tos":106,"storm_timeout_ms":100,"roce_v2_gid_index":null})");
+        R"("pfc_enable":"0x08","trust":"dscp","ecn_priority":3,"roce_tos":106,"storm_timeout_ms":100,"roce_v2_gid_index":null})");
 }

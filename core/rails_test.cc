@@ -6,100 +6,12 @@
 #include <vector>
 
 #include "rails.h"
+#include "support/hardware_builder.h"
 
 using namespace railyard;
+using namespace railyard::test;
 
 namespace {
-
-std::string hex2(int v) {
-  const char* digits = "0123456789abcdef";
-  return std::string{digits[(v >> 4) & 15], digits[v & 15]};
-}
-
-PciFunction pci(const std::string& bdf, const std::string& host_bridge, std::vector<std::string> bridges,
-                int numa = 0) {
-  PciFunction p;
-  p.bdf = bdf;
-  p.host_bridge = host_bridge;
-  p.bridges = std::move(bridges);
-  p.numa_node = numa;
-  return p;
-}
-
-Gpu gpu(PciFunction p) {
-  p.vendor = "0x10de";
-  p.device = "0x2330";
-  p.class_code = "0x030200";
-  return Gpu{std::move(p)};
-}
-
-Nic nic(const std::string& ifname, PciFunction p, std::optional<std::string> rdma) {
-  Nic n;
-  n.ifname = ifname;
-  n.pci = std::move(p);
-  n.pci.vendor = "0x15b3";
-  n.pci.class_code = "0x020000";
-  n.rdma_device = std::move(rdma);
-  n.operstate = "up";
-  return n;
-}
-
-// Adds `n` and, when it has one, its RDMA device.
-void add(Inventory& inv, Nic n) {
-  if (n.rdma_device) {
-    RdmaDevice d;
-    d.name = *n.rdma_device;
-    d.pci = n.pci.bdf;
-    d.netdev = n.ifname;
-    inv.rdma.push_back(d);
-  }
-  inv.nics.push_back(std::move(n));
-}
-
-struct Switch {
-  int gpus = 1;
-  int nics = 1;
-  int numa = 0;
-  bool rdma = true;
-};
-
-// Switch s: root port 0000:00:(s+1).0 (0000:80:... on NUMA 1) → upstream port on bus
-// B = 0x10 + 0x20·s → downstream ports 0000:B+1:k.0 → device k on bus B+2+k, GPUs first, then
-// NICs ens{s}f{j} with RDMA devices mlx5_0, mlx5_1, ... in layout order. So with one GPU and
-// one NIC per switch: GPU 0000:12:00.0 beside NIC 0000:13:00.0, 0000:32:00.0 beside 0000:33:00.0...
-Inventory server(const std::vector<Switch>& switches) {
-  Inventory inv;
-  int rdma = 0;
-  for (std::size_t s = 0; s < switches.size(); ++s) {
-    const Switch& sw = switches[s];
-    int b = 0x10 + 0x20 * static_cast<int>(s);
-    std::string host = sw.numa == 0 ? "00" : "80";
-    std::string hb = "pci0000:" + host;
-    std::string root = "0000:" + host + ":" + hex2(static_cast<int>(s) + 1) + ".0";
-    std::string up = "0000:" + hex2(b) + ":00.0";
-    for (int k = 0; k < sw.gpus + sw.nics; ++k) {
-      std::string down = "0000:" + hex2(b + 1) + ":" + hex2(k) + ".0";
-      PciFunction f = pci("0000:" + hex2(b + 2 + k) + ":00.0", hb, {root, up, down}, sw.numa);
-      if (k < sw.gpus) {
-        inv.gpus.push_back(gpu(f));
-      } else {
-        std::optional<std::string> dev;
-        if (sw.rdma) dev = "mlx5_" + std::to_string(rdma++);
-        add(inv, nic("ens" + std::to_string(s) + "f" + std::to_string(k - sw.gpus), f, dev));
-      }
-    }
-  }
-  normalize(inv);
-  return inv;
-}
-
-// The on-board management port eno1, marked as management; with `rdma`, an RDMA device too.
-void add_management(Inventory& inv, std::optional<std::string> rdma = std::nullopt) {
-  Nic n = nic("eno1", pci("0000:04:00.0", "pci0000:00", {"0000:00:1c.0"}), std::move(rdma));
-  n.management = true;
-  add(inv, n);
-  normalize(inv);
-}
 
 HardwareSpec hardware(int rail_count = 0, std::vector<std::string> rails = {}) {
   HardwareSpec hw;

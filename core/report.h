@@ -1,0 +1,60 @@
+// The first-boot report (/var/lib/railyard/report.json): the contract operators and the
+// fleet tools read. Schema 1: schema, node, result, checks[] {name, status, expected,
+// observed, detail}; plus what this railyard adds (phases, changes, required).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace railyard {
+
+inline constexpr int kReportSchema = 1;
+
+enum class CheckStatus { pass, fail, skip, warn, unsupported };
+
+struct CheckResult {
+  std::string name;
+  CheckStatus status = CheckStatus::skip;
+  std::string expected;
+  std::string observed;
+  std::string detail;
+  bool required = true;
+  // Counts against the node: a failure, or a required check that could not pass.
+  bool failing() const;
+};
+
+struct PhaseTiming {
+  std::string phase;  // discover, plan, apply, verify, report, join
+  double ms = 0;
+};
+
+struct Report {
+  std::string node;
+  std::string recipe;
+  std::string railyard_version;
+  std::string started_at;  // RFC 3339, UTC
+  std::vector<CheckResult> checks;
+  std::vector<PhaseTiming> phases;
+  nlohmann::ordered_json changes = nlohmann::ordered_json::array();  // apply's Change records
+  nlohmann::ordered_json plan = nullptr;                              // the plan that was applied
+  std::vector<std::string> problems;                                  // planning problems
+
+  bool passed() const;
+  int failed_count() const;
+};
+
+std::string to_string(CheckStatus s);
+std::optional<CheckStatus> parse_check_status(const std::string& s);
+
+nlohmann::ordered_json to_json(const Report& r);
+// The last console line: `railyard: result=pass|fail checks=N failed=M`.
+std::string result_marker(const Report& r);
+// For people: failures first with expected vs observed, then the rest, then timings.
+std::string summary_text(const Report& r);
+// node_exporter textfile collector format.
+std::string prometheus_text(const Report& r);
+
+}  // namespace railyard

@@ -1,0 +1,105 @@
+// NVMe over Fabrics: the host identity derived from the machine (so a stateless node keeps
+// it across boots and targets can grant access by NQN), discovery.conf for nvme-cli's
+// autoconnect, and each planned connection made over its rail.
+#include <algorithm>
+#include <cctype>
+
+#include "apply.h"
+
+namespace railyard {
+
+namespace {
+
+bool is_zero_uuid(const std::string& u) { return u.find_first_not_of("0-") == std::string::npos; }
+
+// The DMI product UUID, as `nvme gen-hostnqn` uses it; else /etc/machine-id shaped as a UUID.
+std::pair<std::string, std::string> host_uuid(Kernel& k) {
+  auto dmi = k.host.read_file("/sys/class/dmi/id/product_uuid");
+  if (dmi.ok() && dmi.value->size() == 36 && !is_zero_uuid(*dmi.value)) {
+    std::string u = *dmi.value;
+    std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return std::tolower(c); });
+    return {u, "DMI product UUID"};
+  }
+  auto mid = k.host.read_file("/etc/machine-id");
+  if (mid.ok() && mid.value->size() == 32) {
+    const std::string& m = *mid.value;
+    return {m.substr(0, 8) + "-" + m.substr(8, 4) + "-" + m.substr(12, 4) + "-" + m.substr(16, 4) + "-" + m.substr(20),
+            "/etc/machine-id (no DMI product UUID: the identity lasts only as long as the machine id)"};
+  }
+  return {"", "neither a DMI product UUID nor /etc/machine-id"};
+}
+
+void put_file(Kernel& k, const std::string& path, const std::string& content, std::vector<Change>& out,
+              const std::string& why) {
+  auto now = k.host.read_file(path);
+  std::string before = now.ok() ? *now.value : "";
+  if (now.ok() && before == content) {
+    out.push_back({path, Outcome::unchanged, "", "", why});
+    return;
+  }
+  Change c = change_from(path, k.host.write_file(path, content), before, content);
+  c.detail = c.detail.empty() ? why : c.detail;
+  out.push_back(c);
+}
+
+std::string transport_name(NvmeTransport t) { return t == NvmeTransport::rdma ? "rdma" : "tcp"; }
+
+// An existing controller to the same subsystem over the same transport and address.
+bool connected(Kernel& k, const NvmeofConnection& c) {
+  auto ctrls = k.host.list_directory("/sys/class/nvme");
+  if (!ctrls.ok()) return false;
+  std::string want = "traddr=" + c.address + ",trsvcid=" + std::to_string(c.port);
+  for (const auto& name : *ctrls.value) {
+    std::string d = "/sys/class/nvme/" + name + "/";
+    auto transport = k.host.read_file(d + "transport");
+    auto nqn = k.host.read_file(d + "subsysnqn");
+    auto address = k.host.read_file(d + "address");
+    if (transport.ok() && nqn.ok() && address.ok() && *transport.value == transport_name(c.transport) &&
+        *nqn.value == c.nqn && address.value->rfind(want, 0) == 0)
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void apply_nvmeof(const Plan& plan, Kernel& k, std::vector<Change>& out) {
+  if (plan.nvmeof.empty()) return;
+  auto [uuid, source] = host_uuid(k);
+  if (uuid.empty()) {
+    out.push_back({"NVMe host identity", Outcome::failed, "", "", "no stable machine identity: " + source});
+    return;
+  }
+  std::string hostnqn = "nqn.2014-08.org.nvmexpress:uuid:" + uuid;
+  put_file(k, "/etc/nvme/hostnqn", hostnqn, out, "from the " + source);
+  put_file(k, "/etc/nvme/hostid", uuid, out, "from the " + source);
+
+  std::string conf = "# Written by railyard-firstboot: the fabric targets, for nvme connect-all / nvmf-autoconnect.\n";
+  for (const auto& c : plan.nvmeof) {
+    conf += "--transport=" + transport_name(c.transport) + " --traddr=" + c.address + " --trsvcid=" + std::to_string(c.port);
+    if (!c.host_traddr.empty()) conf += " --host-traddr=" + c.host_traddr;
+    if (c.transport == NvmeTransport::tcp) conf += " --host-iface=" + c.host_iface;
+    conf += "\n";
+  }
+  put_file(k, "/etc/nvme/discovery.conf", conf.substr(0, conf.size() - 1), out, "");
+
+  for (const auto& c : plan.nvmeof) {
+    std::string object = "NVMe-oF " + c.nqn + " at " + c.address + ":" + std::to_string(c.port) + " via rail " +
+                         std::to_string(c.rail) + " (" + c.host_iface + ")";
+    if (connected(k, c)) {
+      out.push_back({object, Outcome::unchanged, "connected", "connected", ""});
+      continue;
+    }
+    std::string options = "nqn=" + c.nqn + ",transport=" + transport_name(c.transport) + ",traddr=" + c.address +
+                          ",trsvcid=" + std::to_string(c.port) + ",hostnqn=" + hostnqn + ",hostid=" + uuid;
+    if (!c.host_traddr.empty()) options += ",host_traddr=" + c.host_traddr;
+    if (c.transport == NvmeTransport::tcp) options += ",host_iface=" + c.host_iface;
+    auto reply = k.host.nvme_fabrics_connect(options);
+    Change ch = change_from(object, reply.status, "not connected", "connected");
+    if (reply.ok()) ch.detail = *reply.value;
+    else if (ch.outcome == Outcome::unsupported) ch.outcome = Outcome::failed;  // an unreachable target is a failure
+    out.push_back(ch);
+  }
+}
+
+}  // namespace railyard

@@ -1,0 +1,154 @@
+// `railyard-firstboot run`: discover, plan, apply, verify, report, join. With --dry-run it
+// changes no kernel state (the dry-run kernel records what it would do), still writes the
+// rendered files under --root, and prints the plan.
+#include <chrono>
+#include <ctime>
+#include <iostream>
+
+#include "apply.h"
+#include "commands.h"
+#include "dcb_native.h"
+#include "discover/discover.h"
+#include "dry_run_dcb.h"
+#include "dry_run_host.h"
+#include "dry_run_rtnl.h"
+#include "ethtool_native.h"
+#include "host_native.h"
+#include "ibverbs_data_path.h"
+#include "join.h"
+#include "management.h"
+#include "discover/default_route.h"
+#include "plan.h"
+#include "report.h"
+#include "root_files.h"
+#include "rtnl_native.h"
+#include "verify.h"
+#include "version.h"
+
+namespace railyard {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+std::string now_utc() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string read_token(const std::string& path) {
+  NativeHost host;
+  auto t = host.read_file(path);
+  return t.ok() ? *t.value : "";
+}
+
+Status write_plan_files(const Plan& plan, const std::string& root) {
+  for (const auto& f : plan.files)
+    if (auto err = write_file_atomically(root, f.path, f.content, f.mode); !err.empty()) return Status::error(EIO, err);
+  return Status::success();
+}
+
+void print_changes(const std::vector<Change>& changes) {
+  for (const auto& c : changes)
+    if (c.outcome != Outcome::unchanged)
+      std::cout << "  " << to_string(c.outcome) << "  " << c.object
+                << (c.before.empty() && c.after.empty() ? "" : ": " + c.before + " -> " + c.after)
+                << (c.detail.empty() ? "" : " (" + c.detail + ")") << "\n";
+  std::size_t unchanged = 0;
+  for (const auto& c : changes) unchanged += c.outcome == Outcome::unchanged;
+  std::cout << "  " << unchanged << " of " << changes.size() << " objects already as planned\n";
+}
+
+int dry_run(const Inputs& in, const Plan& plan, const std::string& root, bool json) {
+  NativeRtnl rtnl;
+  NativeDcb dcb;
+  NativeEthtool ethtool;
+  NativeHost host(root);
+  std::vector<std::string> log;
+  DryRunRtnl dry_rtnl(rtnl, log);
+  DryRunDcb dry_dcb(dcb, log);
+  DryRunEthtool dry_ethtool(ethtool, log);
+  DryRunHost dry_host(host, log);
+  Kernel kernel{dry_rtnl, dry_dcb, dry_ethtool, dry_host};
+  std::vector<Change> changes = apply_plan(plan, kernel);
+  if (plan.ok())
+    if (Status s = write_plan_files(plan, root); !s.ok()) {
+      std::cerr << "railyard-firstboot: " << s.message << "\n";
+      return kExitFailed;
+    }
+  if (json) {
+    auto j = to_json(plan);
+    j["dry_run"] = {{"changes", to_json(changes)}, {"log", log}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << to_text(plan) << "dry run (nothing changed in the kernel):\n";
+    print_changes(changes);
+  }
+  (void)in;
+  return plan.ok() ? kExitOk : kExitFailed;
+}
+
+}  // namespace
+
+int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool json) {
+  Report report;
+  report.started_at = now_utc();
+  report.railyard_version = kVersion;
+  auto t = Clock::now();
+  int rc = kExitOk;
+  auto in = load_inputs(paths, rc);
+  if (!in) return rc;
+  report.phases.push_back({"discover", ms_since(t)});
+
+  t = Clock::now();
+  Plan plan = make_plan(in->inventory, in->recipe, in->node);
+  report.phases.push_back({"plan", ms_since(t)});
+  if (dry) return dry_run(*in, plan, root, json);
+
+  report.node = plan.node;
+  report.recipe = plan.recipe;
+  report.plan = to_json(plan);
+  report.problems = plan.problems;
+
+  if (plan.ok()) {
+    t = Clock::now();
+    NativeRtnl rtnl;
+    NativeDcb dcb;
+    NativeEthtool ethtool;
+    NativeHost host(root);
+    Kernel kernel{rtnl, dcb, ethtool, host};
+    std::vector<Change> changes = apply_plan(plan, kernel);
+    if (Status s = write_plan_files(plan, root); !s.ok())
+      changes.push_back({"files", Outcome::failed, "", "", s.message});
+    report.changes = to_json(changes);
+    report.phases.push_back({"apply", ms_since(t)});
+    std::cout << "apply:\n";
+    print_changes(changes);
+    for (const auto& c : changes)
+      if (c.outcome == Outcome::failed)
+        report.checks.push_back({"apply." + c.object, CheckStatus::fail, c.after, c.before, c.detail, true});
+
+    t = Clock::now();
+    Inventory now = discover();  // what the node is after apply
+    mark_management(now, in->recipe.management, in->node, default_route_ifname());
+    IbverbsDataPath rdma;
+    VerifyContext ctx{plan, in->recipe, now, kernel, rdma};
+    auto results = verify(ctx);
+    report.checks.insert(report.checks.end(), results.begin(), results.end());
+    report.phases.push_back({"verify", ms_since(t)});
+  }
+
+  t = Clock::now();
+  NativeJoinEffects effects;
+  std::cout << summary_text(report);
+  JoinOutcome joined = report_and_join(report, in->recipe.join, root, effects, read_token);
+  for (const auto& line : joined.log) std::cout << "  " << line << "\n";
+  std::cout << result_marker(report) << std::endl;
+  return joined.joined ? kExitOk : kExitFailed;
+}
+
+}  // namespace railyard

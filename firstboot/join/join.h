@@ -1,0 +1,43 @@
+// Report and join: the report written locally (always first), POSTed to the recipe's URL,
+// and the cluster joined (units started, /run/railyard/joined) only when every required
+// check passed; otherwise the on-fail command runs and nothing starts.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "recipe.h"
+#include "report.h"
+
+namespace railyard {
+
+// Effects of joining, behind one interface (real: libcurl and fork/exec; tests: recorded).
+class JoinEffects {
+ public:
+  virtual ~JoinEffects() = default;
+  // POST `body` (JSON) to `url`; "" on success (HTTP 2xx), else why not.
+  virtual std::string post(const std::string& url, const std::string& body, const std::string& ca_file,
+                           const std::string& bearer_token, int timeout_ms) = 0;
+  // Runs argv (no shell) or, for a string command, `/bin/sh -c`; returns the exit status.
+  virtual int run(const std::vector<std::string>& argv) = 0;
+  virtual void sleep_ms(int ms) = 0;
+};
+
+struct JoinOutcome {
+  bool joined = false;
+  std::vector<std::string> log;  // what was done, for the console and the journal
+};
+
+// `root` prefixes the files written (report, textfile, joined marker).
+JoinOutcome report_and_join(const Report& report, const JoinSpec& join, const std::string& root, JoinEffects& fx,
+                            std::string (*read_token)(const std::string& path));
+
+class NativeJoinEffects : public JoinEffects {
+ public:
+  std::string post(const std::string& url, const std::string& body, const std::string& ca_file,
+                   const std::string& bearer_token, int timeout_ms) override;  // report_post.cc
+  int run(const std::vector<std::string>& argv) override;                    // command.cc
+  void sleep_ms(int ms) override;
+};
+
+}  // namespace railyard

@@ -1,0 +1,36 @@
+// Verify: discover again and compare what the node is with what the plan meant. Every
+// check the plan lists gets a result: pass, fail, skip, warn or unsupported, with the
+// expected and observed values. Every wait is bounded by the recipe's selftest section.
+#pragma once
+
+#include <vector>
+
+#include "inventory.h"
+#include "kernel.h"
+#include "plan.h"
+#include "recipe.h"
+#include "report.h"
+
+namespace railyard {
+
+// The RDMA data path is its own interface: libibverbs natively, fakes in tests.
+class RdmaDataPath {
+ public:
+  virtual ~RdmaDataPath() = default;
+  // RC queue pairs between (from, from_gid) and (to, to_gid), RDMA WRITE of `bytes`, read
+  // back and compared. Returns the throughput in Mb/s, or why it failed.
+  virtual Expected<double> write_test(const std::string& from_dev, int from_gid, const std::string& to_dev, int to_gid,
+                                      std::size_t bytes, int timeout_ms) = 0;
+};
+
+struct VerifyContext {
+  const Plan& plan;
+  const Recipe& recipe;
+  const Inventory& now;  // discovered again after apply
+  Kernel& kernel;
+  RdmaDataPath& rdma;
+};
+
+std::vector<CheckResult> verify(const VerifyContext& ctx);
+
+}  // namespace railyard

@@ -1,0 +1,280 @@
+// Test helpers: an in-memory rtnetlink (FakeRtnl) that answers like the kernel does, an
+// in-memory Host (FakeHost) whose files behave like /proc/sys, DCB and ethtool stand-ins that
+// fail the test when called, and FakeKernel tying them into the Kernel the appliers take.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernel.h"
+
+namespace railyard::test {
+
+// Links, addresses, routes and rules in memory, with the kernel's checks that catch ordering
+// mistakes: a VLAN's MTU may not exceed its parent's, a route needs its device up and its
+// source address present. Status messages read like NativeRtnl's.
+class FakeRtnl : public Rtnl {
+ public:
+  std::map<std::string, LinkInfo> links;
+  std::map<std::string, std::vector<std::string>> addrs;  // netdev → "a.b.c.d/nn"
+  std::vector<RouteInfo> route_entries;
+  std::vector<RuleInfo> rule_entries;
+  // Injected errors: "add_vlan" fails every VLAN creation, "set_mtu ens1f0np0" one device's.
+  std::map<std::string, int> fail;
+  std::vector<std::string> writes;  // every successful write, "set_mtu ens1f0np0 9000"
+
+  LinkInfo& add_link(const std::string& name, int mtu = 1500, bool up = false) {
+    LinkInfo& l = links[name];
+    l.name = name;
+    l.ifindex = next_ifindex_++;
+    l.mtu = mtu;
+    l.up = up;
+    return l;
+  }
+
+  Expected<LinkInfo> link(const std::string& name) override {
+    if (Status s = check("link", name, name + ": read link"); !s.ok()) return Expected<LinkInfo>::fail(s);
+    auto it = links.find(name);
+    if (it == links.end()) return Expected<LinkInfo>::fail(Status::from_errno(ENODEV, name + ": read link"));
+    return Expected<LinkInfo>::of(it->second);
+  }
+
+  Status set_link_up(const std::string& name) override {
+    std::string what = name + ": set up";
+    if (Status s = check("set_link_up", name, what); !s.ok()) return s;
+    auto it = links.find(name);
+    if (it == links.end()) return Status::from_errno(ENODEV, what);
+    it->second.up = true;
+    writes.push_back("set_link_up " + name);
+    return {};
+  }
+
+  Status set_mtu(const std::string& name, int mtu) override {
+    std::string what = name + ": set MTU " + std::to_string(mtu);
+    if (Status s = check("set_mtu", name, what); !s.ok()) return s;
+    auto it = links.find(name);
+    if (it == links.end()) return Status::from_errno(ENODEV, what);
+    if (it->second.vlan_id) {
+      auto parent = links.find(it->second.parent);
+      if (parent != links.end() && mtu > parent->second.mtu) return Status::from_errno(ERANGE, what);
+    }
+    it->second.mtu = mtu;
+    for (auto& [n, l] : links)  // the kernel lowers VLANs above a parent whose MTU shrinks
+      if (l.vlan_id && l.parent == name && l.mtu > mtu) l.mtu = mtu;
+    writes.push_back("set_mtu " + name + " " + std::to_string(mtu));
+    return {};
+  }
+
+  Status add_vlan(const std::string& parent, const std::string& name, int id) override {
+    std::string what = name + ": add VLAN " + std::to_string(id) + " on " + parent;
+    if (Status s = check("add_vlan", name, what); !s.ok()) return s;
+    auto p = links.find(parent);
+    if (p == links.end()) return Status::from_errno(ENODEV, what);
+    if (links.count(name)) return Status::from_errno(EEXIST, what);
+    int mtu = p->second.mtu;
+    LinkInfo& l = add_link(name, mtu, false);
+    l.vlan_id = id;
+    l.parent = parent;
+    writes.push_back("add_vlan " + parent + " " + name + " " + std::to_string(id));
+    return {};
+  }
+
+  Expected<std::vector<std::string>> addresses(const std::string& name) override {
+    using Result = Expected<std::vector<std::string>>;
+    if (Status s = check("addresses", name, name + ": read addresses"); !s.ok()) return Result::fail(s);
+    if (!links.count(name)) return Result::fail(Status::from_errno(ENODEV, name + ": read addresses"));
+    return Result::of(addrs[name]);
+  }
+
+  Status add_address(const std::string& name, const std::string& cidr) override {
+    std::string what = name + ": add address " + cidr;
+    if (Status s = check("add_address", name, what); !s.ok()) return s;
+    if (!links.count(name)) return Status::from_errno(ENODEV, what);
+    auto& list = addrs[name];
+    if (std::find(list.begin(), list.end(), cidr) != list.end()) return Status::from_errno(EEXIST, what);
+    list.push_back(cidr);
+    writes.push_back("add_address " + name + " " + cidr);
+    return {};
+  }
+
+  Expected<std::vector<RouteInfo>> routes(int table) override {
+    using Result = Expected<std::vector<RouteInfo>>;
+    std::string key = std::to_string(table);
+    if (Status s = check("routes", key, "table " + key + ": read routes"); !s.ok()) return Result::fail(s);
+    std::vector<RouteInfo> out;
+    for (const auto& r : route_entries)
+      if (r.table == table) out.push_back(r);
+    return Result::of(out);
+  }
+
+  Status add_route(const RouteInfo& route) override {
+    std::string what = route.dev + ": add route " + route.destination + " table " + std::to_string(route.table);
+    if (Status s = check("add_route", route.dev, what); !s.ok()) return s;
+    auto dev = links.find(route.dev);
+    if (dev == links.end()) return Status::from_errno(ENODEV, what);
+    if (!dev->second.up) return Status::from_errno(ENETDOWN, what);
+    if (!route.source.empty() && !is_local(route.source)) return Status::from_errno(EINVAL, what);
+    for (const auto& r : route_entries)
+      if (r.table == route.table && r.destination == route.destination) return Status::from_errno(EEXIST, what);
+    route_entries.push_back(route);
+    writes.push_back("add_route " + route.destination + " dev " + route.dev + " table " + std::to_string(route.table));
+    return {};
+  }
+
+  Expected<std::vector<RuleInfo>> rules() override {
+    if (Status s = check("rules", "", "read rules"); !s.ok()) return Expected<std::vector<RuleInfo>>::fail(s);
+    return Expected<std::vector<RuleInfo>>::of(rule_entries);
+  }
+
+  Status add_rule(const RuleInfo& rule) override {
+    std::string what = "add rule from " + rule.from + " lookup " + std::to_string(rule.table) + " priority " +
+                       std::to_string(rule.priority);
+    if (Status s = check("add_rule", rule.from, what); !s.ok()) return s;
+    for (const auto& r : rule_entries)
+      if (r.priority == rule.priority && r.from == rule.from && r.table == rule.table)
+        return Status::from_errno(EEXIST, what);
+    rule_entries.push_back(rule);
+    writes.push_back("add_rule " + rule.from + " " + std::to_string(rule.table) + " " + std::to_string(rule.priority));
+    return {};
+  }
+
+ private:
+  Status check(const std::string& op, const std::string& subject, const std::string& what) const {
+    for (const auto& key : {op + " " + subject, op})
+      if (auto it = fail.find(key); it != fail.end()) return Status::from_errno(it->second, what);
+    return {};
+  }
+  bool is_local(const std::string& ip) const {
+    for (const auto& [dev, list] : addrs)
+      for (const auto& a : list)
+        if (a.substr(0, a.find('/')) == ip) return true;
+    return false;
+  }
+  int next_ifindex_ = 2;  // 1 is lo
+};
+
+// Files in memory, behaving like /proc/sys and /sys: a write replaces an existing file's
+// value and cannot create one (ENOENT), unless `writes_create` says the tree allows it.
+// What the tests here do not use answers ENOSYS.
+class FakeHost : public Host {
+ public:
+  std::map<std::string, std::string> files;
+  std::set<std::string> dirs;
+  std::set<std::string> modules;                // loaded
+  std::map<std::string, int> read_errors;       // path → errno
+  std::map<std::string, int> write_errors;      // path → errno
+  std::vector<std::string> writes;              // "path=value", in order
+  bool writes_create = false;
+
+  Expected<std::string> read_file(const std::string& path) override {
+    if (auto e = read_errors.find(path); e != read_errors.end())
+      return Expected<std::string>::fail(Status::from_errno(e->second, "read " + path));
+    auto it = files.find(path);
+    if (it == files.end()) return Expected<std::string>::fail(Status::from_errno(ENOENT, "read " + path));
+    return Expected<std::string>::of(it->second);
+  }
+  Status write_file(const std::string& path, const std::string& value) override {
+    if (auto e = write_errors.find(path); e != write_errors.end())
+      return Status::from_errno(e->second, "write " + path + " = " + value);
+    if (!writes_create && !files.count(path)) return Status::from_errno(ENOENT, "write " + path + " = " + value);
+    files[path] = value;
+    writes.push_back(path + "=" + value);
+    return {};
+  }
+  Status make_directory(const std::string& path) override {
+    dirs.insert(path);
+    return {};
+  }
+  Expected<std::vector<std::string>> list_directory(const std::string& path) override {
+    std::set<std::string> names;
+    std::string prefix = path + "/";
+    bool found = dirs.count(path) > 0;
+    auto collect = [&](const std::string& p) {
+      if (p.rfind(prefix, 0) != 0) return;
+      found = true;
+      names.insert(p.substr(prefix.size(), p.find('/', prefix.size()) - prefix.size()));
+    };
+    for (const auto& [p, v] : files) collect(p);
+    for (const auto& d : dirs) collect(d);
+    if (!found) return Expected<std::vector<std::string>>::fail(Status::from_errno(ENOENT, "list " + path));
+    return Expected<std::vector<std::string>>::of({names.begin(), names.end()});
+  }
+  Expected<std::size_t> read_block(const std::string& path, std::size_t) override {
+    return Expected<std::size_t>::fail(unused("read block of " + path));
+  }
+  bool module_loaded(const std::string& name) override { return modules.count(name) > 0; }
+  Status load_module(const std::string& name) override { return unused("load module " + name); }
+  Status add_rxe(const std::string& name, const std::string&) override { return unused("add rxe " + name); }
+  Expected<std::vector<std::uint8_t>> pci_config(const std::string& bdf) override {
+    return Expected<std::vector<std::uint8_t>>::fail(unused("read config of " + bdf));
+  }
+  Status write_pci_config_u16(const std::string& bdf, std::uint32_t, std::uint16_t) override {
+    return unused("write config of " + bdf);
+  }
+  Expected<std::string> nvme_fabrics_connect(const std::string&) override {
+    return Expected<std::string>::fail(unused("nvme connect"));
+  }
+
+ private:
+  static Status unused(const std::string& what) { return Status::from_errno(ENOSYS, what); }
+};
+
+// DCB for tests of appliers that must not use it: a call fails the test.
+class UnusedDcb : public Dcb {
+ public:
+  Expected<IeeePfc> pfc(const std::string& ifname) override { return Expected<IeeePfc>::fail(used("read PFC", ifname)); }
+  Status set_pfc(const std::string& ifname, const IeeePfc&) override { return used("set PFC", ifname); }
+  Expected<std::vector<DcbApp>> apps(const std::string& ifname) override {
+    return Expected<std::vector<DcbApp>>::fail(used("read app table", ifname));
+  }
+  Status add_apps(const std::string& ifname, const std::vector<DcbApp>&) override {
+    return used("add apps", ifname);
+  }
+
+ private:
+  static Status used(const std::string& op, const std::string& ifname) {
+    FAIL_CHECK("UnusedDcb: " << op << " on " << ifname);
+    return Status::from_errno(ENOSYS, ifname + ": " + op);
+  }
+};
+
+// ethtool for tests of appliers that must not use it: a call fails the test.
+class UnusedEthtool : public Ethtool {
+ public:
+  Expected<std::uint16_t> tunable_u16(const std::string& ifname, std::uint32_t) override {
+    return Expected<std::uint16_t>::fail(used("read tunable", ifname));
+  }
+  Status set_tunable_u16(const std::string& ifname, std::uint32_t, std::uint16_t) override {
+    return used("set tunable", ifname);
+  }
+  Expected<std::map<std::string, std::uint64_t>> stats(const std::string& ifname) override {
+    return Expected<std::map<std::string, std::uint64_t>>::fail(used("read stats", ifname));
+  }
+
+ private:
+  static Status used(const std::string& op, const std::string& ifname) {
+    FAIL_CHECK("UnusedEthtool: " << op << " on " << ifname);
+    return Status::from_errno(ENOSYS, ifname + ": " + op);
+  }
+};
+
+// The Kernel an applier takes, over FakeRtnl and FakeHost.
+struct FakeKernel {
+  FakeKernel() = default;
+  FakeKernel(const FakeKernel&) = delete;  // `kernel` refers to this object's own members
+  FakeKernel& operator=(const FakeKernel&) = delete;
+  FakeRtnl rtnl;
+  UnusedDcb dcb;
+  UnusedEthtool ethtool;
+  FakeHost host;
+  Kernel kernel{rtnl, dcb, ethtool, host};
+};
+
+}  // namespace railyard::test

@@ -1,0 +1,88 @@
+// Test helper: a Host whose files, directories, modules, RDMA devices, PCI config spaces
+// and NVMe-oF connections live in memory; errors can be injected per path.
+#pragma once
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "host.h"
+
+namespace railyard::test {
+
+class MemoryHost : public Host {
+ public:
+  std::map<std::string, std::string> files;
+  std::set<std::string> dirs;
+  std::map<std::string, int> write_errors;  // path → errno
+  std::set<std::string> loaded, available_modules;
+  std::vector<std::pair<std::string, std::string>> rxe_added;  // name, netdev
+  std::map<std::string, std::vector<std::uint8_t>> config;
+  std::vector<std::string> connects;  // options written to /dev/nvme-fabrics
+  int connect_errno = 0;
+
+  Expected<std::string> read_file(const std::string& path) override {
+    auto it = files.find(path);
+    if (it == files.end()) return Expected<std::string>::fail(Status::from_errno(ENOENT, "read " + path));
+    return Expected<std::string>::of(it->second);
+  }
+  Status write_file(const std::string& path, const std::string& value) override {
+    if (auto it = write_errors.find(path); it != write_errors.end()) return Status::from_errno(it->second, "write " + path);
+    files[path] = value;
+    return {};
+  }
+  Status make_directory(const std::string& path) override {
+    dirs.insert(path);
+    return {};
+  }
+  Expected<std::vector<std::string>> list_directory(const std::string& path) override {
+    std::set<std::string> names;
+    bool found = dirs.count(path) > 0;
+    std::string prefix = path + "/";
+    auto collect = [&](const std::string& p) {
+      if (p.rfind(prefix, 0) != 0) return;
+      found = true;
+      names.insert(p.substr(prefix.size(), p.find('/', prefix.size()) - prefix.size()));
+    };
+    for (const auto& [p, v] : files) collect(p);
+    for (const auto& d : dirs) collect(d);
+    if (!found) return Expected<std::vector<std::string>>::fail(Status::from_errno(ENOENT, "list " + path));
+    return Expected<std::vector<std::string>>::of({names.begin(), names.end()});
+  }
+  Expected<std::size_t> read_block(const std::string& path, std::size_t bytes) override {
+    auto it = files.find(path);
+    if (it == files.end()) return Expected<std::size_t>::fail(Status::from_errno(ENOENT, "open " + path));
+    return Expected<std::size_t>::of(std::min(bytes, it->second.size()));
+  }
+  bool module_loaded(const std::string& name) override { return loaded.count(name) > 0; }
+  Status load_module(const std::string& name) override {
+    if (!available_modules.count(name)) return Status::error(ENOENT, "modprobe " + name + ": no such module");
+    loaded.insert(name);
+    return {};
+  }
+  Status add_rxe(const std::string& name, const std::string& netdev) override {
+    rxe_added.push_back({name, netdev});
+    files["/sys/class/infiniband/" + name + "/parent"] = netdev;
+    return {};
+  }
+  Expected<std::vector<std::uint8_t>> pci_config(const std::string& bdf) override {
+    auto it = config.find(bdf);
+    if (it == config.end()) return Expected<std::vector<std::uint8_t>>::fail(Status::from_errno(ENODEV, bdf));
+    return Expected<std::vector<std::uint8_t>>::of(it->second);
+  }
+  Status write_pci_config_u16(const std::string& bdf, std::uint32_t offset, std::uint16_t value) override {
+    auto& c = config.at(bdf);
+    c[offset] = static_cast<std::uint8_t>(value & 0xff);
+    c[offset + 1] = static_cast<std::uint8_t>(value >> 8);
+    return {};
+  }
+  Expected<std::string> nvme_fabrics_connect(const std::string& options) override {
+    if (connect_errno) return Expected<std::string>::fail(Status::from_errno(connect_errno, "connect"));
+    connects.push_back(options);
+    return Expected<std::string>::of("instance=" + std::to_string(connects.size()) + ",cntlid=1");
+  }
+};
+
+}  // namespace railyard::test

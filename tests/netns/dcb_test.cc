@@ -60,12 +60,10 @@ std::string shell(const std::string& command) {
 
 // RTM_GETLINK's payload for one interface by name: struct ifinfomsg, then IFLA_IFNAME.
 Bytes getlink(const std::string& ifname) {
-  Bytes b(sizeof(ifinfomsg), 0);
   rtattr a{static_cast<unsigned short>(RTA_LENGTH(ifname.size() + 1)), IFLA_IFNAME};
-  const auto* p = reinterpret_cast<const std::uint8_t*>(&a);
-  b.insert(b.end(), p, p + sizeof a);
-  b.insert(b.end(), ifname.c_str(), ifname.c_str() + ifname.size() + 1);
-  b.resize(RTA_ALIGN(b.size()), 0);
+  Bytes b(RTA_ALIGN(sizeof(ifinfomsg) + sizeof a + ifname.size() + 1), 0);
+  std::memcpy(b.data() + sizeof(ifinfomsg), &a, sizeof a);
+  std::memcpy(b.data() + sizeof(ifinfomsg) + sizeof a, ifname.c_str(), ifname.size() + 1);
   return b;
 }
 

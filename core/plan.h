@@ -73,6 +73,7 @@ struct Plan {
   std::string node;  // host name; "" without node identity
   std::string management;  // interface never touched
   std::vector<RailPlan> rails;
+  std::vector<std::string> gpus;  // PCI addresses in bus order: gpu.N checks refer to these
   std::vector<std::string> non_rail_nics;
   std::vector<std::string> modules;
   bool peermem = false;

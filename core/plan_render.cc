@@ -76,6 +76,7 @@ ordered_json to_json(const Plan& plan) {
           {"notes", plan.notes},
           {"management", plan.management.empty() ? ordered_json(nullptr) : ordered_json(plan.management)},
           {"rails", rails},
+          {"gpus", plan.gpus},
           {"non_rail_nics", plan.non_rail_nics},
           {"modules", plan.modules},
           {"gpudirect", {{"peermem", plan.peermem}, {"acs_disable", plan.acs_disable}}},

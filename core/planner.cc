@@ -59,6 +59,7 @@ class Planner {
         plan_.problems.push_back("nvmeof target " + t.nqn + " is on rail " + std::to_string(t.rail) + "; the node has " +
                                  std::to_string(map.rails.size()) + " rails");
     if (!plan_.ok()) return plan_;
+    for (const auto& g : inv_.gpus) plan_.gpus.push_back(g.pci.bdf);
     for (std::size_t n : map.non_rail) plan_.non_rail_nics.push_back(inv_.nics[n].ifname);
     for (const auto& rail : map.rails) plan_.rails.push_back(rail_plan(rail));
     modules();

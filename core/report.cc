@@ -71,14 +71,14 @@ std::string summary_text(const Report& r) {
   std::ostringstream out;
   out << "railyard self-test for " << (r.node.empty() ? "this node" : r.node) << " (recipe " << r.recipe << "): "
       << (r.passed() ? "PASS" : "FAIL") << "\n";
-  for (const auto& p : r.problems) out << "  PROBLEM  " << p << "\n";
+  for (const auto& p : r.problems) out << "  PROBLEM     " << p << "\n";
   for (const auto& c : r.checks)
     if (c.failing())
-      out << "  FAIL     " << c.name << ": expected " << c.expected << ", observed " << c.observed
+      out << "  FAIL        " << c.name << ": expected " << c.expected << ", observed " << c.observed
           << (c.detail.empty() ? "" : " (" + c.detail + ")") << "\n";
   for (const auto& c : r.checks)
     if (!c.failing() && c.status != CheckStatus::pass)
-      out << "  " << std::left << std::setw(9) << to_string(c.status) << c.name << ": " << c.observed
+      out << "  " << std::left << std::setw(12) << to_string(c.status) << c.name << ": " << c.observed
           << (c.detail.empty() ? "" : " (" + c.detail + ")") << "\n";
   int passed = 0;
   for (const auto& c : r.checks)

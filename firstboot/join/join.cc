@@ -1,5 +1,7 @@
 #include "join.h"
 
+#include <filesystem>
+
 #include "root_files.h"
 
 namespace railyard {
@@ -45,6 +47,9 @@ JoinOutcome report_and_join(const Report& report, const JoinSpec& join, const st
     post_with_retries(body, join, token, fx, out.log);
   }
   if (!report.passed()) {
+    // A pass earlier in this boot no longer stands.
+    std::error_code ec;
+    std::filesystem::remove(std::filesystem::path(root.empty() ? "/" : root) / "run/railyard/joined", ec);
     if (!join.on_fail.empty()) {
       int rc = fx.run({"/bin/sh", "-c", join.on_fail});
       out.log.push_back("on_fail command exited " + std::to_string(rc) + ": " + join.on_fail);

@@ -111,9 +111,20 @@ bool fabric(const VerifyContext& ctx, CheckResult& r) {
       from_status(r, second.status);
       return true;
     }
+    auto rx2 = second.value->find(rx), tx2 = second.value->find(tx);
+    if (rx2 == second.value->end() || tx2 == second.value->end()) {
+      fail(r, "counters vanished", "the driver stopped reporting " + rx + "/" + tx + " between samples");
+      return true;
+    }
+    if (rx2->second < first.value->at(rx) || tx2->second < first.value->at(tx)) {
+      r.status = CheckStatus::warn;
+      r.observed = "counters went backwards";
+      r.detail = "the pause counters were reset between samples; no rate measured";
+      return true;
+    }
     double seconds = ms / 1000.0;
-    double rx_pps = static_cast<double>(second.value->at(rx) - first.value->at(rx)) / seconds;
-    double tx_pps = static_cast<double>(second.value->at(tx) - first.value->at(tx)) / seconds;
+    double rx_pps = static_cast<double>(rx2->second - first.value->at(rx)) / seconds;
+    double tx_pps = static_cast<double>(tx2->second - first.value->at(tx)) / seconds;
     std::string obs = "rx " + std::to_string(static_cast<long>(rx_pps)) + "/s, tx " + std::to_string(static_cast<long>(tx_pps)) + "/s";
     if (rx_pps < ctx.recipe.selftest.pause_storm_pps && tx_pps < ctx.recipe.selftest.pause_storm_pps) pass(r, obs);
     else fail(r, obs, tx_pps >= ctx.recipe.selftest.pause_storm_pps

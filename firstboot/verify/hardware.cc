@@ -57,8 +57,13 @@ bool gpu_check(const VerifyContext& ctx, CheckResult& r) {
   }
   if (r.name.rfind("gpu.", 0) == 0 && r.name.size() > 11 && r.name.compare(r.name.size() - 10, 10, ".pcie_link") == 0) {
     std::size_t i = static_cast<std::size_t>(std::atoi(r.name.c_str() + 4));
-    if (i >= gpus.size()) fail(r, "GPU " + std::to_string(i) + " missing");
-    else pcie_link(ctx.recipe, gpus[i].pci, r);
+    // By the address the plan saw: a GPU that fell off must not shift the others' checks.
+    const Gpu* gpu = nullptr;
+    if (i < ctx.plan.gpus.size())
+      for (const auto& g : gpus)
+        if (g.pci.bdf == ctx.plan.gpus[i]) gpu = &g;
+    if (!gpu) fail(r, "GPU " + (i < ctx.plan.gpus.size() ? ctx.plan.gpus[i] : std::to_string(i)) + " missing");
+    else pcie_link(ctx.recipe, gpu->pci, r);
     return true;
   }
   return false;
@@ -95,6 +100,10 @@ bool hardware(const VerifyContext& ctx, CheckResult& r) {
       return true;
     }
     const auto& c = *config.value;
+    if (c.size() < 0x108) {
+      fail(r, "unknown", "only " + std::to_string(c.size()) + " bytes of config space readable: ACS state unknown");
+      return true;
+    }
     // Walk the extended capabilities for ACS (0x0d); its control register is at +6.
     std::uint32_t at = 0x100;
     for (int guard = 0; guard < 64 && at >= 0x100 && at + 8 <= c.size(); ++guard) {
@@ -134,7 +143,7 @@ bool hardware(const VerifyContext& ctx, CheckResult& r) {
     // namespace_read: the first namespace's first 4 KiB.
     auto ns = ctx.kernel.host.read_block("/dev/" + found->name + "n1", 4096);
     if (ns.ok()) pass(r, "/dev/" + found->name + "n1: " + std::to_string(*ns.value) + " bytes read");
-    else from_status(r, ns.status);
+    else fail(r, "unreadable", ns.status.message + " (the controller is up but exposes no readable namespace)");
     return true;
   }
   auto rc = rail_check(ctx.plan, r.name);

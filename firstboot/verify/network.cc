@@ -23,7 +23,10 @@ bool network(const VerifyContext& ctx, CheckResult& r) {
     else if (link.value->vlan_id == rail.vlan && link.value->parent == rail.ifname)
       pass(r, rail.netdev + " id " + std::to_string(*rail.vlan));
     else
-      fail(r, link.value->vlan_id ? rail.netdev + " id " + std::to_string(*link.value->vlan_id) : rail.netdev + " untagged");
+      fail(r,
+           (link.value->vlan_id ? rail.netdev + " id " + std::to_string(*link.value->vlan_id) : rail.netdev + " untagged") +
+               (link.value->parent.empty() ? "" : " on " + link.value->parent),
+           "expected on " + rail.ifname);
     return true;
   }
   if (rc.what == "address") {

@@ -1,0 +1,368 @@
+// Report and join (join.cc) with recorded effects under a temporary root: the report and
+// the node_exporter textfile always written first, the POST with its token and bounded
+// backoff, and joining (units, /run/railyard/joined) only when the self-test passed.
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "join.h"
+#include "support/fake_join.h"
+
+using namespace railyard;
+using railyard::test::RecordingJoin;
+using railyard::test::TempRoot;
+using railyard::test::TokenReader;
+
+namespace {
+
+const std::string kReport = "/var/lib/railyard/report.json";
+const std::string kTextfile = "/var/lib/node_exporter/textfile_collector/railyard.prom";
+const std::string kJoined = "/run/railyard/joined";
+const std::string kUrl = "https://fleet.example.net/api/v1/reports";
+
+CheckResult result(const std::string& name, CheckStatus status, bool required = true) {
+  CheckResult c;
+  c.name = name;
+  c.status = status;
+  c.expected = "9000";
+  c.observed = status == CheckStatus::pass ? "9000" : "1500";
+  c.required = required;
+  return c;
+}
+
+Report passing() {
+  Report r;
+  r.node = "gpu-a01";
+  r.recipe = "hgx";
+  r.railyard_version = "0.1.0";
+  r.started_at = "2024-05-01T10:00:00Z";
+  r.checks = {result("rail.0.mtu", CheckStatus::pass), result("rail.0.ecn", CheckStatus::warn, false)};
+  r.phases = {{"verify", 2500}};
+  return r;
+}
+
+Report failing() {
+  Report r = passing();
+  r.checks.push_back(result("rail.1.mtu", CheckStatus::fail));
+  return r;
+}
+
+JoinSpec spec() {
+  JoinSpec j;
+  j.report_url = kUrl;
+  j.ca_file = "/etc/railyard/fleet-ca.pem";
+  j.token_file = "/etc/railyard/token";
+  j.report_retries = 3;
+  j.units = {"kubelet.service", "slurmd.service"};
+  j.on_fail = "logger -t railyard quarantined";
+  return j;
+}
+
+JoinOutcome run(const Report& r, const JoinSpec& j, const TempRoot& root, RecordingJoin& fx) {
+  TokenReader::reset();
+  return report_and_join(r, j, root.str(), fx, &TokenReader::read);
+}
+
+std::vector<std::string> systemctl(const std::string& unit) { return {"systemctl", "start", "--no-block", unit}; }
+
+bool logged(const JoinOutcome& o, const std::string& needle) {
+  return std::any_of(o.log.begin(), o.log.end(), [&](const std::string& l) { return l.find(needle) != std::string::npos; });
+}
+
+std::string log_text(const JoinOutcome& o) {
+  std::string out;
+  for (const auto& l : o.log) out += l + "\n";
+  return out;
+}
+
+int mode_of(const std::filesystem::path& p) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) return -1;
+  return static_cast<int>(st.st_mode & 07777);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// A passing node
+
+TEST_CASE("report_and_join: a passing node writes the report, POSTs it, starts its units and is joined") {
+  TempRoot root;
+  RecordingJoin fx;
+  Report r = passing();
+  auto out = run(r, spec(), root, fx);
+  CAPTURE(log_text(out));
+  CHECK(out.joined);
+
+  CHECK(root.read(kReport) == to_json(r).dump(2) + "\n");
+  CHECK(root.read(kTextfile) == prometheus_text(r));
+  REQUIRE(fx.posts.size() == 1);
+  CHECK(fx.posts[0].url == kUrl);
+  CHECK(fx.posts[0].ca_file == "/etc/railyard/fleet-ca.pem");
+  CHECK(fx.posts[0].bearer_token == "s3cret-token");
+  CHECK(fx.posts[0].timeout_ms > 0);
+  CHECK(fx.sleeps.empty());
+
+  CHECK(fx.commands == std::vector<std::vector<std::string>>{systemctl("kubelet.service"), systemctl("slurmd.service")});
+  CHECK(root.exists(kJoined));
+  CHECK(root.read(kJoined) == "gpu-a01\n");
+  CHECK(logged(out, "report written to /var/lib/railyard/report.json"));
+  CHECK(logged(out, "report sent to " + kUrl));
+  CHECK(logged(out, "joined"));
+}
+
+TEST_CASE("report_and_join: the POST body is the report JSON, the same bytes as report.json") {
+  TempRoot root;
+  RecordingJoin fx;
+  Report r = failing();
+  run(r, spec(), root, fx);
+  REQUIRE(fx.posts.size() == 1);
+  CHECK(fx.posts[0].body == root.read(kReport));
+  auto j = nlohmann::json::parse(fx.posts[0].body);
+  CHECK(j["schema"] == 1);
+  CHECK(j["node"] == "gpu-a01");
+  CHECK(j["result"] == "fail");
+  REQUIRE(j["checks"].size() == 3);
+  for (const char* key : {"name", "status", "expected", "observed", "detail"}) {
+    CAPTURE(key);
+    CHECK(j["checks"][2].contains(key));
+  }
+  CHECK(j["checks"][2]["status"] == "fail");
+}
+
+TEST_CASE("report_and_join: the files are written whole, mode 0644, with no temporary file left") {
+  TempRoot root;
+  RecordingJoin fx;
+  run(passing(), spec(), root, fx);
+  for (const auto& p : {kReport, kTextfile, kJoined}) {
+    CAPTURE(p);
+    CHECK(mode_of(root / p) == 0644);
+    CHECK_FALSE(std::filesystem::exists((root / p).string() + ".railyard-tmp"));
+  }
+}
+
+TEST_CASE("report_and_join: the bearer token comes from read_token; without a token file none is read") {
+  TempRoot root;
+  RecordingJoin fx;
+  run(passing(), spec(), root, fx);
+  CHECK(TokenReader::paths == std::vector<std::string>{"/etc/railyard/token"});
+  REQUIRE(fx.posts.size() == 1);
+  CHECK(fx.posts[0].bearer_token == "s3cret-token");
+
+  TempRoot root2;
+  RecordingJoin fx2;
+  JoinSpec j = spec();
+  j.token_file.clear();
+  run(passing(), j, root2, fx2);
+  CHECK(TokenReader::paths.empty());
+  REQUIRE(fx2.posts.size() == 1);
+  CHECK(fx2.posts[0].bearer_token.empty());
+}
+
+TEST_CASE("report_and_join: no report_url, no POST and no token read; the node still joins") {
+  TempRoot root;
+  RecordingJoin fx;
+  JoinSpec j = spec();
+  j.report_url.clear();
+  auto out = run(passing(), j, root, fx);
+  CHECK(fx.posts.empty());
+  CHECK(fx.sleeps.empty());
+  CHECK(TokenReader::paths.empty());
+  CHECK(root.exists(kReport));
+  CHECK(out.joined);
+  CHECK(root.exists(kJoined));
+}
+
+TEST_CASE("report_and_join: no units to start still joins") {
+  TempRoot root;
+  RecordingJoin fx;
+  JoinSpec j = spec();
+  j.units.clear();
+  auto out = run(passing(), j, root, fx);
+  CHECK(out.joined);
+  CHECK(fx.commands.empty());
+  CHECK(root.read(kJoined) == "gpu-a01\n");
+}
+
+TEST_CASE("report_and_join: a unit that does not start leaves the node not joined") {
+  TempRoot root;
+  RecordingJoin fx;
+  fx.exit_codes["kubelet.service"] = 5;
+  auto out = run(passing(), spec(), root, fx);
+  CAPTURE(log_text(out));
+  CHECK_FALSE(out.joined);
+  CHECK_FALSE(root.exists(kJoined));
+  REQUIRE_FALSE(fx.commands.empty());
+  CHECK(fx.commands[0] == systemctl("kubelet.service"));
+  CHECK(logged(out, "systemctl exited 5"));
+  CHECK(root.exists(kReport));  // the report is there regardless
+}
+
+// ---------------------------------------------------------------------------------------------
+// The POST: retries with bounded backoff
+
+TEST_CASE("report_and_join: a failing POST is retried report_retries times, 1 s, 2 s, 4 s apart") {
+  TempRoot root;
+  RecordingJoin fx;
+  fx.post_default = kUrl + ": Couldn't connect to server";
+  auto out = run(passing(), spec(), root, fx);
+  CAPTURE(log_text(out));
+  CHECK(fx.posts.size() == 4);  // the first attempt and 3 retries
+  CHECK(fx.sleeps == std::vector<int>{1000, 2000, 4000});
+  for (const auto& p : fx.posts) CHECK(p.body == fx.posts[0].body);
+  CHECK(logged(out, "report POST attempt 1 failed: " + kUrl + ": Couldn't connect to server"));
+  CHECK(logged(out, "report POST attempt 4 failed"));
+  CHECK_FALSE(logged(out, "report POST attempt 5"));
+}
+
+TEST_CASE("report_and_join: the backoff doubles up to 30 s and stays there") {
+  TempRoot root;
+  RecordingJoin fx;
+  fx.post_default = "HTTP 503";
+  JoinSpec j = spec();
+  j.report_retries = 10;  // the schema's maximum
+  run(passing(), j, root, fx);
+  CHECK(fx.posts.size() == 11);
+  CHECK(fx.sleeps == std::vector<int>{1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000, 30000, 30000});
+}
+
+TEST_CASE("report_and_join: a POST that succeeds on a retry stops retrying") {
+  TempRoot root;
+  RecordingJoin fx;
+  fx.post_answers = {"HTTP 502", "timeout", ""};
+  fx.post_default = "must not be asked";
+  auto out = run(passing(), spec(), root, fx);
+  CAPTURE(log_text(out));
+  CHECK(fx.posts.size() == 3);
+  CHECK(fx.sleeps == std::vector<int>{1000, 2000});
+  CHECK(logged(out, "report sent to " + kUrl));
+  CHECK(out.joined);
+}
+
+TEST_CASE("report_and_join: report_retries 0 makes one attempt and never sleeps") {
+  TempRoot root;
+  RecordingJoin fx;
+  fx.post_default = "HTTP 500";
+  JoinSpec j = spec();
+  j.report_retries = 0;
+  run(passing(), j, root, fx);
+  CHECK(fx.posts.size() == 1);
+  CHECK(fx.sleeps.empty());
+}
+
+TEST_CASE("report_and_join: an unreachable report URL keeps the report locally, and a passing node still joins") {
+  TempRoot root;
+  RecordingJoin fx;
+  fx.post_default = kUrl + ": Could not resolve host";
+  Report r = passing();
+  auto out = run(r, spec(), root, fx);
+  CAPTURE(log_text(out));
+  CHECK(root.read(kReport) == to_json(r).dump(2) + "\n");
+  CHECK(root.read(kTextfile) == prometheus_text(r));
+  CHECK(out.joined);
+  CHECK(root.exists(kJoined));
+  CHECK(fx.commands == std::vector<std::vector<std::string>>{systemctl("kubelet.service"), systemctl("slurmd.service")});
+}
+
+// ---------------------------------------------------------------------------------------------
+// A failing node
+
+TEST_CASE("report_and_join: a failing node still reports, runs on_fail through /bin/sh -c and starts nothing") {
+  TempRoot root;
+  RecordingJoin fx;
+  Report r = failing();
+  auto out = run(r, spec(), root, fx);
+  CAPTURE(log_text(out));
+  CHECK_FALSE(out.joined);
+  CHECK(root.read(kReport) == to_json(r).dump(2) + "\n");
+  CHECK(root.read(kTextfile).find("railyard_selftest_pass{node=\"gpu-a01\",recipe=\"hgx\"} 0\n") != std::string::npos);
+  REQUIRE(fx.posts.size() == 1);
+  CHECK(fx.posts[0].body == root.read(kReport));
+  CHECK(fx.commands ==
+        std::vector<std::vector<std::string>>{{"/bin/sh", "-c", "logger -t railyard quarantined"}});
+  CHECK_FALSE(root.exists(kJoined));
+  CHECK(logged(out, "not joining"));
+}
+
+TEST_CASE("report_and_join: a failing node whose POST fails still retries, and still runs on_fail") {
+  TempRoot root;
+  RecordingJoin fx;
+  fx.post_default = "HTTP 503";
+  fx.exit_codes["logger -t railyard quarantined"] = 1;
+  auto out = run(failing(), spec(), root, fx);
+  CAPTURE(log_text(out));
+  CHECK(fx.posts.size() == 4);
+  CHECK(fx.sleeps == std::vector<int>{1000, 2000, 4000});
+  CHECK(fx.commands.size() == 1);
+  CHECK(logged(out, "on_fail command exited 1"));
+  CHECK_FALSE(out.joined);
+  CHECK_FALSE(root.exists(kJoined));
+}
+
+TEST_CASE("report_and_join: a failing node without on_fail runs nothing") {
+  TempRoot root;
+  RecordingJoin fx;
+  JoinSpec j = spec();
+  j.on_fail.clear();
+  auto out = run(failing(), j, root, fx);
+  CHECK(fx.commands.empty());
+  CHECK_FALSE(out.joined);
+  CHECK(fx.posts.size() == 1);
+}
+
+TEST_CASE("report_and_join: a planning problem or a required unsupported check fails the node like a failed check") {
+  Report problem = passing();
+  problem.problems = {"no RDMA NIC found for the rails"};
+  Report unsupported = passing();
+  unsupported.checks.push_back(result("rail.0.pfc", CheckStatus::unsupported, true));
+  for (const Report& r : {problem, unsupported}) {
+    TempRoot root;
+    RecordingJoin fx;
+    auto out = run(r, spec(), root, fx);
+    CHECK_FALSE(out.joined);
+    CHECK(fx.commands == std::vector<std::vector<std::string>>{{"/bin/sh", "-c", "logger -t railyard quarantined"}});
+    CHECK_FALSE(root.exists(kJoined));
+  }
+
+  Report tolerated = passing();  // best-effort unsupported: joins
+  tolerated.checks.push_back(result("rail.0.ecn", CheckStatus::unsupported, false));
+  TempRoot root;
+  RecordingJoin fx;
+  CHECK(run(tolerated, spec(), root, fx).joined);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files that cannot be written
+
+TEST_CASE("report_and_join: an unwritable root is logged; the report is still POSTed, but the node is not marked joined") {
+  TempRoot dir;
+  std::string root = (dir / "/not-a-directory").string();
+  { std::ofstream(root) << "a file where the root should be"; }
+  RecordingJoin fx;
+  TokenReader::reset();
+  Report r = passing();
+  auto out = report_and_join(r, spec(), root, fx, &TokenReader::read);
+  CAPTURE(log_text(out));
+  CHECK(logged(out, "cannot write the report"));
+  CHECK(logged(out, "cannot write the node_exporter textfile"));
+  REQUIRE(fx.posts.size() == 1);
+  CHECK(fx.posts[0].body == to_json(r).dump(2) + "\n");
+  CHECK(logged(out, "cannot mark the node joined"));
+  CHECK_FALSE(out.joined);
+}
+
+TEST_CASE("report_and_join: a second run replaces the previous report") {
+  TempRoot root;
+  RecordingJoin fx;
+  run(failing(), spec(), root, fx);
+  CHECK(nlohmann::json::parse(root.read(kReport))["result"] == "fail");
+  RecordingJoin fx2;
+  auto out = run(passing(), spec(), root, fx2);
+  CHECK(nlohmann::json::parse(root.read(kReport))["result"] == "pass");
+  CHECK(out.joined);
+}

@@ -1,0 +1,102 @@
+// Test helpers for report and join: RecordingJoin (JoinEffects that record every POST, command
+// and sleep and answer as told), a token reader for report_and_join's callback, and TempRoot
+// (a fresh directory per test, removed afterwards) to write the report under.
+#pragma once
+
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "join.h"
+
+namespace railyard::test {
+
+class RecordingJoin : public JoinEffects {
+ public:
+  struct Post {
+    std::string url;
+    std::string body;
+    std::string ca_file;
+    std::string bearer_token;
+    int timeout_ms = 0;
+  };
+  std::vector<Post> posts;
+  // The answers of successive POSTs ("" is success); past the end, `post_default`.
+  std::vector<std::string> post_answers;
+  std::string post_default;
+  std::vector<std::vector<std::string>> commands;  // every argv run, in order
+  std::map<std::string, int> exit_codes;           // by the argv's last word (a unit, a shell command); default 0
+  std::vector<int> sleeps;                         // every sleep_ms, in order
+
+  std::string post(const std::string& url, const std::string& body, const std::string& ca_file,
+                   const std::string& bearer_token, int timeout_ms) override {
+    std::size_t n = posts.size();
+    posts.push_back({url, body, ca_file, bearer_token, timeout_ms});
+    return n < post_answers.size() ? post_answers[n] : post_default;
+  }
+  int run(const std::vector<std::string>& argv) override {
+    commands.push_back(argv);
+    if (argv.empty()) return 127;
+    auto it = exit_codes.find(argv.back());
+    return it == exit_codes.end() ? 0 : it->second;
+  }
+  void sleep_ms(int ms) override { sleeps.push_back(ms); }
+};
+
+// report_and_join's token reader: records the paths asked for, answers `token`.
+struct TokenReader {
+  static inline std::vector<std::string> paths;
+  static inline std::string token = "s3cret-token";
+  static std::string read(const std::string& path) {
+    paths.push_back(path);
+    return token;
+  }
+  static void reset() {
+    paths.clear();
+    token = "s3cret-token";
+  }
+};
+
+// A fresh, empty directory under the system's temporary directory, removed with everything
+// in it when the object goes.
+class TempRoot {
+ public:
+  TempRoot() {
+    static std::atomic<int> counter{0};
+    path_ = std::filesystem::temp_directory_path() /
+            ("railyard-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempRoot() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempRoot(const TempRoot&) = delete;
+  TempRoot& operator=(const TempRoot&) = delete;
+
+  std::string str() const { return path_.string(); }
+  // root + an absolute path of the node.
+  std::filesystem::path operator/(const std::string& node_path) const {
+    return path_ / std::filesystem::path(node_path).relative_path();
+  }
+  bool exists(const std::string& node_path) const { return std::filesystem::exists(*this / node_path); }
+  // The whole file at the node path; "" when it cannot be read.
+  std::string read(const std::string& node_path) const {
+    std::ifstream in(*this / node_path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace railyard::test

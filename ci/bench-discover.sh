@@ -38,16 +38,22 @@ time_runs umockdev-run -d "$fixture" -- true | report "umockdev-run -- true (bas
 time_runs umockdev-run -d "$fixture" -- "$agent" "${args[@]}" discover --json | report "umockdev-run -- discover --json"
 time_runs umockdev-run -d "$fixture" -- "$agent" "${args[@]}" plan --json | report "umockdev-run -- plan --json"
 
-# Inside one testbed, so its set-up is paid once: the agent's own time, in microseconds.
+# Inside one testbed, so its set-up is paid once: the agent's own time and peak RSS.
 inside=$(umockdev-run -d "$fixture" -- bash -c '
   agent=$1; shift; runs=$1; shift
+  "$agent" "$@" plan --json >/dev/null  # warm the page cache
   for cmd in discover plan; do
     for ((i = 0; i < runs; i++)); do
-      s=$(date +%s%N); "$agent" "$@" $cmd --json >/dev/null; e=$(date +%s%N)
-      echo "$cmd $(( (e - s) / 1000 ))"
+      s=$(date +%s%N)
+      /usr/bin/time -f "%M" -o /tmp/railyard-rss.$$ "$agent" "$@" $cmd --json >/dev/null
+      e=$(date +%s%N)
+      echo "$cmd $(( (e - s) / 1000 )) $(cat /tmp/railyard-rss.$$)"
     done
-  done' _ "$agent" "$runs" "${args[@]}")
+  done
+  rm -f /tmp/railyard-rss.$$' _ "$agent" "$runs" "${args[@]}")
 for cmd in discover plan; do
   us=$(awk -v c=$cmd '$1 == c {print $2}' <<<"$inside" | median)
-  printf '%-44s median %6.1f ms\n' "agent alone in the testbed: $cmd --json" "$(awk -v u="$us" 'BEGIN {print u / 1000}')"
+  rss=$(awk -v c=$cmd '$1 == c {print $3}' <<<"$inside" | sort -n | tail -1)
+  printf '%-44s median %6.1f ms   peak RSS %6s KiB\n' "agent alone in the testbed: $cmd --json" \
+    "$(awk -v u="$us" 'BEGIN {print u / 1000}')" "$rss"
 done

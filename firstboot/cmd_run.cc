@@ -4,6 +4,7 @@
 #include <chrono>
 #include <ctime>
 #include <iostream>
+#include <thread>
 
 #include "apply.h"
 #include "commands.h"
@@ -92,6 +93,27 @@ int dry_run(const Inputs& in, const Plan& plan, const std::string& root, bool js
   return plan.ok() ? kExitOk : kExitFailed;
 }
 
+// Links and RDMA ports come up asynchronously after apply: rediscover until every rail's
+// link is up and its RDMA port ACTIVE, or the recipe's link_wait_s has passed.
+Inventory settle(const Plan& plan, const Inputs& in) {
+  auto deadline = Clock::now() + std::chrono::seconds(in.recipe.selftest.link_wait_s);
+  for (;;) {
+    Inventory now = discover();
+    mark_management(now, in.recipe.management, in.node, default_route_ifname());
+    bool ready = true;
+    for (const auto& rail : plan.rails) {
+      const Nic* nic = now.nic(rail.ifname);
+      const RdmaDevice* dev = nullptr;
+      for (const auto& d : now.rdma)
+        if (d.name == rail.rdma_device || d.netdev == rail.ifname) dev = &d;
+      const RdmaPort* port = dev ? dev->port(rail.rdma_port) : nullptr;
+      ready = ready && nic && nic->operstate == "up" && port && port->state == "ACTIVE";
+    }
+    if (ready || Clock::now() >= deadline) return now;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
 }  // namespace
 
 int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool json) {
@@ -133,8 +155,7 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
         report.checks.push_back({"apply." + c.object, CheckStatus::fail, c.after, c.before, c.detail, true});
 
     t = Clock::now();
-    Inventory now = discover();  // what the node is after apply
-    mark_management(now, in->recipe.management, in->node, default_route_ifname());
+    Inventory now = settle(plan, *in);  // what the node is after apply
     IbverbsDataPath rdma;
     VerifyContext ctx{plan, in->recipe, now, kernel, rdma};
     auto results = verify(ctx);

@@ -4,12 +4,16 @@
 #include <doctest/doctest.h>
 
 #include "apply.h"
-#include "support/memory_host.h"
+#include "support/fake_host.h"
 
 using namespace railyard;
-using railyard::test::MemoryHost;
 
 namespace {
+
+// Ordinary files appear when written (the NVMe identity); kernel files are set up by each test.
+struct OpenHost : railyard::test::FakeHost {
+  OpenHost() { writes_create = true; }
+};
 
 // The appliers here never touch rtnetlink, DCB or ethtool: any call fails the test.
 struct NoRtnl : Rtnl {
@@ -47,7 +51,7 @@ struct NoEthtool : Ethtool {
 };
 
 struct Rig {
-  MemoryHost host;
+  OpenHost host;
   NoRtnl rtnl;
   NoDcb dcb;
   NoEthtool ethtool;
@@ -86,7 +90,7 @@ bool all_unchanged(const std::vector<Change>& changes) {
 TEST_CASE("modules: loads what is missing, in order; a missing module fails") {
   Rig rig;
   rig.host.available_modules = {"8021q", "rdma_cm"};
-  rig.host.loaded = {"8021q"};
+  rig.host.modules = {"8021q"};
   Plan p;
   p.modules = {"8021q", "rdma_cm", "nvidia_peermem"};
   auto c = rig.run(apply_modules, p);

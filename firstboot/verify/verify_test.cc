@@ -18,16 +18,20 @@
 #include "support/fake_dcb.h"
 #include "support/fake_rtnl.h"
 #include "support/hardware_builder.h"
-#include "support/memory_host.h"
+#include "support/fake_host.h"
 #include "verify.h"
 
 using namespace railyard;
 using railyard::test::FakeDcb;
 using railyard::test::FakeEthtool;
 using railyard::test::FakeRtnl;
-using railyard::test::MemoryHost;
 
 namespace {
+
+// Ordinary files appear when written (the NVMe identity); kernel files are set up by each test.
+struct OpenHost : railyard::test::FakeHost {
+  OpenHost() { writes_create = true; }
+};
 
 using Stats = std::map<std::string, std::uint64_t>;
 
@@ -110,7 +114,7 @@ struct Node {
   FakeRtnl rtnl;
   FakeDcb dcb;
   SampledEthtool ethtool;
-  MemoryHost host;
+  OpenHost host;
   FakeDataPath rdma;
   Kernel kernel{rtnl, dcb, ethtool, host};
 
@@ -208,7 +212,7 @@ struct Node {
       ethtool.tunables[{r.ifname, kEthtoolPfcPreventionTout}] = 100;
       ethtool.statistics[r.ifname] = {{"rx_prio3_pause", 10}, {"tx_prio3_pause", 20}, {"rx_prio0_pause", 0}};
     }
-    host.loaded.insert("nvidia_peermem");
+    host.modules.insert("nvidia_peermem");
     for (const auto& bdf : plan.acs_disable) host.config[bdf] = config_space(true, 0);
     NvmeController c;
     c.name = "nvme1";
@@ -1180,7 +1184,7 @@ TEST_CASE("gpudirect.peermem: nvidia_peermem loaded") {
   CHECK(r.status == CheckStatus::pass);
   CHECK(r.observed == "loaded");
 
-  n.host.loaded.clear();
+  n.host.modules.clear();
   r = n.check("gpudirect.peermem");
   CAPTURE(text(r));
   CHECK(r.status == CheckStatus::fail);

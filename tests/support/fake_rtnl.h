@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernel.h"
+#include "support/fake_host.h"
 
 namespace railyard::test {
 
@@ -163,69 +164,6 @@ class FakeRtnl : public Rtnl {
 // Files in memory, behaving like /proc/sys and /sys: a write replaces an existing file's
 // value and cannot create one (ENOENT), unless `writes_create` says the tree allows it.
 // What the tests here do not use answers ENOSYS.
-class FakeHost : public Host {
- public:
-  std::map<std::string, std::string> files;
-  std::set<std::string> dirs;
-  std::set<std::string> modules;                // loaded
-  std::map<std::string, int> read_errors;       // path → errno
-  std::map<std::string, int> write_errors;      // path → errno
-  std::vector<std::string> writes;              // "path=value", in order
-  bool writes_create = false;
-
-  Expected<std::string> read_file(const std::string& path) override {
-    if (auto e = read_errors.find(path); e != read_errors.end())
-      return Expected<std::string>::fail(Status::from_errno(e->second, "read " + path));
-    auto it = files.find(path);
-    if (it == files.end()) return Expected<std::string>::fail(Status::from_errno(ENOENT, "read " + path));
-    return Expected<std::string>::of(it->second);
-  }
-  Status write_file(const std::string& path, const std::string& value) override {
-    if (auto e = write_errors.find(path); e != write_errors.end())
-      return Status::from_errno(e->second, "write " + path + " = " + value);
-    if (!writes_create && !files.count(path)) return Status::from_errno(ENOENT, "write " + path + " = " + value);
-    files[path] = value;
-    writes.push_back(path + "=" + value);
-    return {};
-  }
-  Status make_directory(const std::string& path) override {
-    dirs.insert(path);
-    return {};
-  }
-  Expected<std::vector<std::string>> list_directory(const std::string& path) override {
-    std::set<std::string> names;
-    std::string prefix = path + "/";
-    bool found = dirs.count(path) > 0;
-    auto collect = [&](const std::string& p) {
-      if (p.rfind(prefix, 0) != 0) return;
-      found = true;
-      names.insert(p.substr(prefix.size(), p.find('/', prefix.size()) - prefix.size()));
-    };
-    for (const auto& [p, v] : files) collect(p);
-    for (const auto& d : dirs) collect(d);
-    if (!found) return Expected<std::vector<std::string>>::fail(Status::from_errno(ENOENT, "list " + path));
-    return Expected<std::vector<std::string>>::of({names.begin(), names.end()});
-  }
-  Expected<std::size_t> read_block(const std::string& path, std::size_t) override {
-    return Expected<std::size_t>::fail(unused("read block of " + path));
-  }
-  bool module_loaded(const std::string& name) override { return modules.count(name) > 0; }
-  Status load_module(const std::string& name) override { return unused("load module " + name); }
-  Status add_rxe(const std::string& name, const std::string&) override { return unused("add rxe " + name); }
-  Expected<std::vector<std::uint8_t>> pci_config(const std::string& bdf) override {
-    return Expected<std::vector<std::uint8_t>>::fail(unused("read config of " + bdf));
-  }
-  Status write_pci_config_u16(const std::string& bdf, std::uint32_t, std::uint16_t) override {
-    return unused("write config of " + bdf);
-  }
-  Expected<std::string> nvme_fabrics_connect(const std::string&) override {
-    return Expected<std::string>::fail(unused("nvme connect"));
-  }
-
- private:
-  static Status unused(const std::string& what) { return Status::from_errno(ENOSYS, what); }
-};
-
 // DCB for tests of appliers that must not use it: a call fails the test.
 class UnusedDcb : public Dcb {
  public:

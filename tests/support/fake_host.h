@@ -12,25 +12,36 @@
 
 namespace railyard::test {
 
-class MemoryHost : public Host {
+class FakeHost : public Host {
  public:
   std::map<std::string, std::string> files;
   std::set<std::string> dirs;
-  std::map<std::string, int> write_errors;  // path → errno
-  std::set<std::string> loaded, available_modules;
+  std::set<std::string> modules;                // loaded
+  std::set<std::string> available_modules;      // load_module succeeds for these
+  std::map<std::string, int> read_errors;       // path → errno
+  std::map<std::string, int> write_errors;      // path → errno
+  std::vector<std::string> writes;              // "path=value", in order
+  // Kernel files exist before they are written (/proc/sys): by default a write to a
+  // missing path fails like the kernel's would. Set for ordinary files (/etc/nvme/...).
+  bool writes_create = false;
   std::vector<std::pair<std::string, std::string>> rxe_added;  // name, netdev
-  std::map<std::string, std::vector<std::uint8_t>> config;
-  std::vector<std::string> connects;  // options written to /dev/nvme-fabrics
+  std::map<std::string, std::vector<std::uint8_t>> config;     // PCI config spaces
+  std::vector<std::string> connects;                           // options written to /dev/nvme-fabrics
   int connect_errno = 0;
 
   Expected<std::string> read_file(const std::string& path) override {
+    if (auto e = read_errors.find(path); e != read_errors.end())
+      return Expected<std::string>::fail(Status::from_errno(e->second, "read " + path));
     auto it = files.find(path);
     if (it == files.end()) return Expected<std::string>::fail(Status::from_errno(ENOENT, "read " + path));
     return Expected<std::string>::of(it->second);
   }
   Status write_file(const std::string& path, const std::string& value) override {
-    if (auto it = write_errors.find(path); it != write_errors.end()) return Status::from_errno(it->second, "write " + path);
+    if (auto e = write_errors.find(path); e != write_errors.end())
+      return Status::from_errno(e->second, "write " + path + " = " + value);
+    if (!writes_create && !files.count(path)) return Status::from_errno(ENOENT, "write " + path + " = " + value);
     files[path] = value;
+    writes.push_back(path + "=" + value);
     return {};
   }
   Status make_directory(const std::string& path) override {
@@ -39,8 +50,8 @@ class MemoryHost : public Host {
   }
   Expected<std::vector<std::string>> list_directory(const std::string& path) override {
     std::set<std::string> names;
-    bool found = dirs.count(path) > 0;
     std::string prefix = path + "/";
+    bool found = dirs.count(path) > 0;
     auto collect = [&](const std::string& p) {
       if (p.rfind(prefix, 0) != 0) return;
       found = true;
@@ -56,10 +67,10 @@ class MemoryHost : public Host {
     if (it == files.end()) return Expected<std::size_t>::fail(Status::from_errno(ENOENT, "open " + path));
     return Expected<std::size_t>::of(std::min(bytes, it->second.size()));
   }
-  bool module_loaded(const std::string& name) override { return loaded.count(name) > 0; }
+  bool module_loaded(const std::string& name) override { return modules.count(name) > 0; }
   Status load_module(const std::string& name) override {
     if (!available_modules.count(name)) return Status::error(ENOENT, "modprobe " + name + ": no such module");
-    loaded.insert(name);
+    modules.insert(name);
     return {};
   }
   Status add_rxe(const std::string& name, const std::string& netdev) override {

@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "plan.h"
+#include "text.h"
 
 namespace railyard {
 
@@ -12,11 +13,6 @@ namespace {
 template <class T>
 ordered_json opt(const std::optional<T>& v) {
   return v ? ordered_json(*v) : ordered_json(nullptr);
-}
-
-std::string hex2(int v) {
-  const char* digits = "0123456789abcdef";
-  return std::string("0x") + digits[(v >> 4) & 15] + digits[v & 15];
 }
 
 }  // namespace
@@ -41,7 +37,7 @@ ordered_json to_json(const Plan& plan) {
                      {"address", opt(r.address)},
                      {"table", opt(r.table)},
                      {"sysctls", sysctls},
-                     {"pfc_enable", hex2(r.pfc_enable)},
+                     {"pfc_enable", hex(static_cast<unsigned>(r.pfc_enable), 2)},
                      {"trust", r.trust.empty() ? ordered_json(nullptr) : ordered_json(r.trust)},
                      {"ecn_priority", r.ecn_priority < 0 ? ordered_json(nullptr) : ordered_json(r.ecn_priority)},
                      {"dscp_to_priority", r.dscp_to_priority},
@@ -99,7 +95,7 @@ std::string to_text(const Plan& plan) {
         << (r.soft_roce_device.empty() ? "" : " (Soft-RoCE, created)") << "  mtu " << r.mtu << " (RoCE " << r.roce_path_mtu
         << ")  " << (r.address ? *r.address : "(no address)");
     if (r.table) out << "  table " << *r.table;
-    out << "\n     pfc " << hex2(r.pfc_enable) << "  tos " << r.roce_tos << "  storm " << r.storm_timeout_ms << " ms";
+    out << "\n     pfc " << hex(static_cast<unsigned>(r.pfc_enable), 2) << "  tos " << r.roce_tos << "  storm " << r.storm_timeout_ms << " ms";
     if (!r.gpu_pcis.empty()) {
       out << "  gpus";
       for (const auto& g : r.gpu_pcis) out << " " << g;

@@ -48,6 +48,13 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
   return out;
 }
 
+std::string hex(unsigned value, int digits) {
+  const char* d = "0123456789abcdef";
+  std::string out = "0x";
+  for (int i = digits - 1; i >= 0; --i) out += d[(value >> (4 * i)) & 15];
+  return out;
+}
+
 bool glob_match(std::string_view p, std::string_view t) {
   std::size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;
   while (ti < t.size()) {

@@ -15,6 +15,9 @@ std::optional<std::string> closest(std::string_view word, const std::vector<std:
 
 std::string join(const std::vector<std::string>& items, std::string_view sep);
 
+// `value` as 0x-prefixed lower-case hex of `digits` digits: hex(8, 2) → "0x08".
+std::string hex(unsigned value, int digits);
+
 // Shell-style pattern with `*` and `?` (interface-name matching, e.g. "enp0s*").
 bool glob_match(std::string_view pattern, std::string_view text);
 

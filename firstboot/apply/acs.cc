@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "apply.h"
+#include "text.h"
 
 namespace railyard {
 
@@ -25,11 +26,6 @@ std::optional<std::uint32_t> find_acs(const std::vector<std::uint8_t>& config) {
     at = (header >> 20) & 0xffc;
   }
   return std::nullopt;
-}
-
-std::string hex16(std::uint16_t v) {
-  const char* d = "0123456789abcdef";
-  return std::string("0x") + d[(v >> 12) & 15] + d[(v >> 8) & 15] + d[(v >> 4) & 15] + d[v & 15];
 }
 
 }  // namespace
@@ -58,7 +54,7 @@ void apply_acs(const Plan& plan, Kernel& k, std::vector<Change>& out) {
       out.push_back({object, Outcome::unchanged, "0x0000", "0x0000", ""});
       continue;
     }
-    out.push_back(change_from(object, k.host.write_pci_config_u16(bdf, ctrl_at, 0), hex16(ctrl), "0x0000"));
+    out.push_back(change_from(object, k.host.write_pci_config_u16(bdf, ctrl_at, 0), hex(ctrl, 4), "0x0000"));
   }
 }
 

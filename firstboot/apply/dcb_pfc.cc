@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "text.h"
 #include "apply.h"
 #include "dcb_message.h"
 
@@ -10,18 +11,12 @@ namespace railyard {
 
 namespace {
 
-std::string hex(unsigned v) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "0x%02x", v & 0xffu);
-  return buf;
-}
-
 // The kernel may accept a SET and change nothing (a driver without ieee_setpfc): read back.
 Status confirm(Dcb& dcb, const std::string& ifname, std::uint8_t want) {
   Expected<IeeePfc> now = dcb.pfc(ifname);
   if (!now.ok()) return now.status;
   if (now.value->pfc_en != want)
-    return Status::error(EIO, ifname + ": PFC set, but pfc_en reads back " + hex(now.value->pfc_en));
+    return Status::error(EIO, ifname + ": PFC set, but pfc_en reads back " + hex(now.value->pfc_en, 2));
   return Status::success();
 }
 
@@ -38,12 +33,12 @@ void apply_dcb_pfc(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
     const auto want = static_cast<std::uint8_t>(rail.pfc_enable);
     Expected<IeeePfc> now = kernel.dcb.pfc(rail.ifname);
     if (!now.ok()) {
-      out.push_back(change_from(object, now.status, "", hex(want)));
+      out.push_back(change_from(object, now.status, "", hex(want, 2)));
       continue;
     }
     const IeeePfc before = *now.value;
     if (before.pfc_en == want) {
-      out.push_back({object, Outcome::unchanged, hex(before.pfc_en), hex(want), ""});
+      out.push_back({object, Outcome::unchanged, hex(before.pfc_en, 2), hex(want, 2), ""});
       continue;
     }
     IeeePfc next = before;  // keeps delay (the cable-length allowance) and mbc
@@ -51,9 +46,9 @@ void apply_dcb_pfc(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
     next.pfc_en = want;
     Status s = kernel.dcb.set_pfc(rail.ifname, next);
     if (s.ok()) s = confirm(kernel.dcb, rail.ifname, want);
-    Change c = change_from(object, s, hex(before.pfc_en), hex(want));
+    Change c = change_from(object, s, hex(before.pfc_en, 2), hex(want, 2));
     if (s.ok())
-      c.detail = "pfc_en " + hex(want) + ", pfc_cap " + std::to_string(kPfcCap) + "; delay " +
+      c.detail = "pfc_en " + hex(want, 2) + ", pfc_cap " + std::to_string(kPfcCap) + "; delay " +
                  std::to_string(before.delay) + " and mbc " + std::to_string(before.mbc) + " kept";
     out.push_back(std::move(c));
   }

@@ -1,3 +1,4 @@
+#include "text.h"
 #include "dry_run_dcb.h"
 
 #include <algorithm>
@@ -9,12 +10,6 @@
 namespace railyard {
 
 namespace {
-
-std::string hex(unsigned v) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "0x%02x", v & 0xffu);
-  return buf;
-}
 
 std::string describe(const DcbApp& a) {
   if (a.selector == kDcbAppSelDscp) return "dscp " + std::to_string(a.protocol) + " prio " + std::to_string(a.priority);
@@ -37,7 +32,7 @@ Expected<IeeePfc> DryRunDcb::pfc(const std::string& ifname) {
 }
 
 Status DryRunDcb::set_pfc(const std::string& ifname, const IeeePfc& pfc) {
-  log_.push_back("would set PFC on " + ifname + ": pfc_en " + hex(pfc.pfc_en));
+  log_.push_back("would set PFC on " + ifname + ": pfc_en " + hex(pfc.pfc_en, 2));
   pfc_[ifname] = pfc;
   return Status::success();
 }

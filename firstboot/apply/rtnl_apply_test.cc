@@ -12,9 +12,11 @@
 #include "apply.h"
 #include "dry_run_rtnl.h"
 #include "rtnl_native.h"
+#include "support/change_listing.h"
 #include "support/fake_rtnl.h"
 
 using namespace railyard;
+using railyard::test::listing;
 using railyard::test::FakeKernel;
 
 namespace {
@@ -41,15 +43,6 @@ Plan plan_of(std::vector<RailPlan> rails) {
   p.management = "eno1";
   p.rails = std::move(rails);
   return p;
-}
-
-// Every change as "object: outcome (detail)", one a line: what a failed CHECK shows.
-std::string listing(const std::vector<Change>& changes) {
-  std::string out;
-  for (const auto& c : changes)
-    out += c.object + ": " + to_string(c.outcome) + " [" + c.before + " → " + c.after + "]" +
-           (c.detail.empty() ? "" : " (" + c.detail + ")") + "\n";
-  return out;
 }
 
 // The one change named `object`; a default Change with object "missing: ..." otherwise.

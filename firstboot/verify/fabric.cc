@@ -5,15 +5,11 @@
 #include <thread>
 
 #include "checks.h"
+#include "text.h"
 
 namespace railyard::checks {
 
 namespace {
-
-std::string hex8(int v) {
-  const char* d = "0123456789abcdef";
-  return std::string("0x") + d[(v >> 4) & 15] + d[v & 15];
-}
 
 void file_equals(const VerifyContext& ctx, CheckResult& r, const std::string& path, const std::string& want) {
   auto v = ctx.kernel.host.read_file(path);
@@ -32,9 +28,9 @@ bool fabric(const VerifyContext& ctx, CheckResult& r) {
   if (rc.what == "pfc") {
     auto pfc = ctx.kernel.dcb.pfc(rail.ifname);
     if (!pfc.ok()) from_status(r, pfc.status);
-    else if (pfc.value->pfc_en == rail.pfc_enable) pass(r, "pfc_en " + hex8(pfc.value->pfc_en));
+    else if (pfc.value->pfc_en == rail.pfc_enable) pass(r, "pfc_en " + hex(pfc.value->pfc_en, 2));
     else
-      fail(r, "pfc_en " + hex8(pfc.value->pfc_en),
+      fail(r, "pfc_en " + hex(pfc.value->pfc_en, 2),
            "PFC is not as applied: the NIC may be in DCBX firmware (willing) mode, or lldpad overrides it");
     return true;
   }

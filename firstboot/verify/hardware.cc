@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "checks.h"
+#include "text.h"
 
 namespace railyard::checks {
 
@@ -69,11 +70,6 @@ bool gpu_check(const VerifyContext& ctx, CheckResult& r) {
   return false;
 }
 
-std::string hex16(int v) {
-  const char* d = "0123456789abcdef";
-  return std::string("0x") + d[(v >> 12) & 15] + d[(v >> 8) & 15] + d[(v >> 4) & 15] + d[v & 15];
-}
-
 }  // namespace
 
 bool hardware(const VerifyContext& ctx, CheckResult& r) {
@@ -112,7 +108,7 @@ bool hardware(const VerifyContext& ctx, CheckResult& r) {
       if ((h & 0xffff) == 0x0d) {
         int ctrl = c[at + 6] | (c[at + 7] << 8);
         if (ctrl == 0) pass(r, "0x0000");
-        else fail(r, hex16(ctrl), "P2P requests are redirected to the root complex");
+        else fail(r, hex(static_cast<unsigned>(ctrl), 4), "P2P requests are redirected to the root complex");
         return true;
       }
       at = (h >> 20) & 0xffc;

@@ -12,9 +12,11 @@
 #include "dry_run_rtnl.h"
 #include "host_native.h"
 #include "rtnl_native.h"
+#include "support/change_listing.h"
 #include "support/fake_rtnl.h"
 
 using namespace railyard;
+using railyard::test::listing;
 
 namespace {
 
@@ -50,14 +52,6 @@ Plan plan_of(std::vector<RailPlan> rails) {
   Plan p;
   p.rails = std::move(rails);
   return p;
-}
-
-std::string listing(const std::vector<Change>& changes) {
-  std::string out;
-  for (const auto& c : changes)
-    out += c.object + ": " + to_string(c.outcome) + " [" + c.before + " → " + c.after + "]" +
-           (c.detail.empty() ? "" : " (" + c.detail + ")") + "\n";
-  return out;
 }
 
 std::vector<Change> apply_rails(const Plan& plan, Kernel& k) {

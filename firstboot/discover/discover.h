@@ -1,5 +1,6 @@
 // Discovery: the node's GPUs, NICs, RDMA devices, NVMe controllers and NUMA nodes, read
-// through libudev and sysfs only (so umockdev fixtures stand in for real servers). Read-only.
+// from sysfs only, through calls umockdev redirects (open, opendir, readlink), so that
+// fixtures stand in for real servers. Read-only.
 #pragma once
 
 #include "inventory.h"

@@ -28,4 +28,17 @@ int run_check(const FileSource& files, const std::vector<std::string>& paths, co
 int run_show(const FileSource& files, const std::string& recipe_path, const CommonOptions& common, bool json);
 int run_docs(const std::string& what);
 
+struct BuildOptions {
+  std::string recipe;
+  std::string out_dir;    // "" = out/<recipe name>/
+  std::string cache_dir;  // "" = default_cache_dir()
+  bool no_cache = false;
+  bool dry_run = false;
+  bool explain = false;   // with --dry-run: each stage's canonical inputs
+};
+int run_build(const FileSource& files, const BuildOptions& opt, const CommonOptions& common);
+// `cache_dir` resolved by the caller (--cache or the default).
+int run_cache_ls(const std::string& cache_dir, bool json);
+int run_cache_prune(const std::string& cache_dir, std::size_t keep);
+
 }  // namespace railyard

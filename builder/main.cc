@@ -1,8 +1,12 @@
 // railyard: the host CLI. Parses arguments and hands off to one cmd_*.cc per subcommand.
+#include <cstdlib>
 #include <iostream>
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
+#include "cache.h"
 #include "commands.h"
 #include "io/disk_source.h"
 #include "version.h"
@@ -33,6 +37,28 @@ int main(int argc, char** argv) {
   auto* docs = app.add_subcommand("docs", "Print a file format's reference as Markdown");
   docs->add_option("what", docs_what, "recipe, drivers or nodes");
 
+  BuildOptions build_opt;
+  auto* build = app.add_subcommand("build", "Build a recipe's PXE image, stage by stage, through the cache");
+  build->add_option("recipe", build_opt.recipe, "Recipe file")->required();
+  build->add_option("-o,--output", build_opt.out_dir, "Output directory (default: out/<recipe name>/)");
+  build->add_option("--cache", build_opt.cache_dir,
+                    "Stage cache (default: ${XDG_CACHE_HOME:-~/.cache}/railyard; /var/cache/railyard as root)");
+  build->add_flag("--no-cache", build_opt.no_cache, "Neither use nor fill the stage cache");
+  build->add_flag("--dry-run", build_opt.dry_run, "Print the stage plan with cache hits and misses; build nothing");
+  build->add_flag("--explain", build_opt.explain, "With --dry-run: print what defines each stage's key");
+
+  std::string cache_dir;
+  bool cache_json = false;
+  std::size_t keep = 1;
+  auto* cache = app.add_subcommand("cache", "List or prune the stage cache");
+  cache->require_subcommand(1);
+  cache->add_option("--cache", cache_dir, "Stage cache (default as for build)");
+  auto* cache_ls = cache->add_subcommand("ls", "List cache entries: stage, key, size, age");
+  cache_ls->add_flag("--json", cache_json, "Print JSON");
+  auto* cache_prune = cache->add_subcommand("prune", "Keep the newest entries per stage; remove the rest and tmp/");
+  cache_prune->add_option("--keep", keep, "Entries to keep per stage")->default_val(1);
+  cache->fallthrough();  // --cache may follow ls/prune
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -49,5 +75,15 @@ int main(int argc, char** argv) {
   }
   if (*show) return run_show(files, show_path.empty() ? kEmbeddedRecipePath : show_path, common, show_json);
   if (*docs) return run_docs(docs_what);
+  if (*build) return run_build(files, build_opt, common);
+  if (*cache) {
+    if (cache_dir.empty())
+      cache_dir = default_cache_dir(::geteuid() == 0, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
+    if (cache_dir.empty()) {
+      std::cerr << "railyard cache: neither HOME nor XDG_CACHE_HOME is set; pass --cache DIR\n";
+      return kExitBadInput;
+    }
+    return *cache_ls ? run_cache_ls(cache_dir, cache_json) : run_cache_prune(cache_dir, keep);
+  }
   return kExitBadInput;
 }

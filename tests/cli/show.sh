@@ -12,7 +12,7 @@ json=$("$railyard" show --json recipes/hgx-h100-8x400g.toml)
 grep -q '"gpu_count" : 8' <<<"$json"
 grep -q '"NCCL_IB_QPS_PER_CONNECTION" : "4"' <<<"$json"
 # The embedded default needs no file.
-"$railyard" show | grep -q "^name = 'qemu-virt'"
+"$railyard" show | grep >/dev/null "^name = 'qemu-virt'"
 # Bad input: exit 2, error on stderr with file:line:col.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

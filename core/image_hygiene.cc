@@ -1,0 +1,40 @@
+#include "image_hygiene.h"
+
+namespace railyard {
+
+const std::vector<HygieneRule>& hygiene_rules() {
+  using A = HygieneRule::Action;
+  static const std::vector<HygieneRule> rules{
+      {"/etc/machine-id", A::empty_file, "systemd generates one per node at boot when it is empty"},
+      {"/var/lib/dbus/machine-id", A::remove, "a copy of the build's machine id"},
+      {"/etc/ssh/ssh_host_*", A::remove, "host keys are generated per node at first boot"},
+      {"/etc/nvme/hostid", A::remove, "nvme-cli's install writes a random one every node would share"},
+      {"/etc/nvme/hostnqn", A::remove, "likewise: NVMe-oF targets tell hosts apart by it"},
+      {"/etc/hostname", A::remove, "the build host's name; nodes get theirs from the node overlay"},
+      {"/etc/resolv.conf", A::remove, "the build host's resolvers"},
+      {"/var/lib/systemd/random-seed", A::remove, "a shared seed would give every node the same entropy"},
+      {"/var/lib/systemd/credential.secret", A::remove, "a secret generated on the build host"},
+      {"/var/lib/apt/lists/*", A::remove, "package indexes: large, and they date the build"},
+      {"/var/cache/apt/*.bin", A::remove, "apt's caches, rebuilt on demand"},
+      {"/var/cache/apt/archives/*.deb", A::remove, "downloaded packages"},
+      {"/var/cache/debconf/*-old", A::remove, "backups that differ per build"},
+      {"/var/cache/ldconfig/aux-cache", A::remove, "holds inode numbers and times of the build host's files"},
+      {"/var/lib/dpkg/*-old", A::remove, "backups that differ per build"},
+      {"/var/log", A::remove_files_below, "logs of the build, with its timestamps"},
+      {"/root/.bash_history", A::remove, "commands run while building"},
+      {"/tmp/*", A::remove, "leftovers of the build"},
+      {"/var/tmp/*", A::remove, "leftovers of the build"},
+  };
+  return rules;
+}
+
+std::string to_string(HygieneRule::Action a) {
+  switch (a) {
+    case HygieneRule::empty_file: return "empty-file";
+    case HygieneRule::remove: return "remove";
+    case HygieneRule::remove_files_below: return "remove-files-below";
+  }
+  return "?";
+}
+
+}  // namespace railyard

@@ -1,0 +1,25 @@
+// What the hygiene stage strips from every image and `railyard audit` checks for: anything
+// that identifies one machine or one build, since one image boots a whole SKU.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace railyard {
+
+struct HygieneRule {
+  std::string pattern;  // absolute path inside the image; `*` matches within one component
+  enum Action {
+    empty_file,          // keep the file, empty (systemd treats an empty machine-id as "first boot")
+    remove,              // files, links or whole directories
+    remove_files_below,  // regular files anywhere under a directory; the directories stay for packages that need them
+  } action = remove;
+  std::string why;
+};
+
+// Versioned with the list: changing it changes the hygiene stage's cache key.
+inline constexpr int kHygieneRulesVersion = 1;
+const std::vector<HygieneRule>& hygiene_rules();
+std::string to_string(HygieneRule::Action a);
+
+}  // namespace railyard

@@ -16,6 +16,8 @@ echo "== railyard check (the embedded default recipe, then everything shipped)"
 "$railyard" check recipes/*.toml recipes/inventories/*.toml drivers/*.toml
 echo "== railyard show (the embedded default recipe, resolved)"
 "$railyard" show
+echo "== railyard build --dry-run (the image's stages and their cache keys)"
+"$railyard" build --dry-run recipes/qemu-virt.toml
 
 echo "== railyard-firstboot plan (the default recipe on its modelled QEMU hardware, tests/fixtures/hw)"
 umockdev-run -d tests/fixtures/hw/qemu-virt.umockdev -- "$build/railyard-firstboot" \

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "checks.h"
+#include "pci_capability.h"
 #include "text.h"
 
 namespace railyard::checks {
@@ -100,18 +101,11 @@ bool hardware(const VerifyContext& ctx, CheckResult& r) {
       fail(r, "unknown", "only " + std::to_string(c.size()) + " bytes of config space readable: ACS state unknown");
       return true;
     }
-    // Walk the extended capabilities for ACS (0x0d); its control register is at +6.
-    std::uint32_t at = 0x100;
-    for (int guard = 0; guard < 64 && at >= 0x100 && at + 8 <= c.size(); ++guard) {
-      std::uint32_t h = c[at] | (c[at + 1] << 8) | (c[at + 2] << 16) | (static_cast<std::uint32_t>(c[at + 3]) << 24);
-      if (h == 0 || h == 0xffffffff) break;
-      if ((h & 0xffff) == 0x0d) {
-        int ctrl = c[at + 6] | (c[at + 7] << 8);
-        if (ctrl == 0) pass(r, "0x0000");
-        else fail(r, hex(static_cast<unsigned>(ctrl), 4), "P2P requests are redirected to the root complex");
-        return true;
-      }
-      at = (h >> 20) & 0xffc;
+    if (auto at = acs_control_offset(c)) {
+      std::uint16_t ctrl = config_u16(c, *at);
+      if (ctrl == 0) pass(r, "0x0000");
+      else fail(r, hex(ctrl, 4), "P2P requests are redirected to the root complex");
+      return true;
     }
     pass(r, "no ACS capability");
     return true;

@@ -1,0 +1,143 @@
+#include "image_audit.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <sys/stat.h>
+
+#include "image_manifest.h"
+#include "openssl_hasher.h"
+#include "rootfs_rules.h"
+#include "text.h"
+
+namespace railyard {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kAccountsLimit = 1 << 20;  // /etc/passwd larger than this is no passwd
+
+void audit_artifacts(const std::string& dir, const ImageManifest& m, AuditResult& r) {
+  OpenSslHasher hasher;
+  for (const auto& a : m.artifacts) {
+    std::string file = dir + "/" + a.path;
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0) {
+      r.findings.push_back({a.path, "", "missing", "listed in manifest.json"});
+      continue;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      r.findings.push_back({a.path, "", "not a regular file", "manifest.json lists it as an artifact"});
+      continue;
+    }
+    if (static_cast<std::uint64_t>(st.st_size) != a.size) {
+      r.findings.push_back({a.path, "", "size " + std::to_string(st.st_size) + " bytes, manifest.json says " +
+                                            std::to_string(a.size), "truncated or replaced after the build"});
+      continue;
+    }
+    auto sha = hasher.sha256_file(file);
+    if (!sha.ok()) r.findings.push_back({a.path, "", "cannot be read: " + sha.error(), ""});
+    else if (*sha != a.sha256)
+      r.findings.push_back({a.path, "", "sha256 " + *sha + ", manifest.json says " + a.sha256, "changed after the build"});
+  }
+  // Whatever else lies in the directory is vouched for by nothing.
+  std::set<std::string> listed{kManifestFile};
+  for (const auto& a : m.artifacts) listed.insert(a.path);
+  std::error_code ec;
+  std::vector<std::string> extra;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_directory()) continue;
+    std::string rel = fs::relative(it->path(), dir).generic_string();
+    if (!listed.count(rel)) extra.push_back(rel);
+  }
+  if (ec) r.findings.push_back({"", "", "cannot be listed: " + ec.message(), ""});
+  std::sort(extra.begin(), extra.end());
+  for (const auto& e : extra)
+    r.findings.push_back({e, "", "not listed in manifest.json", "no digest vouches for it; left over from another build?"});
+}
+
+using Archive = std::unique_ptr<archive, decltype(&archive_read_free)>;
+
+RootfsEntry::Type entry_type(mode_t mode) {
+  if (S_ISREG(mode)) return RootfsEntry::Type::file;
+  if (S_ISDIR(mode)) return RootfsEntry::Type::directory;
+  if (S_ISLNK(mode)) return RootfsEntry::Type::symlink;
+  return RootfsEntry::Type::other;
+}
+
+// One part of the root filesystem, entry by entry. Problems with the archive itself are
+// findings against the part.
+void audit_part(const std::string& dir, const std::string& part, RootfsRules& rules, AuditResult& r) {
+  Archive a(archive_read_new(), &archive_read_free);
+  archive_read_support_filter_all(a.get());
+  archive_read_support_format_cpio(a.get());
+  std::string file = dir + "/" + part;
+  archive_entry* ae = nullptr;
+  bool checked_format = false;
+  std::size_t read = 0;
+  int rc = archive_read_open_filename(a.get(), file.c_str(), 1 << 16);
+  for (;;) {
+    if (rc == ARCHIVE_OK || rc == ARCHIVE_WARN) rc = archive_read_next_header(a.get(), &ae);
+    if (rc == ARCHIVE_EOF) {
+      if (read == 0) r.findings.push_back({part, "", "holds no entries", "a part of the root filesystem cannot be empty"});
+      break;
+    }
+    if (rc < ARCHIVE_WARN) {
+      r.findings.push_back({part, "", std::string("unreadable after ") + std::to_string(read) +
+                                          " entries: " + archive_error_string(a.get()), "the kernel would stop unpacking there"});
+      return;
+    }
+    if (!checked_format) {
+      checked_format = true;
+      bool zstd = archive_filter_code(a.get(), 0) == ARCHIVE_FILTER_ZSTD;
+      bool newc = archive_format(a.get()) == ARCHIVE_FORMAT_CPIO_SVR4_NOCRC;
+      if (!zstd || !newc)
+        r.findings.push_back({part, "", std::string("is ") + archive_format_name(a.get()) + " compressed with " +
+                                            archive_filter_name(a.get(), 0),
+                              "images are zstd-compressed newc cpio, the initramfs format the kernel unpacks"});
+    }
+    std::string name = normalize_path(std::string("/") + archive_entry_pathname(ae));
+    ++read;
+    if (name == "/") continue;
+    RootfsEntry e{name, entry_type(archive_entry_filetype(ae)), static_cast<unsigned>(archive_entry_perm(ae)),
+                  static_cast<long>(archive_entry_uid(ae)), static_cast<long>(archive_entry_gid(ae)),
+                  static_cast<std::uint64_t>(archive_entry_size(ae))};
+    rules.add(part, e);
+    if ((name == "/etc/passwd" || name == "/etc/group") && e.type == RootfsEntry::Type::file && e.size <= kAccountsLimit) {
+      std::string text(e.size, '\0');
+      la_ssize_t n = archive_read_data(a.get(), text.data(), text.size());
+      if (n >= 0) text.resize(static_cast<std::size_t>(n));
+      if (name == "/etc/passwd") rules.set_passwd(text);
+      else rules.set_group(text);
+    }
+  }
+}
+
+}  // namespace
+
+Outcome<AuditResult> audit_image(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return Outcome<AuditResult>::fail(dir + ": not a directory (give the image directory `railyard build` wrote)");
+  auto m = read_image_manifest(path_join(dir, kManifestFile));
+  if (!m.ok()) return Outcome<AuditResult>::fail(m.error());
+  AuditResult r;
+  r.artifacts = m->artifacts.size();
+  audit_artifacts(dir, *m, r);
+  RootfsRules rules;
+  for (const auto& part : m->boot_initrds) {
+    struct stat st {};
+    if (::stat((dir + "/" + part).c_str(), &st) == 0 && S_ISREG(st.st_mode)) audit_part(dir, part, rules, r);
+  }
+  auto rootfs = rules.findings();
+  r.findings.insert(r.findings.end(), rootfs.begin(), rootfs.end());
+  r.entries = rules.entries();
+  return r;
+}
+
+}  // namespace railyard

@@ -1,0 +1,238 @@
+// builder/audit/: the rules on root filesystem entries, and whole image directories, clean
+// and dirty, written as `railyard build` lays them out.
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "audit/image_audit.h"
+#include "audit/rootfs_rules.h"
+#include "builder/audit_test_image.h"
+
+using namespace railyard;
+using namespace railyard::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> lines(const std::string& dir, const std::vector<Finding>& findings) {
+  std::vector<std::string> out;
+  for (const auto& f : findings) out.push_back(format_finding(dir, f));
+  return out;
+}
+
+std::vector<std::string> audit_lines(const std::string& dir) {
+  auto r = audit_image(dir);
+  REQUIRE_MESSAGE(r.ok(), r.error());
+  return lines(dir, r->findings);
+}
+
+RootfsEntry file(const std::string& path, std::uint64_t size = 0, unsigned mode = 0644) {
+  return {path, RootfsEntry::Type::file, mode, 0, 0, size};
+}
+
+RootfsEntry dir(const std::string& path, unsigned mode = 0755) { return {path, RootfsEntry::Type::directory, mode, 0, 0, 0}; }
+
+}  // namespace
+
+TEST_CASE("hygiene patterns match component by component") {
+  CHECK(hygiene_pattern_matches("/etc/ssh/ssh_host_*", "/etc/ssh/ssh_host_ed25519_key"));
+  CHECK_FALSE(hygiene_pattern_matches("/etc/ssh/ssh_host_*", "/etc/ssh/sshd_config"));
+  CHECK(hygiene_pattern_matches("/tmp/*", "/tmp/build.log"));
+  CHECK_FALSE(hygiene_pattern_matches("/tmp/*", "/tmp/a/b"));  // * stays within one component
+  CHECK_FALSE(hygiene_pattern_matches("/tmp/*", "/tmp"));
+  CHECK(hygiene_pattern_matches("/var/cache/apt/*.bin", "/var/cache/apt/pkgcache.bin"));
+  CHECK(hygiene_pattern_matches("/etc/machine-id", "/etc/machine-id"));
+}
+
+TEST_CASE("each hygiene rule, read as what must not be in an image") {
+  RootfsRules rules;
+  rules.add("r", dir("/etc"));
+  rules.add("r", file("/etc/machine-id", 33));
+  rules.add("r", file("/etc/ssh/ssh_host_rsa_key", 2000, 0600));
+  rules.add("r", file("/etc/ssh/sshd_config", 100));
+  rules.add("r", file("/etc/nvme/hostnqn", 60));
+  rules.add("r", file("/etc/nvme/hostid", 37));
+  rules.add("r", file("/etc/hostname", 9));
+  rules.add("r", file("/etc/resolv.conf", 30));
+  rules.add("r", dir("/var/lib/apt/lists"));
+  rules.add("r", dir("/var/lib/apt/lists/partial"));
+  rules.add("r", file("/var/lib/apt/lists/partial/x_Packages", 5));  // below a reported directory: not again
+  rules.add("r", file("/var/cache/apt/pkgcache.bin", 500));
+  rules.add("r", dir("/var/log/apt"));
+  rules.add("r", file("/var/log/apt/history.log", 10));
+  rules.add("r", file("/var/log/lastlog", 0));
+  rules.add("r", file("/tmp/a/b", 1));  // no entry for /tmp/a: reported at the path the rule names
+  rules.add("r", dir("/tmp", 01777));
+  rules.add("r", file("/etc/railyard/node.toml", 50));
+  rules.add("r", file("/etc/railyard/recipe.toml", 50));
+  CHECK(lines("out/x", rules.findings()) ==
+        std::vector<std::string>{
+            "out/x/r: /etc/hostname: present (the build host's name; nodes get theirs from the node overlay)",
+            "out/x/r: /etc/machine-id: not empty (33 bytes) (systemd generates one per node at boot when it is empty)",
+            "out/x/r: /etc/nvme/hostid: present (nvme-cli's install writes a random one every node would share)",
+            "out/x/r: /etc/nvme/hostnqn: present (likewise: NVMe-oF targets tell hosts apart by it)",
+            "out/x/r: /etc/railyard/node.toml: present (a node's identity belongs in its own overlay, not in the image all nodes boot)",
+            "out/x/r: /etc/resolv.conf: present (the build host's resolvers)",
+            "out/x/r: /etc/ssh/ssh_host_rsa_key: present (host keys are generated per node at first boot)",
+            "out/x/r: /tmp/a: present (leftovers of the build)",
+            "out/x/r: /var/cache/apt/pkgcache.bin: present (apt's caches, rebuilt on demand)",
+            "out/x/r: /var/lib/apt/lists/partial: present (package indexes: large, and they date the build)",
+            "out/x/r: /var/log/apt/history.log: a file below /var/log (logs of the build, with its timestamps)",
+            "out/x/r: /var/log/lastlog: a file below /var/log (logs of the build, with its timestamps)",
+        });
+}
+
+TEST_CASE("a later part replaces an entry of an earlier one, as the kernel unpacks them") {
+  RootfsRules rules;
+  rules.add("rootfs-00.cpio.zst", file("/etc/machine-id", 33));
+  rules.add("rootfs-01.cpio.zst", file("/etc/machine-id", 0));
+  rules.add("rootfs-00.cpio.zst", file("/etc/motd", 10, 0666));
+  CHECK(lines("d", rules.findings()) ==
+        std::vector<std::string>{"d/rootfs-00.cpio.zst: /etc/motd: writable by every user (mode 0666) (any process on any node can change it)"});
+}
+
+TEST_CASE("owners must be accounts of the image; world-writable only with the sticky bit") {
+  RootfsRules rules;
+  rules.set_passwd("root:x:0:0:root:/root:/bin/bash\n_rdma:x:100:65534::/nonexistent:/usr/sbin/nologin\nbroken line\n");
+  rules.set_group("root:x:0:\nnogroup:x:65534:\n");
+  rules.add("r", {"/var/lib/rdma", RootfsEntry::Type::directory, 0750, 100, 65534, 0});
+  rules.add("r", {"/home/builder/.cache", RootfsEntry::Type::directory, 0700, 1000, 1000, 0});
+  rules.add("r", dir("/tmp", 01777));
+  rules.add("r", dir("/srv/drop", 0777));
+  rules.add("r", {"/usr/bin/x", RootfsEntry::Type::symlink, 0777, 0, 0, 0});
+  CHECK(lines("d", rules.findings()) ==
+        std::vector<std::string>{
+            "d/r: /home/builder/.cache: owned by uid 1000, which is not in the image's /etc/passwd (a build host's account leaked in; on a node it is whoever gets that id)",
+            "d/r: /home/builder/.cache: owned by gid 1000, which is not in the image's /etc/group (a build host's account leaked in; on a node it is whoever gets that id)",
+            "d/r: /srv/drop: writable by every user (mode 0777) (any process on any node can change it)",
+        });
+  RootfsRules without;
+  without.add("r", {"/opt/x", RootfsEntry::Type::file, 0644, 5, 0, 1});
+  CHECK(lines("d", without.findings()) ==
+        std::vector<std::string>{
+            "d/r: /opt/x: owned by uid 5, which cannot be checked: no /etc/passwd (a build host's account leaked in; on a node it is whoever gets that id)"});
+}
+
+TEST_CASE("a clean image has no findings") {
+  TempDir tmp;
+  make_test_image(tmp, "img");
+  CHECK(audit_lines(tmp / "img").empty());
+  auto r = audit_image(tmp / "img");
+  CHECK(r->artifacts == 3);
+  CHECK(r->entries == clean_rootfs().size());
+}
+
+TEST_CASE("an image packed by the cpio writer from a tree is clean") {
+  TempDir tmp;
+  tmp.write("tree/etc/machine-id", "");
+  tmp.write("tree/etc/passwd", "root:x:0:0:root:/root:/bin/sh\n");
+  tmp.write("tree/usr/bin/tool", "#!/bin/sh\n", 0755);
+  fs::create_directories(tmp / "tree/tmp");
+  ::chmod((tmp / "tree/tmp").c_str(), 01777);
+  make_test_image(tmp, "img");
+  REQUIRE(write_cpio_zstd(tmp / "tree", tmp / "img/rootfs.cpio.zst", {}).ok());
+  // Re-list the archive with its new digest, as the pack stage would.
+  auto m = read_image_manifest(tmp / "img/manifest.json");
+  REQUIRE(m.ok());
+  OpenSslHasher hasher;
+  for (auto& a : m->artifacts)
+    if (a.path == "rootfs.cpio.zst") {
+      a.sha256 = *hasher.sha256_file(tmp / "img/rootfs.cpio.zst");
+      a.size = fs::file_size(tmp / "img/rootfs.cpio.zst");
+    }
+  tmp.write("img/manifest.json", render_image_manifest(*m));
+  CHECK(audit_lines(tmp / "img").empty());
+  CHECK(audit_image(tmp / "img")->entries == 7);  // etc, etc/machine-id, etc/passwd, tmp, usr, usr/bin, usr/bin/tool
+}
+
+TEST_CASE("a dirty image: artifacts that differ from the manifest, and a root filesystem that leaks") {
+  TempDir tmp;
+  TestImageOptions opt;
+  auto second = std::vector<ArchiveEntry>{
+      {"etc/ssh/ssh_host_ed25519_key", "secret", 0100600},
+      {"etc/machine-id", "0123456789abcdef0123456789abcdef\n", 0100444},
+      {"var/lib/apt/lists/deb_dists_bookworm_InRelease", "x", 0100644},
+      {"home/builder/notes", "hi", 0100644, 1000, 1000},
+  };
+  opt.parts = {clean_rootfs(), second};
+  make_test_image(tmp, "img", opt);
+  tmp.write("img/vmlinuz", "MZ");                        // truncated
+  tmp.write("img/rootfs-02.cpio.zst", "from an older build");  // listed nowhere
+  std::string ipxe = read_all(tmp / "img/boot.ipxe");
+  ipxe[0] = '!';
+  tmp.write("img/boot.ipxe", ipxe);  // same size, other content
+  std::string d = tmp / "img";
+  auto got = audit_lines(d);
+  std::string boot_sha = *OpenSslHasher().sha256_file(d + "/boot.ipxe");
+  auto m = read_image_manifest(d + "/manifest.json");
+  CHECK(got == std::vector<std::string>{
+                   d + "/vmlinuz: size 2 bytes, manifest.json says " + std::to_string(m->artifact("vmlinuz")->size) +
+                       " (truncated or replaced after the build)",
+                   d + "/boot.ipxe: sha256 " + boot_sha + ", manifest.json says " + m->artifact("boot.ipxe")->sha256 +
+                       " (changed after the build)",
+                   d + "/rootfs-02.cpio.zst: not listed in manifest.json (no digest vouches for it; left over from another build?)",
+                   d + "/rootfs-01.cpio.zst: /etc/machine-id: not empty (33 bytes) (systemd generates one per node at boot when it is empty)",
+                   d + "/rootfs-01.cpio.zst: /etc/ssh/ssh_host_ed25519_key: present (host keys are generated per node at first boot)",
+                   d + "/rootfs-01.cpio.zst: /home/builder/notes: owned by uid 1000, which is not in the image's /etc/passwd (a build host's account leaked in; on a node it is whoever gets that id)",
+                   d + "/rootfs-01.cpio.zst: /home/builder/notes: owned by gid 1000, which is not in the image's /etc/group (a build host's account leaked in; on a node it is whoever gets that id)",
+                   d + "/rootfs-01.cpio.zst: /var/lib/apt/lists/deb_dists_bookworm_InRelease: present (package indexes: large, and they date the build)",
+               });
+}
+
+TEST_CASE("missing parts, broken archives and other formats are findings") {
+  TempDir tmp;
+  make_test_image(tmp, "img");
+  std::string d = tmp / "img";
+  std::string whole = read_all(d + "/rootfs.cpio.zst");
+  tmp.write("img/rootfs.cpio.zst", whole.substr(0, whole.size() / 2));
+  auto got = audit_lines(d);
+  REQUIRE(got.size() == 2);
+  CHECK(got[0].rfind(d + "/rootfs.cpio.zst: size ", 0) == 0);
+  CHECK(got[1].rfind(d + "/rootfs.cpio.zst: unreadable after ", 0) == 0);
+  CHECK(got[1].find("(the kernel would stop unpacking there)") != std::string::npos);
+
+  tmp.write("img/rootfs.cpio.zst", "");
+  CHECK(audit_lines(d) == std::vector<std::string>{
+                              d + "/rootfs.cpio.zst: size 0 bytes, manifest.json says " + std::to_string(whole.size()) +
+                                  " (truncated or replaced after the build)",
+                              d + "/rootfs.cpio.zst: unreadable after 0 entries: Unrecognized archive format (the kernel would stop unpacking there)"});
+
+  fs::remove(d + "/rootfs.cpio.zst");
+  CHECK(audit_lines(d) == std::vector<std::string>{d + "/rootfs.cpio.zst: missing (listed in manifest.json)"});
+
+  // A gzip cpio boots too, but is not what the build makes.
+  archive* a = archive_write_new();
+  archive_write_set_format_cpio_newc(a);
+  archive_write_add_filter_gzip(a);
+  REQUIRE(archive_write_open_filename(a, (d + "/rootfs.cpio.zst").c_str()) == ARCHIVE_OK);
+  archive_entry* e = archive_entry_new();
+  archive_entry_set_pathname(e, "etc");
+  archive_entry_set_mode(e, 0040755);
+  archive_entry_set_size(e, 0);
+  REQUIRE(archive_write_header(a, e) == ARCHIVE_OK);
+  archive_entry_free(e);
+  archive_write_close(a);
+  archive_write_free(a);
+  got = audit_lines(d);
+  REQUIRE(got.size() == 2);  // its size differs too
+  CHECK(got[1] == d + "/rootfs.cpio.zst: is ASCII cpio (SVR4 with no CRC) compressed with gzip (images are zstd-compressed newc cpio, "
+                      "the initramfs format the kernel unpacks)");
+}
+
+TEST_CASE("bad input: no directory, no manifest, an invalid manifest") {
+  TempDir tmp;
+  auto r = audit_image(tmp / "nothing");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error() == tmp / "nothing" + ": not a directory (give the image directory `railyard build` wrote)");
+  fs::create_directories(tmp / "empty");
+  r = audit_image(tmp / "empty");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error() == tmp / "empty/manifest.json" + ": cannot be read (is it an image directory's manifest.json?)");
+  tmp.write("bad/manifest.json", "{\"schema\": 1}");
+  r = audit_image(tmp / "bad");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error() == tmp / "bad/manifest.json" + ": railyard_version: missing");
+}

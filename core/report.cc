@@ -55,11 +55,17 @@ ordered_json to_json(const Report& r) {
           {"result", r.passed() ? "pass" : "fail"},
           {"railyard_version", r.railyard_version},
           {"started_at", r.started_at},
+          {"host",
+           {{"hostname", r.host.hostname},
+            {"kernel", r.host.kernel},
+            {"boot_id", r.host.boot_id},
+            {"drivers", r.host.drivers}}},
           {"problems", r.problems},
           {"checks", checks},
           {"phases", phases},
           {"changes", r.changes},
-          {"plan", r.plan}};
+          {"plan", r.plan},
+          {"inventory", r.inventory}};
 }
 
 std::string result_marker(const Report& r) {

@@ -1,6 +1,8 @@
 // The first-boot report (/var/lib/railyard/report.json): the contract operators and the
 // fleet tools read. Schema 1: schema, node, result, checks[] {name, status, expected,
-// observed, detail}; plus what this railyard adds (phases, changes, required).
+// observed, detail}; plus what this railyard adds (phases, changes, required, host,
+// inventory). Fields are only ever added within a schema; readers ignore keys they do not
+// know (docs/report.schema.json).
 #pragma once
 
 #include <optional>
@@ -31,16 +33,29 @@ struct PhaseTiming {
   double ms = 0;
 };
 
+// Where the report was made, so that a fleet can be grouped by what its nodes run.
+struct HostInfo {
+  std::string hostname;              // the kernel's host name (the node's name without node identity)
+  std::string kernel;                // release of the running kernel (uname -r)
+  std::string boot_id;               // this boot (/proc/sys/kernel/random/boot_id); "" when unknown
+  std::vector<std::string> drivers;  // the image's driver bundles (recipe image.drivers), one per release
+};
+
 struct Report {
   std::string node;
   std::string recipe;
   std::string railyard_version;
   std::string started_at;  // RFC 3339, UTC
+  HostInfo host;
   std::vector<CheckResult> checks;
   std::vector<PhaseTiming> phases;
   nlohmann::ordered_json changes = nlohmann::ordered_json::array();  // apply's Change records
   nlohmann::ordered_json plan = nullptr;                              // the plan that was applied
   std::vector<std::string> problems;                                  // planning problems
+  // The node as last discovered (after apply when there was one): the inventory JSON of
+  // `railyard-firstboot discover --json`, so that a report alone shows GPUs, NICs, NUMA
+  // nodes and link states; the plan's rails say which GPU is pinned to which NIC.
+  nlohmann::ordered_json inventory = nullptr;
 
   bool passed() const;
   int failed_count() const;

@@ -159,6 +159,29 @@ TEST_CASE("to_json: the contract's keys come first, in order") {
   CHECK(check_keys == std::vector<std::string>{"name", "status", "expected", "observed", "detail", "required"});
 }
 
+TEST_CASE("to_json: host and inventory, added within schema 1 after the contract's fields") {
+  Report r = report_of({check("a", CheckStatus::pass)});
+  auto j = to_json(r);
+  // Without them: empty strings, no drivers, a null inventory; the keys are always there.
+  CHECK(j["host"] == nlohmann::ordered_json{{"hostname", ""}, {"kernel", ""}, {"boot_id", ""}, {"drivers", nlohmann::ordered_json::array()}});
+  CHECK(j["inventory"].is_null());
+
+  r.host = {"gpu-a01.lab", "6.8.0-45-generic", "0b5c3c2e-9d6f-4c57-8a57-3f7f0e3d2a11", {"doca-ofed-2.10.0", "cuda-13.0"}};
+  r.inventory = {{"gpus", nlohmann::ordered_json::array()}, {"numa_nodes", {{{"id", 0}, {"cpulist", "0-31"}}}}};
+  j = to_json(r);
+  CHECK(j["schema"] == 1);
+  CHECK(j["host"]["hostname"] == "gpu-a01.lab");
+  CHECK(j["host"]["kernel"] == "6.8.0-45-generic");
+  CHECK(j["host"]["boot_id"] == "0b5c3c2e-9d6f-4c57-8a57-3f7f0e3d2a11");
+  CHECK(j["host"]["drivers"] == nlohmann::ordered_json{"doca-ofed-2.10.0", "cuda-13.0"});
+  CHECK(j["inventory"]["numa_nodes"][0]["cpulist"] == "0-31");
+
+  std::vector<std::string> keys;
+  for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
+  CHECK(keys == std::vector<std::string>{"schema", "node", "recipe", "result", "railyard_version", "started_at", "host",
+                                         "problems", "checks", "phases", "changes", "plan", "inventory"});
+}
+
 TEST_CASE("to_json: result is fail on a failing check or a planning problem") {
   CHECK(to_json(report_of({check("a", CheckStatus::fail, false)}))["result"] == "fail");
   CHECK(to_json(report_of({check("a", CheckStatus::unsupported, true)}))["result"] == "fail");

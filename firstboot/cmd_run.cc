@@ -1,6 +1,8 @@
 // `railyard-firstboot run`: discover, plan, apply, verify, report, join. With --dry-run it
 // changes no kernel state (the dry-run kernel records what it would do), still writes the
 // rendered files under --root, and prints the plan.
+#include <sys/utsname.h>
+
 #include <chrono>
 #include <ctime>
 #include <iostream>
@@ -45,6 +47,20 @@ std::string read_token(const std::string& path) {
   NativeHost host;
   auto t = host.read_file(path);
   return t.ok() ? *t.value : "";
+}
+
+// The running kernel, this boot and the image's driver releases: what fleets are grouped by.
+HostInfo host_info(const Recipe& recipe) {
+  HostInfo h;
+  utsname u{};
+  if (::uname(&u) == 0) {
+    h.hostname = u.nodename;
+    h.kernel = u.release;
+  }
+  NativeHost host;
+  if (auto id = host.read_file("/proc/sys/kernel/random/boot_id"); id.ok()) h.boot_id = *id.value;
+  h.drivers = recipe.image.drivers;
+  return h;
 }
 
 Status write_plan_files(const Plan& plan, const std::string& root) {
@@ -133,8 +149,10 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
 
   report.node = plan.node;
   report.recipe = plan.recipe;
+  report.host = host_info(in->recipe);
   report.plan = to_json(plan);
   report.problems = plan.problems;
+  report.inventory = to_json(in->inventory);
 
   if (plan.ok()) {
     t = Clock::now();
@@ -156,6 +174,7 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
 
     t = Clock::now();
     Inventory now = settle(plan, *in);  // what the node is after apply
+    report.inventory = to_json(now);
     IbverbsDataPath rdma;
     VerifyContext ctx{plan, in->recipe, now, kernel, rdma};
     auto results = verify(ctx);

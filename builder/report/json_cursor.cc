@@ -1,0 +1,291 @@
+#include "report/json_cursor.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+
+namespace railyard {
+
+namespace {
+
+constexpr int kMaxDepth = 256;
+
+// Bytes that end the fast scan through a string: the closing quote, an escape, a control.
+constexpr std::array<bool, 256> kStringStop = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[c] = true;
+  t['"'] = t['\\'] = true;
+  return t;
+}();
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+void append_utf8(std::string& out, unsigned cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+}  // namespace
+
+bool JsonCursor::fail(const std::string& what) { return fail_at(offset(), what); }
+
+bool JsonCursor::fail_at(std::size_t offset, const std::string& what) {
+  if (!error_.empty()) return false;
+  const char* at = begin_ + std::min(offset, static_cast<std::size_t>(end_ - begin_));
+  int line = 1;
+  const char* line_start = begin_;
+  for (const char* q = begin_; q < at; ++q)
+    if (*q == '\n') ++line, line_start = q + 1;
+  error_ = "line " + std::to_string(line) + ", column " + std::to_string(at - line_start + 1) + ": " + what;
+  return false;
+}
+
+void JsonCursor::skip_ws() {
+  while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+}
+
+bool JsonCursor::expect(char c, const char* what) {
+  skip_ws();
+  if (p_ == end_ || *p_ != c) return fail(p_ == end_ ? std::string("unexpected end of input, expected ") + what
+                                                     : std::string("expected ") + what);
+  ++p_;
+  return true;
+}
+
+JsonCursor::Kind JsonCursor::peek() {
+  if (failed()) return Kind::invalid;
+  skip_ws();
+  if (p_ == end_) return Kind::end;
+  switch (*p_) {
+    case '{': return Kind::object;
+    case '[': return Kind::array;
+    case '"': return Kind::string;
+    case 't':
+    case 'f': return Kind::boolean;
+    case 'n': return Kind::null;
+    default: return *p_ == '-' || is_digit(*p_) ? Kind::number : Kind::invalid;
+  }
+}
+
+bool JsonCursor::begin_object() {
+  if (failed() || !expect('{', "an object")) return false;
+  first_.push_back(true);
+  return true;
+}
+
+bool JsonCursor::begin_array() {
+  if (failed() || !expect('[', "an array")) return false;
+  first_.push_back(true);
+  return true;
+}
+
+bool JsonCursor::next_key(std::string& key) {
+  if (failed() || first_.empty()) return false;
+  skip_ws();
+  if (p_ == end_) return fail("unexpected end of input, expected '}'");
+  if (*p_ == '}') {
+    ++p_;
+    first_.pop_back();
+    return false;
+  }
+  if (!first_.back() && !expect(',', "',' or '}'")) return false;
+  first_.back() = false;
+  skip_ws();
+  if (p_ == end_ || *p_ != '"') return fail("expected a key (a string)");
+  key.clear();
+  return scan_string(&key) && expect(':', "':' after the key");
+}
+
+bool JsonCursor::next_element() {
+  if (failed() || first_.empty()) return false;
+  skip_ws();
+  if (p_ == end_) return fail("unexpected end of input, expected ']'");
+  if (*p_ == ']') {
+    ++p_;
+    first_.pop_back();
+    return false;
+  }
+  if (!first_.back() && !expect(',', "',' or ']'")) return false;
+  first_.back() = false;
+  return true;
+}
+
+bool JsonCursor::read_string(std::string& out) {
+  if (failed()) return false;
+  skip_ws();
+  if (p_ == end_ || *p_ != '"') return fail("expected a string");
+  out.clear();
+  return scan_string(&out);
+}
+
+bool JsonCursor::read_number(double& out) {
+  if (failed()) return false;
+  skip_ws();
+  return scan_number(&out);
+}
+
+bool JsonCursor::read_bool(bool& out) {
+  if (failed()) return false;
+  skip_ws();
+  if (p_ < end_ && *p_ == 't') return (out = true, scan_literal("true"));
+  if (p_ < end_ && *p_ == 'f') return (out = false, scan_literal("false"));
+  return fail("expected true or false");
+}
+
+bool JsonCursor::skip_value() { return !failed() && skip(static_cast<int>(first_.size())); }
+
+bool JsonCursor::finish() {
+  if (failed()) return false;
+  skip_ws();
+  return p_ == end_ || fail("unexpected text after the JSON value");
+}
+
+bool JsonCursor::scan_string(std::string* out) {
+  ++p_;  // the opening quote
+  for (;;) {
+    const char* run = p_;
+    while (p_ < end_ && !kStringStop[static_cast<unsigned char>(*p_)]) ++p_;
+    if (out) out->append(run, p_);
+    if (p_ == end_) return fail("unterminated string");
+    char c = *p_;
+    if (c == '"') {
+      ++p_;
+      return true;
+    }
+    if (c != '\\') return fail("control character in a string (must be escaped)");
+    if (end_ - p_ < 2) return fail("unterminated string");
+    char e = p_[1];
+    p_ += 2;
+    const char* simple = "\"\\/bfnrt";
+    const char* decoded = "\"\\/\b\f\n\r\t";
+    bool found = false;
+    for (int i = 0; simple[i]; ++i)
+      if (e == simple[i]) {
+        if (out) *out += decoded[i];
+        found = true;
+      }
+    if (found) continue;
+    if (e != 'u') return (p_ -= 2, fail(std::string("invalid escape '\\") + e + "'"));
+    auto read_hex4 = [&](unsigned& v) {
+      if (end_ - p_ < 4) return false;
+      v = 0;
+      for (int i = 0; i < 4; ++i) {
+        int d = hex_digit(p_[i]);
+        if (d < 0) return false;
+        v = v * 16 + static_cast<unsigned>(d);
+      }
+      p_ += 4;
+      return true;
+    };
+    unsigned cp = 0;
+    if (!read_hex4(cp)) return fail("\\u must be followed by four hex digits");
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      unsigned low = 0;
+      if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u' || (p_ += 2, !read_hex4(low)) || low < 0xDC00 || low > 0xDFFF)
+        return fail("a high surrogate must be followed by a low surrogate (\\uDC00-\\uDFFF)");
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+      return fail("a low surrogate without a high one");
+    }
+    if (out) append_utf8(*out, cp);
+  }
+}
+
+bool JsonCursor::scan_number(double* out) {
+  const char* start = p_;
+  if (p_ < end_ && *p_ == '-') ++p_;
+  if (p_ < end_ && *p_ == '0') {
+    ++p_;
+  } else if (p_ < end_ && is_digit(*p_)) {
+    while (p_ < end_ && is_digit(*p_)) ++p_;
+  } else {
+    p_ = start;
+    return fail("expected a number");
+  }
+  if (p_ < end_ && *p_ == '.') {
+    ++p_;
+    if (p_ == end_ || !is_digit(*p_)) return fail("a digit must follow the decimal point");
+    while (p_ < end_ && is_digit(*p_)) ++p_;
+  }
+  if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
+    ++p_;
+    if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
+    if (p_ == end_ || !is_digit(*p_)) return fail("a digit must follow the exponent");
+    while (p_ < end_ && is_digit(*p_)) ++p_;
+  }
+  if (out) {
+    auto [ptr, ec] = std::from_chars(start, p_, *out);
+    if (ec != std::errc() || ptr != p_) return (p_ = start, fail("number out of range"));
+  }
+  return true;
+}
+
+bool JsonCursor::scan_literal(std::string_view word) {
+  if (static_cast<std::size_t>(end_ - p_) < word.size() || std::string_view(p_, word.size()) != word)
+    return fail("invalid literal (expected true, false or null)");
+  p_ += word.size();
+  return true;
+}
+
+bool JsonCursor::skip(int depth) {
+  if (depth > kMaxDepth) return fail("nested deeper than " + std::to_string(kMaxDepth) + " levels");
+  skip_ws();
+  if (p_ == end_) return fail("unexpected end of input, expected a value");
+  switch (*p_) {
+    case '{': {
+      ++p_;
+      skip_ws();
+      if (p_ < end_ && *p_ == '}') return ++p_, true;
+      for (;;) {
+        skip_ws();
+        if (p_ == end_ || *p_ != '"') return fail(p_ == end_ ? "unexpected end of input, expected a key" : "expected a key (a string)");
+        if (!scan_string(nullptr) || !expect(':', "':' after the key") || !skip(depth + 1)) return false;
+        skip_ws();
+        if (p_ == end_) return fail("unexpected end of input, expected ',' or '}'");
+        if (*p_ == '}') return ++p_, true;
+        if (*p_ != ',') return fail("expected ',' or '}'");
+        ++p_;
+      }
+    }
+    case '[': {
+      ++p_;
+      skip_ws();
+      if (p_ < end_ && *p_ == ']') return ++p_, true;
+      for (;;) {
+        if (!skip(depth + 1)) return false;
+        skip_ws();
+        if (p_ == end_) return fail("unexpected end of input, expected ',' or ']'");
+        if (*p_ == ']') return ++p_, true;
+        if (*p_ != ',') return fail("expected ',' or ']'");
+        ++p_;
+      }
+    }
+    case '"': return scan_string(nullptr);
+    case 't': return scan_literal("true");
+    case 'f': return scan_literal("false");
+    case 'n': return scan_literal("null");
+    default: return scan_number(nullptr);
+  }
+}
+
+}  // namespace railyard

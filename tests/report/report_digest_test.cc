@@ -1,0 +1,175 @@
+// Reading reports back (report_digest.cc for the fleet, loaded_report.cc for one node):
+// the golden reports (tests/report/golden/, made by make_reports.py in the agent's exact
+// form), what counts against a node, and every way a file can fail to be a report.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "builder/temp_dir.h"
+#include "report/loaded_report.h"
+#include "report/report_digest.h"
+
+using namespace railyard;
+
+namespace {
+
+const std::string kGolden = std::string(RAILYARD_SOURCE_DIR) + "/tests/report/golden/";
+
+std::string golden(const std::string& name) { return test::read_all(kGolden + name + ".json"); }
+
+std::string digest_error(const std::string& text) {
+  auto d = read_digest(text);
+  return d.ok() ? "" : d.error();
+}
+
+const char* kMinimal = R"({"schema": 1, "node": "n1", "result": "pass", "checks": []})";
+
+}  // namespace
+
+TEST_CASE("digest: a passing hgx report") {
+  auto d = read_digest(golden("hgx-pass"));
+  REQUIRE(d.ok());
+  CHECK(d->schema == 1);
+  CHECK(d->node == "hgx-r001-n01");
+  CHECK(d->recipe == "hgx-h100-8x400g");
+  CHECK(d->passed);
+  CHECK(d->started_at == "2026-03-10T08:01:00Z");
+  CHECK(d->railyard_version == "0.1.0");
+  CHECK(d->kernel == "6.8.0-49-generic");
+  CHECK(d->drivers == std::vector<std::string>{"doca-ofed-2.10.0", "cuda-13.0"});
+  CHECK(d->boot_id.size() == 36);
+  CHECK(d->check_count == 177);
+  CHECK(d->failures.empty());
+  CHECK(d->problems.empty());
+  REQUIRE(d->phases.size() == 4);
+  CHECK(d->phases[0].phase == "discover");
+  CHECK(d->total_ms() == doctest::Approx(d->phases[0].ms + d->phases[1].ms + d->phases[2].ms + d->phases[3].ms));
+}
+
+TEST_CASE("digest: the failing checks are those that count against the node") {
+  auto d = read_digest(golden("hgx-pfc-link"));
+  REQUIRE(d.ok());
+  CHECK_FALSE(d->passed);
+  std::vector<std::string> names;
+  for (const auto& f : d->failures) names.push_back(f.name);
+  CHECK(names.size() == 6);
+  CHECK(std::find(names.begin(), names.end(), "rails.cross_rdma_write") != names.end());
+
+  // Soft-RoCE: PFC and friends are unsupported but best-effort, so the lab node passes.
+  auto lab = read_digest(golden("lab-soft-roce"));
+  REQUIRE(lab.ok());
+  CHECK(lab->passed);
+  CHECK(lab->failures.empty());
+
+  // A required unsupported check counts; a best-effort one does not.
+  auto r = read_digest(R"({"schema":1,"node":"n","result":"fail","checks":[
+      {"name":"a","status":"unsupported","required":true},{"name":"b","status":"unsupported","required":false},
+      {"name":"c","status":"unsupported"},{"name":"d","status":"warn"},{"name":"e","status":"fail","required":false}]})");
+  REQUIRE(r.ok());
+  REQUIRE(r->failures.size() == 3);
+  CHECK(r->failures[0].name == "a");
+  CHECK(r->failures[1].name == "c");  // required when absent
+  CHECK(r->failures[2].name == "e");
+  CHECK(r->failures[0].status == CheckStatus::unsupported);
+}
+
+TEST_CASE("digest: planning problems; the host name stands in for a missing node identity") {
+  auto d = read_digest(golden("storage-problem"));
+  REQUIRE(d.ok());
+  CHECK(d->problems == std::vector<std::string>{"the recipe wants 4 rails; 3 RDMA NIC(s) found"});
+  CHECK(d->check_count == 0);
+
+  auto anon = read_digest(R"({"schema":1,"node":"","host":{"hostname":"localhost-7"},"result":"pass","checks":[]})");
+  REQUIRE(anon.ok());
+  CHECK(anon->node == "localhost-7");
+}
+
+TEST_CASE("digest: unknown keys anywhere are ignored (fields are added within a schema)") {
+  auto d = read_digest(R"({"future": {"x": [1, {"y": null}]}, "schema": 1, "node": "n1", "result": "pass",
+                          "checks": [{"name": "a", "status": "pass", "new_field": [true]}], "host": {"gpu_driver": "580"}})");
+  REQUIRE(d.ok());
+  CHECK(d->check_count == 1);
+}
+
+TEST_CASE("digest: what is not a report is refused with the reason") {
+  CHECK(digest_error(kMinimal) == "");
+  CHECK(digest_error("[1, 2]") == "line 1, column 1: a report is a JSON object");
+  CHECK(digest_error(R"({"schema": 1, "node": "n1", "result": "pass"})") == "not a railyard report: no 'checks'");
+  CHECK(digest_error(R"({"node": "n1", "result": "pass", "checks": []})") == "not a railyard report: no 'schema'");
+  CHECK(digest_error(R"({"schema": 1, "result": "pass", "checks": []})") == "not a railyard report: no 'node'");
+  CHECK(digest_error(R"({"schema": 1, "node": "n1", "checks": []})") == "not a railyard report: no 'result'");
+  CHECK(digest_error(R"({"schema": 2, "node": "n1", "result": "pass", "checks": []})") ==
+        "report schema 2 is newer than this railyard reads (1)");
+  CHECK(digest_error(R"({"schema": 1.5, "node": "n1", "result": "pass", "checks": []})") ==
+        "line 1, column 12: 'schema' must be a positive integer");
+  CHECK(digest_error(R"({"schema": "1", "node": "n1", "result": "pass", "checks": []})") ==
+        "line 1, column 12: 'schema' must be a number");
+  CHECK(digest_error(R"({"schema": 1, "node": 7, "result": "pass", "checks": []})") ==
+        "line 1, column 23: 'node' must be a string");
+  CHECK(digest_error(R"({"schema": 1, "node": "n", "result": "ok", "checks": []})") ==
+        "line 1, column 38: 'result' must be \"pass\" or \"fail\", not \"ok\"");
+  CHECK(digest_error(R"({"schema": 1, "node": "n", "result": "pass", "checks": {}})") ==
+        "line 1, column 56: 'checks' must be an array");
+  CHECK(digest_error(R"({"schema":1,"node":"n","result":"pass","checks":[{"name":"a","status":"ok"}]})") ==
+        "line 1, column 71: checks[0].status: 'ok' is not one of pass, fail, skip, warn, unsupported");
+  CHECK(digest_error(R"({"schema":1,"node":"n","result":"pass","checks":[{"status":"pass"}]})") ==
+        "line 1, column 50: checks[0] has no 'name'");
+  CHECK(digest_error(R"({"schema":1,"node":"n","result":"pass","checks":[{"name":"a","status":"pass","observed":3}]})") ==
+        "line 1, column 89: checks[0].observed must be a string");
+  CHECK(digest_error(R"({"schema":1,"node":"n","result":"pass","checks":[],"phases":[{"phase":"apply","ms":"1"}]})") ==
+        "line 1, column 84: phases[].ms must be a number");
+  CHECK(digest_error(R"({"schema":1,"node":"n","result":"pass","checks":[],"host":{"drivers":"x"}})") ==
+        "line 1, column 70: 'host.drivers' must be an array of strings");
+}
+
+TEST_CASE("digest: a truncated golden report is refused wherever it is cut") {
+  std::string text = golden("gpu-nic-sys-default-route");
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, text.size() / 3, text.size() / 2, text.size() - 3}) {
+    CAPTURE(n);
+    CHECK(digest_error(text.substr(0, n)) != "");
+  }
+}
+
+TEST_CASE("loaded report: every golden report reads back into the model and writes out the same bytes") {
+  // The goldens are in the agent's exact form: to_json(Report).dump(2) reproduces each file.
+  std::size_t seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kGolden)) {
+    if (entry.path().extension() != ".json") continue;
+    ++seen;
+    CAPTURE(entry.path().string());
+    std::string text = test::read_all(entry.path().string());
+    auto r = parse_report(text);
+    REQUIRE(r.ok());
+    CHECK(to_json(r->report).dump(2) + "\n" == text);
+    CHECK(r->passed == r->report.passed());
+    CHECK(r->schema == 1);
+  }
+  CHECK(seen >= 7);
+}
+
+TEST_CASE("loaded report: fields, and the host name as the name without a node identity") {
+  auto r = parse_report(golden("gpu4-downtrained-nvmeof"));
+  REQUIRE(r.ok());
+  CHECK(r->name() == "g4-r002-n07");
+  CHECK(r->report.host.kernel == "6.8.0-49-generic");
+  CHECK(r->report.inventory["gpus"].size() == 4);
+  CHECK(r->report.plan["rails"].size() == 4);
+  CHECK(r->report.failed_count() == 3);
+
+  auto anon = parse_report(R"({"schema":1,"node":"","host":{"hostname":"h1","kernel":"k","boot_id":"b","drivers":[]},
+                               "result":"pass","checks":[{"name":"a","status":"pass"}]})");
+  REQUIRE(anon.ok());
+  CHECK(anon->name() == "h1");
+  CHECK(anon->report.checks[0].required);
+  CHECK(anon->report.inventory.is_null());
+}
+
+TEST_CASE("loaded report: the same refusals as the digest; invalid UTF-8 too") {
+  auto r = parse_report(R"({"schema": 1, "node": "n1", "result": "pass"})");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error() == "not a railyard report: no 'checks'");
+  auto bad = parse_report("{\"schema\": 1, \"node\": \"n\xff\", \"result\": \"pass\", \"checks\": []}");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error() == "not valid JSON (invalid UTF-8 in a string?)");
+}

@@ -1,0 +1,72 @@
+#include "report/fleet.h"
+
+#include <algorithm>
+#include <atomic>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+
+#include "report/report_source.h"
+
+namespace railyard {
+
+namespace {
+
+// Newer first: started_at is RFC 3339 UTC, so text order is time order; the path breaks ties.
+bool newer(const ReportDigest& a, const ReportDigest& b) {
+  return a.started_at != b.started_at ? a.started_at > b.started_at : a.path > b.path;
+}
+
+}  // namespace
+
+Outcome<Fleet> read_fleet(const std::string& dir, unsigned threads) {
+  auto files = list_report_files(dir);
+  if (!files.ok()) return Outcome<Fleet>::fail(files.error());
+  std::vector<Outcome<ReportDigest>> results(files->size(), Outcome<ReportDigest>::fail("not read"));
+
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < files->size();) {
+      const std::string& path = (*files)[i];
+      auto text = read_text_file(path);
+      if (!text.ok()) {
+        results[i] = Outcome<ReportDigest>::fail(text.error());
+        continue;
+      }
+      auto d = read_digest(*text);
+      if (d.ok()) d->path = path;
+      results[i] = d.ok() ? std::move(d) : Outcome<ReportDigest>::fail(path + ": " + d.error());
+    }
+  };
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, files->size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+
+  Fleet fleet;
+  fleet.dir = dir;
+  std::unordered_map<std::string, std::size_t> by_node;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    auto& r = results[i];
+    if (!r.ok()) {
+      // The path is in the message already when the file was read.
+      const std::string& e = r.error();
+      const std::string& path = (*files)[i];
+      fleet.unreadable.push_back({path, e.rfind(path + ": ", 0) == 0 ? e.substr(path.size() + 2) : e});
+      continue;
+    }
+    ++fleet.reports;
+    std::string key = r->node.empty() ? r->path : r->node;
+    auto [it, inserted] = by_node.try_emplace(key, fleet.nodes.size());
+    if (inserted) fleet.nodes.push_back(std::move(*r));
+    else if (newer(*r, fleet.nodes[it->second])) fleet.nodes[it->second] = std::move(*r);
+  }
+  std::sort(fleet.nodes.begin(), fleet.nodes.end(), [](const ReportDigest& a, const ReportDigest& b) {
+    return a.node != b.node ? a.node < b.node : a.path < b.path;
+  });
+  return fleet;
+}
+
+}  // namespace railyard

@@ -1,0 +1,28 @@
+// Every report under a directory, read in parallel into digests, and the newest report of
+// each node picked out: the fleet as it stands after a rollout.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "outcome.h"
+#include "report/report_digest.h"
+
+namespace railyard {
+
+struct UnreadableReport {
+  std::string path;
+  std::string error;
+};
+
+struct Fleet {
+  std::string dir;
+  std::size_t reports = 0;            // reports read, earlier boots included
+  std::vector<ReportDigest> nodes;    // the newest report of each node (by started_at), by node name
+  std::vector<UnreadableReport> unreadable;
+};
+
+// `threads` 0: one per core. A report with no node name stands alone, under its path.
+Outcome<Fleet> read_fleet(const std::string& dir, unsigned threads = 0);
+
+}  // namespace railyard

@@ -1,0 +1,140 @@
+#include "report/fleet_page.h"
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include "report/hints.h"
+#include "report/rails_picture.h"
+#include "report/text_style.h"
+#include "text.h"
+
+namespace railyard {
+
+namespace {
+
+const char* kStyle = R"(
+body{font-family:sans-serif;margin:24px;color:#222;background:#fff}
+h1{font-size:22px;margin:0 0 8px}
+h2{font-size:18px;margin:28px 0 6px}
+.counts span{display:inline-block;margin-right:18px;font-size:15px}
+.pass{color:#2e7d32;font-weight:bold}
+.fail{color:#c62828;font-weight:bold}
+table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}
+th,td{border:1px solid #ccd3de;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#eef2f8}
+tr.fail td:first-child{border-left:4px solid #c62828}
+tr.pass td:first-child{border-left:4px solid #2e7d32}
+td.num{text-align:right}
+section.node{border-top:1px solid #ccd3de;margin-top:18px;padding-top:4px}
+.meta{color:#555;font-size:12px;margin:2px 0 8px}
+.failure{margin:4px 0 10px 12px;font-size:13px}
+.failure .hint{color:#3b4a60;font-style:italic}
+.legend{font-size:12px;color:#555}
+)";
+
+std::string id_for(const std::string& node) {
+  std::string out = "node-";
+  for (char c : node) out += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_';
+  return out;
+}
+
+std::string node_label(const LoadedReport& r) { return r.name().empty() ? "(unnamed)" : r.name(); }
+
+void group_table(std::ostringstream& out, const std::string& title, const std::vector<GroupCount>& groups,
+                 const std::string& cls) {
+  out << "<table class=\"" << cls << "\"><tr><th>" << html_escape(title)
+      << "</th><th>nodes</th><th>pass</th><th>fail</th></tr>\n";
+  for (const auto& g : groups)
+    out << "<tr><td>" << html_escape(g.name) << "</td><td class=\"num\">" << g.nodes << "</td><td class=\"num\">" << g.passed
+        << "</td><td class=\"num\">" << g.failed() << "</td></tr>\n";
+  out << "</table>\n";
+}
+
+void node_section(std::ostringstream& out, const LoadedReport& lr) {
+  const Report& r = lr.report;
+  out << "<section class=\"node\" id=\"" << id_for(lr.name()) << "\">\n<h2>" << html_escape(node_label(lr)) << " <span class=\""
+      << (lr.passed ? "pass\">PASS" : "fail\">FAIL") << "</span></h2>\n";
+  std::vector<std::string> meta{"recipe " + r.recipe};
+  if (!r.host.kernel.empty()) meta.push_back("kernel " + r.host.kernel);
+  if (!r.host.drivers.empty()) meta.push_back("drivers " + join(r.host.drivers, ", "));
+  if (!r.started_at.empty()) meta.push_back("started " + r.started_at);
+  out << "<div class=\"meta\">" << html_escape(join(meta, " · ")) << "</div>\n";
+  for (const auto& p : r.problems)
+    out << "<div class=\"failure problem\"><span class=\"fail\">PROBLEM</span> " << html_escape(p)
+        << "<br><span class=\"hint\">" << html_escape(hint_for_problem(p)) << "</span></div>\n";
+  for (const auto& c : r.checks) {
+    if (!c.failing()) continue;
+    out << "<div class=\"failure check\"><span class=\"fail\">" << (c.status == CheckStatus::fail ? "FAIL" : "UNSUPPORTED")
+        << "</span> <b>" << html_escape(c.name) << "</b>: expected " << html_escape(c.expected) << ", observed "
+        << html_escape(c.observed) << (c.detail.empty() ? "" : " (" + html_escape(c.detail) + ")");
+    if (std::string h = hint_for(c); !h.empty()) out << "<br><span class=\"hint\">" << html_escape(h) << "</span>";
+    out << "</div>\n";
+  }
+  out << rails_svg(rails_picture(r)) << "\n</section>\n";
+}
+
+}  // namespace
+
+std::string fleet_page(const FleetSummary& s, const std::vector<LoadedReport>& nodes) {
+  std::ostringstream out;
+  std::size_t failed = s.nodes - s.passed;
+  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>railyard fleet: " << s.nodes
+      << " nodes, " << failed << " failing</title>\n<style>" << kStyle << "</style></head><body>\n";
+  out << "<h1>railyard fleet</h1>\n<div class=\"counts\"><span>" << s.nodes << " nodes</span><span class=\"pass\">"
+      << s.passed << " pass</span><span class=\"fail\">" << failed << " fail</span><span>" << s.reports
+      << " reports</span></div>\n";
+
+  if (!s.failures.empty()) {
+    out << "<h2>Failures by check</h2>\n<table class=\"failures\"><tr><th>check</th><th>nodes</th><th>checks</th>"
+           "<th>examples</th></tr>\n";
+    for (const auto& f : s.failures) {
+      out << "<tr><td>" << html_escape(f.kind) << "</td><td class=\"num\">" << f.nodes << "</td><td class=\"num\">"
+          << f.checks << "</td><td>";
+      for (std::size_t i = 0; i < f.examples.size(); ++i)
+        out << (i ? ", " : "") << "<a href=\"#" << id_for(f.examples[i]) << "\">" << html_escape(f.examples[i]) << "</a>";
+      out << "</td></tr>\n";
+    }
+    out << "</table>\n";
+  }
+  out << "<h2>Groups</h2>\n";
+  group_table(out, "recipe (SKU)", s.by_recipe, "by-recipe");
+  group_table(out, "driver release", s.by_driver_release, "by-driver");
+  group_table(out, "kernel", s.by_kernel, "by-kernel");
+  if (!s.unreadable.empty()) {
+    out << "<h2>Unreadable reports</h2>\n<ul class=\"unreadable\">\n";
+    for (const auto& u : s.unreadable) out << "<li>" << html_escape(u.path) << ": " << html_escape(u.error) << "</li>\n";
+    out << "</ul>\n";
+  }
+
+  // Failing nodes first, then by name.
+  std::vector<const LoadedReport*> order;
+  for (const auto& n : nodes) order.push_back(&n);
+  std::stable_sort(order.begin(), order.end(), [](const LoadedReport* a, const LoadedReport* b) { return !a->passed && b->passed; });
+  out << "<h2>Nodes</h2>\n<table id=\"fleet\"><tr><th>node</th><th>result</th><th>recipe</th><th>kernel</th>"
+         "<th>drivers</th><th>failing checks</th><th>first boot</th><th>started</th></tr>\n";
+  for (const auto* n : order) {
+    const Report& r = n->report;
+    std::vector<std::string> failing;
+    for (const auto& c : r.checks)
+      if (c.failing()) failing.push_back(c.name);
+    if (!r.problems.empty()) failing.insert(failing.begin(), "(plan: " + std::to_string(r.problems.size()) + " problems)");
+    double total = 0;
+    for (const auto& p : r.phases) total += p.ms;
+    const char* cls = n->passed ? "pass" : "fail";
+    out << "<tr class=\"node-row " << cls << "\"><td><a href=\"#" << id_for(n->name()) << "\">" << html_escape(node_label(*n))
+        << "</a></td><td class=\"" << cls << "\">" << cls << "</td><td>" << html_escape(r.recipe) << "</td><td>"
+        << html_escape(r.host.kernel) << "</td><td>" << html_escape(join(r.host.drivers, ", ")) << "</td><td>"
+        << html_escape(join(failing, ", ")) << "</td><td class=\"num\">" << html_escape(duration_text(total)) << "</td><td>"
+        << html_escape(r.started_at) << "</td></tr>\n";
+  }
+  out << "</table>\n";
+  out << "<p class=\"legend\">Rails: each GPU joined to its rail NIC, labelled with the pair's PCIe affinity "
+         "(PIX/PXB green, PHB/NODE amber, SYS red), grouped by the NIC's NUMA node. NIC colour: green link up and "
+         "RDMA port ACTIVE, amber up but the port not ACTIVE, red link down, grey unknown.</p>\n";
+  for (const auto* n : order) node_section(out, *n);
+  out << "</body></html>\n";
+  return out.str();
+}
+
+}  // namespace railyard

@@ -1,0 +1,175 @@
+#include "report/node_view.h"
+
+#include <map>
+#include <sstream>
+
+#include "report/hints.h"
+#include "text.h"
+
+namespace railyard {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+constexpr CheckStatus kStatuses[] = {CheckStatus::pass, CheckStatus::fail, CheckStatus::warn, CheckStatus::skip,
+                                     CheckStatus::unsupported};
+
+std::string plural(std::size_t n, const std::string& one) { return std::to_string(n) + " " + one + (n == 1 ? "" : "s"); }
+
+std::size_t array_size(const ordered_json& j, const char* key) {
+  if (!j.is_object()) return 0;
+  auto it = j.find(key);
+  return it != j.end() && it->is_array() ? it->size() : 0;
+}
+
+bool is_apply_check(const CheckResult& c) { return c.name.rfind("apply.", 0) == 0; }
+
+// "170 pass, 2 fail, 3 warn" over the checks `pick` selects; statuses with none left out.
+template <class Pick>
+std::string status_counts(const Report& r, Pick pick) {
+  std::map<CheckStatus, std::size_t> n;
+  for (const auto& c : r.checks)
+    if (pick(c)) ++n[c.status];
+  std::vector<std::string> parts;
+  for (auto s : kStatuses)
+    if (n[s]) parts.push_back(std::to_string(n[s]) + " " + to_string(s));
+  return join(parts, ", ");
+}
+
+std::string phase_result(const Report& r, const std::string& phase) {
+  if (phase == "discover" && r.inventory.is_object())
+    return plural(array_size(r.inventory, "gpus"), "GPU") + ", " + plural(array_size(r.inventory, "nics"), "NIC") + ", " +
+           plural(array_size(r.inventory, "rdma_devices"), "RDMA device") + ", " +
+           plural(array_size(r.inventory, "numa_nodes"), "NUMA node");
+  if (phase == "plan") {
+    if (!r.problems.empty()) return plural(r.problems.size(), "problem") + ": nothing applied";
+    if (r.plan.is_object())
+      return plural(array_size(r.plan, "rails"), "rail") + ", " + plural(array_size(r.plan, "checks"), "check") + " planned";
+  }
+  if (phase == "apply" && r.changes.is_array()) {
+    std::map<std::string, std::size_t> n;
+    for (const auto& c : r.changes)
+      if (c.is_object() && c.contains("outcome") && c["outcome"].is_string()) ++n[c["outcome"].get<std::string>()];
+    std::vector<std::string> parts;
+    for (const char* o : {"changed", "unchanged", "unsupported", "failed"})
+      if (n[o]) parts.push_back(std::to_string(n[o]) + " " + o);
+    return parts.empty() ? "nothing to change" : join(parts, ", ");
+  }
+  if (phase == "verify") return status_counts(r, [](const CheckResult& c) { return !is_apply_check(c); });
+  return "";
+}
+
+std::string host_line(const Report& r) {
+  std::vector<std::string> parts;
+  if (!r.started_at.empty()) parts.push_back("started " + r.started_at);
+  if (!r.railyard_version.empty()) parts.push_back("railyard " + r.railyard_version);
+  if (!r.host.kernel.empty()) parts.push_back("kernel " + r.host.kernel);
+  if (!r.host.drivers.empty()) parts.push_back("drivers " + join(r.host.drivers, ", "));
+  if (!r.host.boot_id.empty()) parts.push_back("boot " + r.host.boot_id);
+  return join(parts, "; ");
+}
+
+}  // namespace
+
+std::vector<PhaseSummary> phase_summaries(const Report& r) {
+  std::vector<PhaseSummary> out;
+  for (const auto& p : r.phases) out.push_back({p.phase, p.ms, phase_result(r, p.phase)});
+  return out;
+}
+
+std::string node_text(const LoadedReport& lr, const TextStyle& st) {
+  const Report& r = lr.report;
+  std::ostringstream out;
+  std::size_t failing = 0;
+  for (const auto& c : r.checks) failing += c.failing();
+  out << st.bold(lr.name().empty() ? "(unnamed node)" : lr.name()) << "  " << (lr.passed ? st.good("PASS") : st.bad("FAIL"))
+      << "  recipe " << (r.recipe.empty() ? "?" : r.recipe) << "  (" << failing << " of " << r.checks.size()
+      << " checks failing";
+  if (!r.problems.empty()) out << ", " << plural(r.problems.size(), "planning problem");
+  out << ")\n";
+  if (std::string h = host_line(r); !h.empty()) out << "  " << st.dim(h) << "\n";
+
+  if (failing || !r.problems.empty()) {
+    out << "\n" << st.bold("Failures") << "\n";
+    for (const auto& p : r.problems) {
+      out << "  " << st.bad("PROBLEM") << "  " << p << "\n";
+      out << "           " << st.dim("hint") << "      " << hint_for_problem(p) << "\n";
+    }
+    for (const auto& c : r.checks) {
+      if (!c.failing()) continue;
+      out << "  " << st.bad(c.status == CheckStatus::fail ? "FAIL" : "UNSUPPORTED") << "  " << st.bold(c.name)
+          << (c.status == CheckStatus::unsupported ? " (required)" : "") << "\n";
+      out << "           expected  " << c.expected << "\n";
+      out << "           observed  " << c.observed << "\n";
+      if (!c.detail.empty()) out << "           detail    " << c.detail << "\n";
+      if (std::string h = hint_for(c); !h.empty()) out << "           " << st.dim("hint") << "      " << h << "\n";
+    }
+  }
+
+  bool others = false;
+  for (const auto& c : r.checks) {
+    if (c.failing() || c.status == CheckStatus::pass) continue;
+    if (!others) out << "\n" << st.bold("Other results") << "\n";
+    others = true;
+    std::string label = pad_right(to_string(c.status), 12);
+    out << "  " << (c.status == CheckStatus::warn ? st.warn(label) : st.dim(label)) << c.name << ": " << c.observed
+        << (c.detail.empty() ? "" : " (" + c.detail + ")") << "\n";
+  }
+
+  out << "\n" << st.bold("Phases") << "\n";
+  double total = 0;
+  for (const auto& p : phase_summaries(r)) {
+    total += p.ms;
+    out << "  " << pad_right(p.phase, 10) << pad_left(duration_text(p.ms), 12) << (p.result.empty() ? "" : "   " + p.result)
+        << "\n";
+  }
+  std::string counts = status_counts(r, [](const CheckResult&) { return true; });
+  out << "  " << pad_right("total", 10) << pad_left(duration_text(total), 12) << "   "
+      << (counts.empty() ? "no checks run" : counts) << "\n";
+  return out.str();
+}
+
+ordered_json node_json(const LoadedReport& lr) {
+  const Report& r = lr.report;
+  ordered_json failures = ordered_json::array(), problems = ordered_json::array(), other = ordered_json::array();
+  for (const auto& p : r.problems) problems.push_back({{"problem", p}, {"hint", hint_for_problem(p)}});
+  ordered_json counts = ordered_json::object();
+  for (auto s : kStatuses) counts[to_string(s)] = 0;
+  for (const auto& c : r.checks) {
+    counts[to_string(c.status)] = counts[to_string(c.status)].get<int>() + 1;
+    if (c.failing())
+      failures.push_back({{"name", c.name},
+                          {"kind", check_kind(c.name)},
+                          {"status", to_string(c.status)},
+                          {"required", c.required},
+                          {"expected", c.expected},
+                          {"observed", c.observed},
+                          {"detail", c.detail},
+                          {"hint", hint_for(c)}});
+    else if (c.status != CheckStatus::pass)
+      other.push_back({{"name", c.name}, {"status", to_string(c.status)}, {"expected", c.expected},
+                       {"observed", c.observed}, {"detail", c.detail}});
+  }
+  ordered_json phases = ordered_json::array();
+  double total = 0;
+  for (const auto& p : phase_summaries(r)) {
+    total += p.ms;
+    phases.push_back({{"phase", p.phase}, {"ms", p.ms}, {"result", p.result}});
+  }
+  return {{"node", lr.name()},
+          {"recipe", r.recipe},
+          {"result", lr.passed ? "pass" : "fail"},
+          {"schema", lr.schema},
+          {"started_at", r.started_at},
+          {"railyard_version", r.railyard_version},
+          {"host", {{"hostname", r.host.hostname}, {"kernel", r.host.kernel}, {"boot_id", r.host.boot_id}, {"drivers", r.host.drivers}}},
+          {"counts", counts},
+          {"problems", problems},
+          {"failures", failures},
+          {"other", other},
+          {"phases", phases},
+          {"total_ms", total}};
+}
+
+}  // namespace railyard

@@ -1,0 +1,27 @@
+// `railyard report show`: one node's report for the operator who has to fix it. Failures
+// first, each with expected vs observed and the usual cause; then the other non-passing
+// checks; then each phase with its timing and what it came to.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "report/loaded_report.h"
+#include "report/text_style.h"
+
+namespace railyard {
+
+struct PhaseSummary {
+  std::string phase;
+  double ms = 0;
+  std::string result;  // "8 rails, 177 checks", "38 changed, 120 unchanged", ...
+};
+
+// Each timed phase with what it came to, from the report's inventory, plan, changes, checks.
+std::vector<PhaseSummary> phase_summaries(const Report& r);
+
+std::string node_text(const LoadedReport& r, const TextStyle& style);
+nlohmann::ordered_json node_json(const LoadedReport& r);
+
+}  // namespace railyard

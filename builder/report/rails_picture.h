@@ -1,0 +1,56 @@
+// A node's rails as a picture: each GPU joined to its rail NIC (with the pair's affinity
+// class), grouped by the NUMA node of the NIC, each NIC coloured by its link and RDMA port
+// state. Built from the report's inventory and its plan's rails, drawn as inline SVG.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report.h"
+
+namespace railyard {
+
+struct PictureGpu {
+  int ordinal = 0;  // position in PCI bus order (CUDA_DEVICE_ORDER=PCI_BUS_ID)
+  std::string pci;
+  std::string device;  // PCI device id
+  int numa = -1;       // -1: unknown
+};
+
+struct PictureNic {
+  std::string ifname;
+  std::string pci;
+  std::string rdma_device;
+  int numa = -1;
+  std::string operstate;   // "up", "down", "" unknown
+  int speed_mbps = -1;
+  std::string port_state;  // RDMA port state ("ACTIVE"), "" when none
+  bool management = false;
+  int rail = -1;           // rail index, -1 when not a rail
+  std::vector<std::string> failing;  // the rail's failing checks
+  // ok: link up (and the RDMA port ACTIVE); warn: up but the port is not; bad: down; unknown.
+  std::string state() const;
+};
+
+struct PictureRail {
+  int index = 0;
+  std::string ifname;
+  std::vector<std::string> gpu_pcis;
+  std::string affinity;  // PIX PXB PHB NODE SYS, "" without GPUs
+};
+
+struct RailsPicture {
+  std::vector<PictureGpu> gpus;
+  std::vector<PictureNic> nics;
+  std::vector<PictureRail> rails;
+  std::vector<std::pair<int, std::string>> numa;  // id, cpulist
+  bool has_inventory = false;
+};
+
+RailsPicture rails_picture(const Report& r);
+// One <svg> element, self-contained (styles inline), sized to its content.
+std::string rails_svg(const RailsPicture& p);
+
+std::string html_escape(const std::string& s);
+
+}  // namespace railyard

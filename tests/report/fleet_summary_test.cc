@@ -1,0 +1,140 @@
+// The fleet (fleet.cc, fleet_summary.cc): every report under a directory read in parallel,
+// the newest report of each node, unreadable files listed, and the summary's groupings.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "builder/temp_dir.h"
+#include "report/fleet_summary.h"
+
+using namespace railyard;
+
+namespace {
+
+const std::string kGolden = std::string(RAILYARD_SOURCE_DIR) + "/tests/report/golden/";
+
+std::string golden(const std::string& name) { return test::read_all(kGolden + name + ".json"); }
+
+// A report of `node` with one failing check (or none), at `started_at`.
+std::string small(const std::string& node, const std::string& started_at, const std::string& failing,
+                  const std::string& recipe = "r1", const std::string& kernel = "6.8.0-49-generic", double verify_ms = 1000) {
+  std::string checks = R"({"name":"rail.0.mtu","status":"pass","expected":"9000","observed":"9000","detail":""})";
+  if (!failing.empty())
+    checks += R"(,{"name":")" + failing + R"(","status":"fail","expected":"x","observed":"y","detail":""})";
+  return R"({"schema":1,"node":")" + node + R"(","recipe":")" + recipe + R"(","result":")" +
+         (failing.empty() ? "pass" : "fail") + R"(","started_at":")" + started_at +
+         R"(","host":{"hostname":")" + node + R"(","kernel":")" + kernel +
+         R"(","boot_id":"","drivers":["doca-ofed-2.10.0","cuda-13.0"]},"checks":[)" + checks +
+         R"(],"phases":[{"phase":"discover","ms":100},{"phase":"verify","ms":)" + std::to_string(verify_ms) + "}]}";
+}
+
+}  // namespace
+
+TEST_CASE("read_fleet: the newest report per node; earlier boots counted; hidden files skipped") {
+  test::TempDir dir;
+  dir.write("n1/boot-a.json", small("n1", "2026-03-10T08:00:00Z", "rail.0.pfc"));
+  dir.write("n1/boot-b.json", small("n1", "2026-03-10T09:00:00Z", ""));  // rebooted, fixed
+  dir.write("n2/boot-c.json", small("n2", "2026-03-10T08:30:00Z", "rail.1.link"));
+  dir.write("flat.json", small("n3", "2026-03-10T07:00:00Z", ""));
+  dir.write("n2/.boot-d.json.XXXXXX", "half a rep");  // a receiver's temporary file
+  dir.write("n2/notes.txt", "not a report");
+  dir.write(".hidden/x.json", "{");
+
+  for (unsigned threads : {1u, 2u, 8u}) {
+    CAPTURE(threads);
+    auto fleet = read_fleet(dir.path(), threads);
+    REQUIRE(fleet.ok());
+    CHECK(fleet->reports == 4);
+    REQUIRE(fleet->nodes.size() == 3);
+    CHECK(fleet->nodes[0].node == "n1");
+    CHECK(fleet->nodes[0].passed);
+    CHECK(fleet->nodes[0].started_at == "2026-03-10T09:00:00Z");
+    CHECK(fleet->nodes[1].node == "n2");
+    CHECK_FALSE(fleet->nodes[1].passed);
+    CHECK(fleet->nodes[2].node == "n3");
+    CHECK(fleet->unreadable.empty());
+  }
+}
+
+TEST_CASE("read_fleet: unreadable reports are listed with the reason; the rest still counted") {
+  test::TempDir dir;
+  dir.write("good.json", small("n1", "2026-03-10T08:00:00Z", ""));
+  dir.write("bad/truncated.json", small("n2", "2026-03-10T08:00:00Z", "").substr(0, 60));
+  dir.write("bad/other.json", R"({"hello": "world"})");
+  auto fleet = read_fleet(dir.path());
+  REQUIRE(fleet.ok());
+  CHECK(fleet->nodes.size() == 1);
+  REQUIRE(fleet->unreadable.size() == 2);
+  CHECK(fleet->unreadable[0].path == dir / "bad/other.json");
+  CHECK(fleet->unreadable[0].error == "not a railyard report: no 'schema'");
+  CHECK(fleet->unreadable[1].path == dir / "bad/truncated.json");
+  CHECK(fleet->unreadable[1].error == "line 1, column 61: unterminated string");
+
+  auto missing = read_fleet(dir / "nope");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error() == dir / "nope" + ": not a directory");
+}
+
+TEST_CASE("summarize: pass/fail, failures by check kind, groups, slowest") {
+  test::TempDir dir;
+  dir.write("a.json", small("a", "2026-03-10T08:00:00Z", "rail.0.pfc", "hgx", "6.8.0-49-generic", 5000));
+  dir.write("b.json", small("b", "2026-03-10T08:00:00Z", "rail.3.pfc", "hgx", "6.8.0-45-generic", 90000));
+  dir.write("c.json", small("c", "2026-03-10T08:00:00Z", "gpudirect.acs.0000:19:00.0", "g4", "6.8.0-49-generic", 2000));
+  dir.write("d.json", small("d", "2026-03-10T08:00:00Z", "", "g4", "6.8.0-49-generic", 70000));
+  dir.write("e.json", small("e", "2026-03-10T08:00:00Z", "", "hgx", "6.8.0-49-generic", 1000));
+  dir.write("storage-problem.json", golden("storage-problem"));
+  auto fleet = read_fleet(dir.path());
+  REQUIRE(fleet.ok());
+  FleetSummary s = summarize(*fleet);
+  CHECK(s.nodes == 6);
+  CHECK(s.reports == 6);
+  CHECK(s.passed == 2);
+  REQUIRE(s.failures.size() == 3);
+  CHECK(s.failures[0].kind == "rail.*.pfc");
+  CHECK(s.failures[0].nodes == 2);
+  CHECK(s.failures[0].examples == std::vector<std::string>{"a", "b"});
+  CHECK(s.failures[1].kind == "(plan)");
+  CHECK(s.failures[2].kind == "gpudirect.acs.*");
+
+  REQUIRE(s.by_recipe.size() == 3);
+  CHECK(s.by_recipe[0].name == "hgx");
+  CHECK(s.by_recipe[0].nodes == 3);
+  CHECK(s.by_recipe[0].passed == 1);
+  CHECK(s.by_recipe[0].failed() == 2);
+  REQUIRE(s.by_kernel.size() == 2);
+  CHECK(s.by_kernel[0].name == "6.8.0-49-generic");
+  CHECK(s.by_kernel[0].nodes == 5);
+  REQUIRE(s.by_driver_release.size() == 2);
+  CHECK(s.by_driver_release[0].name == "doca-ofed-2.10.0 + cuda-13.0");
+  CHECK(s.by_driver_release[1].name == "doca-ofed-2.10.0");
+
+  REQUIRE(s.slowest.size() == 6);
+  CHECK(s.slowest[0].node == "b");
+  CHECK(s.slowest[0].total_ms == 90100);
+  CHECK(s.slowest[1].node == "d");
+
+  std::string text = to_text(s, TextStyle(false));
+  CAPTURE(text);
+  CHECK(text.find(": 6 nodes (6 reports)\n") != std::string::npos);
+  CHECK(text.find("  pass 2 (33.3%)   fail 4 (66.7%)\n") != std::string::npos);
+  CHECK(text.find("  rail.*.pfc             2       2  a, b\n") != std::string::npos);
+  CHECK(text.find("  b                    1 min 30 s   discover 100 ms, verify 1 min 30 s\n") != std::string::npos);
+
+  auto j = to_json(s);
+  CHECK(j["nodes"] == 6);
+  CHECK(j["pass"] == 2);
+  CHECK(j["fail"] == 4);
+  CHECK(j["failures_by_check"][0]["check"] == "rail.*.pfc");
+  CHECK(j["by_recipe"][0] == nlohmann::ordered_json{{"name", "hgx"}, {"nodes", 3}, {"pass", 1}, {"fail", 2}});
+  CHECK(j["slowest"][0]["node"] == "b");
+  CHECK(j["unreadable"].empty());
+}
+
+TEST_CASE("summarize: an empty directory is an empty fleet") {
+  test::TempDir dir;
+  auto fleet = read_fleet(dir.path());
+  REQUIRE(fleet.ok());
+  FleetSummary s = summarize(*fleet);
+  CHECK(s.nodes == 0);
+  CHECK(to_text(s, TextStyle(false)).find("0 nodes (0 reports)") != std::string::npos);
+}

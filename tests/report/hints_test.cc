@@ -1,0 +1,87 @@
+// Hints (builder/report/hints.cc): check kinds as the fleet groups them, and a hint for
+// every check the planner can make, so that no failure is shown without its usual cause.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <string>
+
+#include "builder/temp_dir.h"
+#include "report/hints.h"
+
+using namespace railyard;
+
+namespace {
+
+CheckResult failed(const std::string& name, const std::string& observed = "", const std::string& detail = "") {
+  CheckResult c;
+  c.name = name;
+  c.status = CheckStatus::fail;
+  c.observed = observed;
+  c.detail = detail;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("check_kind: indices and PCI addresses become '*'") {
+  CHECK(check_kind("rail.3.pfc") == "rail.*.pfc");
+  CHECK(check_kind("rail.12.roce_v2_gid") == "rail.*.roce_v2_gid");
+  CHECK(check_kind("gpu.7.pcie_link") == "gpu.*.pcie_link");
+  CHECK(check_kind("nvmeof.1.connected") == "nvmeof.*.connected");
+  CHECK(check_kind("gpudirect.acs.0000:9b:01.0") == "gpudirect.acs.*");
+  CHECK(check_kind("gpu.count") == "gpu.count");
+  CHECK(check_kind("rails.cross_rdma_write") == "rails.cross_rdma_write");
+  CHECK(check_kind("apply.rail 3 (ens3f0np0): MTU") == "apply.rail *: MTU");
+  CHECK(check_kind("apply.PCIe port 0000:19:00.0: ACS") == "apply.PCIe port *: ACS");
+  CHECK(check_kind("") == "");
+}
+
+TEST_CASE("hints: every check the fixtures' plans hold has a hint when it fails") {
+  std::set<std::string> kinds;
+  for (const char* fixture : {"hgx-8x8", "gpu4-cx6dx", "gpu8-nic4", "storage-node", "qemu-virt", "gpu-nic-sys"}) {
+    auto plan = nlohmann::json::parse(
+        test::read_all(std::string(RAILYARD_SOURCE_DIR) + "/tests/fixtures/golden/" + fixture + "/plan.json"));
+    for (const auto& c : plan["checks"]) kinds.insert(check_kind(c["name"].get<std::string>()));
+  }
+  CHECK(kinds.size() >= 25);
+  for (const auto& kind : kinds) {
+    CAPTURE(kind);
+    std::string name = kind;
+    for (char& ch : name)
+      if (ch == '*') ch = '0';
+    CHECK(hint_for(failed(name)) != "");
+  }
+}
+
+TEST_CASE("hints: the usual causes the operators asked for") {
+  CHECK(hint_for(failed("rail.2.pfc")).find("DCBX") != std::string::npos);
+  CHECK(hint_for(failed("rail.0.pcie_link", "8.0 GT/s PCIe x8", "downtrained: the device can do 16.0 GT/s PCIe x16"))
+            .find("reseat") != std::string::npos);
+  CHECK(hint_for(failed("gpu.3.pcie_link")).find("riser") != std::string::npos);
+  CHECK(hint_for(failed("rail.1.rdma_port", "mlx5_1 port 1 DOWN")).find("not ACTIVE") != std::string::npos);
+  CHECK(hint_for(failed("rail.1.rdma_port", "no RDMA device")).find("RDMA driver") != std::string::npos);
+  CHECK(hint_for(failed("rail.4.roce_v2_gid")).find("VLAN") != std::string::npos);
+  CHECK(hint_for(failed("nvmeof.0.connected")).find("NQN") != std::string::npos);
+  CHECK(hint_for(failed("rail.0.pause_storm", "rx 3/s, tx 50000/s", "this NIC is sending a pause storm"))
+            .find("sends pause frames") != std::string::npos);
+  CHECK(hint_for(failed("rail.0.pause_storm", "rx 50000/s, tx 0/s", "the switch pauses this NIC continuously"))
+            .find("switch pauses") != std::string::npos);
+  CHECK(hint_for(failed("rail.5.no_default_route")).find("DHCP") != std::string::npos);
+  CHECK(hint_for(failed("apply.rail 0 (ens1f0np0): PFC")).find("refused") != std::string::npos);
+  CHECK(hint_for(failed("something.new")) == "");
+  // A failure that only follows from another says which.
+  CHECK(hint_for(failed("nvmeof.0.namespace_read", "no controller")).find("follows from nvmeof.N.connected") == 0);
+  CHECK(hint_for(failed("rail.1.rdma_write", "no RoCE v2 GID")).find("follows from rail.N.roce_v2_gid") == 0);
+  CHECK(hint_for(failed("rail.1.speed", "unknown")).find("see rail.N.link") != std::string::npos);
+  CHECK(hint_for(failed("rail.1.speed", "200000 Mb/s")).find("cable") != std::string::npos);
+}
+
+TEST_CASE("hints: planning problems") {
+  CHECK(hint_for_problem("the recipe wants 8 rails; 4 RDMA NIC(s) found").find("RDMA NICs are missing") != std::string::npos);
+  CHECK(hint_for_problem("no RDMA NIC found for the rails").find("RDMA NICs are missing") != std::string::npos);
+  CHECK(hint_for_problem("hardware.rails names 'ens9', which is not on this node").find("interface") != std::string::npos);
+  CHECK(hint_for_problem("GPU 0000:1a:00.0 could not be pinned to a rail").find("slot") != std::string::npos);
+  CHECK(hint_for_problem("anything else") != "");
+}

@@ -1,0 +1,124 @@
+// `railyard report show` (builder/report/node_view.cc): each golden report's text against
+// tests/report/golden/<name>.show.txt (UPDATE_GOLDEN=1 rewrites them: review the diff),
+// failures before everything else, colour only when asked, and the JSON view.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "builder/temp_dir.h"
+#include "report/node_view.h"
+
+using namespace railyard;
+
+namespace {
+
+const std::string kGolden = std::string(RAILYARD_SOURCE_DIR) + "/tests/report/golden/";
+
+LoadedReport load(const std::string& name) {
+  auto r = parse_report(test::read_all(kGolden + name + ".json"));
+  REQUIRE(r.ok());
+  return *r;
+}
+
+std::size_t at(const std::string& hay, const std::string& needle) {
+  std::size_t p = hay.find(needle);
+  REQUIRE_MESSAGE(p != std::string::npos, needle);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("node_text: every golden report's text is as recorded") {
+  bool update = std::getenv("UPDATE_GOLDEN") != nullptr;
+  std::size_t seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kGolden)) {
+    if (entry.path().extension() != ".json") continue;
+    ++seen;
+    std::string name = entry.path().stem().string();
+    CAPTURE(name);
+    std::string text = node_text(load(name), TextStyle(false));
+    std::string expected_path = kGolden + name + ".show.txt";
+    if (update) std::ofstream(expected_path, std::ios::binary | std::ios::trunc) << text;
+    CHECK(text == test::read_all(expected_path));
+  }
+  CHECK(seen >= 7);
+}
+
+TEST_CASE("node_text: failures (with expected, observed and a hint) before other results and phases") {
+  std::string s = node_text(load("gpu8-nic4-no-gid"), TextStyle(false));
+  CAPTURE(s);
+  CHECK(s.rfind("g8-r003-n11  FAIL  recipe gpu8-nic4", 0) == 0);
+  std::size_t failures = at(s, "\nFailures\n");
+  std::size_t gid = at(s, "FAIL  rail.");
+  CHECK(failures < gid);
+  CHECK(at(s, "roce_v2_gid\n           expected  RoCE v2 IPv4 GID on ") > failures);
+  CHECK(at(s, "observed  none\n") > failures);
+  CHECK(at(s, "hint      no RoCE v2 GID for the rail address") > failures);
+  CHECK(at(s, "pause_storm\n") > failures);
+  CHECK(at(s, "\nPhases\n") > at(s, "hint      this NIC sends pause frames"));
+  CHECK(s.find("\033[") == std::string::npos);
+}
+
+TEST_CASE("node_text: a required unsupported check is a failure; a passing node lists no failures") {
+  LoadedReport r = load("hgx-pass");
+  std::string pass = node_text(r, TextStyle(false));
+  CHECK(pass.find("Failures") == std::string::npos);
+  CHECK(pass.find("  PASS  ") != std::string::npos);
+  r.report.checks[5].status = CheckStatus::unsupported;
+  r.report.checks[5].observed = "unsupported";
+  r.passed = false;
+  std::string s = node_text(r, TextStyle(false));
+  CHECK(s.find("  UNSUPPORTED  " + r.report.checks[5].name + " (required)\n") != std::string::npos);
+}
+
+TEST_CASE("node_text: colour codes only when colour is on") {
+  LoadedReport r = load("hgx-pfc-link");
+  std::string plain = node_text(r, TextStyle(false));
+  std::string colour = node_text(r, TextStyle(true));
+  CHECK(plain.find('\033') == std::string::npos);
+  CHECK(colour.find("\033[1;31mFAIL\033[0m") != std::string::npos);
+  // The same text once the codes are stripped.
+  std::string stripped;
+  for (std::size_t i = 0; i < colour.size(); ++i) {
+    if (colour[i] == '\033') {
+      i = colour.find('m', i);
+      continue;
+    }
+    stripped += colour[i];
+  }
+  CHECK(stripped == plain);
+}
+
+TEST_CASE("node_json: counts, failures with kind and hint, problems, phases with results") {
+  auto j = node_json(load("gpu4-downtrained-nvmeof"));
+  CHECK(j["node"] == "g4-r002-n07");
+  CHECK(j["result"] == "fail");
+  CHECK(j["counts"]["fail"] == 3);
+  CHECK(j["counts"]["pass"].get<int>() + 3 == 90);
+  REQUIRE(j["failures"].size() == 3);
+  CHECK(j["failures"][0]["kind"] == "gpu.*.pcie_link");
+  CHECK(j["failures"][0]["observed"] == "16.0 GT/s PCIe x8");
+  CHECK(j["failures"][0]["hint"].get<std::string>().find("reseat") != std::string::npos);
+  CHECK(j["failures"][1]["name"] == "nvmeof.0.connected");
+  REQUIRE(j["phases"].size() == 4);
+  CHECK(j["phases"][2]["phase"] == "apply");
+  CHECK(j["phases"][2]["result"].get<std::string>().find("changed") != std::string::npos);
+  CHECK(j["phases"][3]["result"] == "87 pass, 3 fail");
+
+  auto p = node_json(load("storage-problem"));
+  REQUIRE(p["problems"].size() == 1);
+  CHECK(p["problems"][0]["hint"].get<std::string>().find("RDMA NICs are missing") != std::string::npos);
+  CHECK(p["phases"][1]["result"] == "1 problem: nothing applied");
+}
+
+TEST_CASE("phase_summaries: what each phase came to, from the report's own data") {
+  auto r = load("lab-soft-roce");
+  auto phases = phase_summaries(r.report);
+  REQUIRE(phases.size() == 4);
+  CHECK(phases[0].result == "0 GPUs, 5 NICs, 4 RDMA devices, 2 NUMA nodes");
+  CHECK(phases[1].result == "4 rails, 65 checks planned");
+  CHECK(phases[3].result == "41 pass, 24 unsupported");
+}

@@ -1,0 +1,116 @@
+// A node's rails as a picture (rails_picture.cc): the model built from the report's
+// inventory and plan, and the SVG's structure (one group per rail and NUMA node, each GPU
+// joined to its NIC, link states as colours), on the golden reports.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "builder/temp_dir.h"
+#include "report/loaded_report.h"
+#include "report/rails_picture.h"
+
+using namespace railyard;
+
+namespace {
+
+Report load(const std::string& name) {
+  auto r = parse_report(test::read_all(std::string(RAILYARD_SOURCE_DIR) + "/tests/report/golden/" + name + ".json"));
+  REQUIRE(r.ok());
+  return r->report;
+}
+
+std::size_t count(const std::string& hay, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("rails_picture: 8 GPUs pinned one to one to 8 rail NICs over two NUMA nodes") {
+  RailsPicture p = rails_picture(load("hgx-pass"));
+  CHECK(p.has_inventory);
+  CHECK(p.gpus.size() == 8);
+  CHECK(p.rails.size() == 8);
+  CHECK(p.numa.size() == 2);
+  for (const auto& r : p.rails) {
+    CAPTURE(r.index);
+    CHECK(r.gpu_pcis.size() == 1);
+    CHECK(r.affinity == "PIX");
+  }
+  int rail_nics = 0;
+  for (const auto& n : p.nics) {
+    if (n.rail < 0) continue;
+    ++rail_nics;
+    CHECK(n.state() == "ok");
+    CHECK(n.port_state == "ACTIVE");
+    CHECK(n.speed_mbps == 400000);
+  }
+  CHECK(rail_nics == 8);
+
+  std::string svg = rails_svg(p);
+  CHECK(svg.rfind("<svg class=\"rails\" xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
+  CHECK(svg.substr(svg.size() - 6) == "</svg>");
+  CHECK(count(svg, "<g class=\"rail\"") == 8);
+  CHECK(count(svg, "<g class=\"numa\"") == 2);
+  CHECK(count(svg, "<rect class=\"gpu\"") == 8);
+  CHECK(count(svg, "<line class=\"pin\" data-affinity=\"PIX\"") == 8);
+  CHECK(count(svg, "class=\"nic rail-nic state-ok\"") == 8);
+  CHECK(svg.find("management") != std::string::npos);  // eno1 is drawn, not as a rail
+}
+
+TEST_CASE("rails_picture: a rail with its link down is red and names its failing checks") {
+  Report r = load("hgx-pfc-link");
+  RailsPicture p = rails_picture(r);
+  int bad = 0;
+  for (const auto& n : p.nics)
+    if (n.rail >= 0 && n.state() == "bad") {
+      ++bad;
+      CHECK(n.operstate == "down");
+      CHECK(n.port_state == "DOWN");
+      CHECK(n.failing.size() == 4);  // link, speed, rdma_port, rdma_write
+    }
+  CHECK(bad == 1);
+  std::string svg = rails_svg(p);
+  CHECK(count(svg, "state-bad") == 1);
+  CHECK(svg.find("failing: rail.") != std::string::npos);
+  CHECK(svg.find("4 failing") != std::string::npos);
+}
+
+TEST_CASE("rails_picture: two GPUs per NIC, SYS pairs across NUMA nodes, no GPUs") {
+  RailsPicture g8 = rails_picture(load("gpu8-nic4-no-gid"));
+  CHECK(g8.rails.size() == 4);
+  CHECK(g8.gpus.size() == 8);
+  for (const auto& r : g8.rails) CHECK(r.gpu_pcis.size() == 2);
+  CHECK(count(rails_svg(g8), "<line class=\"pin\"") == 8);
+
+  std::string sys = rails_svg(rails_picture(load("gpu-nic-sys-default-route")));
+  CHECK(count(sys, "data-affinity=\"SYS\"") == 2);
+  CHECK(sys.find("stroke=\"#c62828\" stroke-width=\"2.5\"") != std::string::npos);  // SYS is drawn red
+  CHECK(sys.find("NUMA 0") != std::string::npos);  // the GPU's own NUMA node, shown on its box
+
+  RailsPicture lab = rails_picture(load("lab-soft-roce"));
+  CHECK(lab.gpus.empty());
+  CHECK(lab.rails.size() == 4);
+  std::string svg = rails_svg(lab);
+  CHECK(count(svg, "no GPU on this rail") == 4);
+  CHECK(svg.find("NUMA node unknown") != std::string::npos);  // the virtio management NIC has none
+}
+
+TEST_CASE("rails_picture: without an inventory the plan's rails are still drawn; with neither, a note") {
+  Report r = load("hgx-pass");
+  r.inventory = nullptr;
+  RailsPicture p = rails_picture(r);
+  CHECK_FALSE(p.has_inventory);
+  CHECK(p.rails.size() == 8);
+  std::string svg = rails_svg(p);
+  CHECK(count(svg, "<g class=\"rail\"") == 8);
+  CHECK(count(svg, "state-unknown") == 8);
+
+  r.plan = nullptr;
+  CHECK(rails_svg(rails_picture(r)).find("this report has no inventory and no rails") != std::string::npos);
+}
+
+TEST_CASE("html_escape: markup characters") {
+  CHECK(html_escape("<a href=\"x\">&'</a>") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+}

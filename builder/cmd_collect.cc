@@ -1,0 +1,118 @@
+// `railyard collect --listen ADDR:PORT --dir DIR`: receives the agents' reports (POST
+// /api/v1/reports) and keeps one file per node and boot for `railyard report`. Prints
+// exactly one line on stdout once it listens (`railyard collect: listening on ADDR:PORT`)
+// so that scripts can wait for it; logs requests on stderr; SIGTERM or SIGINT stop it.
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+#include "report/collect_server.h"
+#include "report/report_source.h"
+#include "subcommand.h"
+
+namespace railyard {
+
+namespace {
+
+struct CollectArgs {
+  std::string listen;
+  std::string dir;
+  std::string token_file;
+  std::size_t max_body = 8u << 20;
+};
+
+int run_collect(const CollectArgs& args) {
+  auto address = parse_listen_address(args.listen);
+  if (!address.ok()) {
+    std::cerr << "railyard collect: --listen " << address.error() << "\n";
+    return kExitBadInput;
+  }
+  CollectOptions opt;
+  opt.host = address->first;
+  opt.port = address->second;
+  opt.dir = args.dir;
+  opt.max_body = args.max_body;
+  if (!args.token_file.empty()) {
+    auto token = read_text_file(args.token_file);
+    if (!token.ok()) {
+      std::cerr << "railyard collect: --token-file " << token.error() << "\n";
+      return kExitBadInput;
+    }
+    opt.token = *token;
+    while (!opt.token.empty() && std::isspace(static_cast<unsigned char>(opt.token.back()))) opt.token.pop_back();
+    if (opt.token.empty() || opt.token.find_first_of(" \t\r\n") != std::string::npos) {
+      std::cerr << "railyard collect: --token-file " << args.token_file
+                << ": the token must be one non-empty word (the bearer token the agents send)\n";
+      return kExitBadInput;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(args.dir, ec);
+  if (ec || !std::filesystem::is_directory(args.dir)) {
+    std::cerr << "railyard collect: --dir " << args.dir << ": " << (ec ? ec.message() : "not a directory") << "\n";
+    return kExitBadInput;
+  }
+  opt.log = [](const std::string& line) { std::cerr << "railyard collect: " + line + "\n" << std::flush; };
+
+  // The signals are taken by one thread (sigwait), never by a handler: every thread the
+  // server starts inherits the mask set here.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  CollectServer server(opt);
+  auto port = server.bind();
+  if (!port.ok()) {
+    std::cerr << "railyard collect: " << port.error() << "\n";
+    return kExitFailed;
+  }
+  std::string shown = opt.host.find(':') != std::string::npos ? "[" + opt.host + "]" : opt.host;
+  std::cout << "railyard collect: listening on " << shown << ":" << *port << std::endl;
+
+  std::atomic<int> signal_taken{0};
+  std::atomic<bool> done{false};
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    if (done) return;
+    signal_taken = sig;
+    // A signal may come before the server's loop runs; stop it once it does.
+    while (!done && !server.running()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!done) server.stop();
+  });
+  bool served = server.serve();
+  done = true;
+  if (signal_taken == 0) pthread_kill(waiter.native_handle(), SIGTERM);  // serving ended on its own: wake the waiter
+  waiter.join();
+  if (!served && signal_taken == 0) {
+    std::cerr << "railyard collect: the server stopped unexpectedly\n";
+    return kExitFailed;
+  }
+  std::cerr << "railyard collect: stopped (" << (signal_taken == SIGINT ? "SIGINT" : "SIGTERM") << ")\n";
+  return kExitOk;
+}
+
+const bool registered = register_subcommand(70, [](CLI::App& app) {
+  auto args = std::make_shared<CollectArgs>();
+  auto* sub = app.add_subcommand("collect", "Receive the agents' reports over HTTP and keep one file per node and boot");
+  sub->add_option("--listen", args->listen, "ADDRESS:PORT to listen on (port 0: any free port)")->required();
+  sub->add_option("--dir", args->dir, "Directory that receives DIR/<node>/<boot>.json")->required();
+  sub->add_option("--token-file", args->token_file, "File holding the bearer token agents must send");
+  sub->add_option("--max-body", args->max_body, "Largest report accepted, in bytes")->default_val(8u << 20)->check(CLI::PositiveNumber);
+  return Subcommand{sub, [args](const CommandContext&) { return run_collect(*args); }};
+});
+
+}  // namespace
+
+}  // namespace railyard

@@ -1,0 +1,26 @@
+// The receiver's store: what a POSTed body is (a report to keep, or why not, as an HTTP
+// status), and keeping it: DIR/<node>/<boot>.json, written whole (temporary + rename), so
+// that a second report from the same boot replaces the first and other boots stay.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace railyard {
+
+struct StoreReply {
+  int status = 0;       // 201 stored; 400 malformed JSON; 422 not a report or unsafe name; 500 disk
+  std::string message;  // for the client and the log
+  std::string stored;   // "<node>/<boot>.json" relative to DIR, when stored
+  std::string node;
+  std::string result;   // "pass" or "fail", when stored
+};
+
+// "<node>/<boot>.json" for a report, or "" with `why` set: the node name must be a host
+// name; the boot is host.boot_id, else started_at.
+std::string store_path(const std::string& node, const std::string& boot_id, const std::string& started_at,
+                       std::string& why);
+
+StoreReply store_report(const std::string& dir, std::string_view body);
+
+}  // namespace railyard

@@ -1,0 +1,269 @@
+// The report receiver (collect_server.cc, report_store.cc) on 127.0.0.1, any free port:
+// reports stored whole, one file per node and boot; malformed, non-report, unsafe and
+// oversized bodies and missing tokens refused with their status; concurrent posts; and
+// the agent's own POST (join.cc + report_post.cc) accepted byte for byte.
+#include <doctest/doctest.h>
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "builder/temp_dir.h"
+#include "join.h"
+#include "report/collect_server.h"
+#include "report/loaded_report.h"
+#include "report/report_store.h"
+#include "support/fake_join.h"
+
+using namespace railyard;
+
+namespace {
+
+const std::string kGolden = std::string(RAILYARD_SOURCE_DIR) + "/tests/report/golden/";
+
+std::string golden(const std::string& name) { return test::read_all(kGolden + name + ".json"); }
+
+// A receiver serving on its own thread for the life of the object.
+class Receiver {
+ public:
+  explicit Receiver(const std::string& dir, const std::string& token = "", std::size_t max_body = 8u << 20) {
+    CollectOptions o;
+    o.dir = dir;
+    o.token = token;
+    o.max_body = max_body;
+    o.log = [this](const std::string& line) {
+      std::lock_guard<std::mutex> lock(mu_);
+      log_.push_back(line);
+    };
+    server_ = std::make_unique<CollectServer>(o);
+    auto port = server_->bind();
+    REQUIRE(port.ok());
+    port_ = *port;
+    thread_ = std::thread([this] { server_->serve(); });
+    while (!server_->running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ~Receiver() {
+    server_->stop();
+    thread_.join();
+  }
+  int port() const { return port_; }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + kReportsPath; }
+  httplib::Result post(const std::string& body, const std::string& token = "") const {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_connection_timeout(5);
+    httplib::Headers h;
+    if (!token.empty()) h.emplace("Authorization", "Bearer " + token);
+    return c.Post(kReportsPath, h, body, "application/json");
+  }
+  std::vector<std::string> log() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return log_;
+  }
+
+ private:
+  std::unique_ptr<CollectServer> server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::mutex mu_;
+  std::vector<std::string> log_;
+};
+
+std::string error_of(const httplib::Result& r) { return nlohmann::json::parse(r->body).value("error", ""); }
+
+std::vector<std::string> stored_files(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) out.push_back(std::filesystem::relative(e.path(), dir).string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string boot_of(const std::string& report) { return nlohmann::json::parse(report)["host"]["boot_id"]; }
+
+}  // namespace
+
+TEST_CASE("collect: a report is stored whole as DIR/<node>/<boot>.json and answered 201") {
+  test::TempDir dir;
+  Receiver rx(dir.path());
+  std::string body = golden("hgx-pfc-link");
+  auto r = rx.post(body);
+  REQUIRE(r);
+  CHECK(r->status == 201);
+  std::string rel = "hgx-r001-n02/" + boot_of(body) + ".json";
+  auto reply = nlohmann::json::parse(r->body);
+  CHECK(reply["stored"] == rel);
+  CHECK(reply["node"] == "hgx-r001-n02");
+  CHECK(reply["result"] == "fail");
+  CHECK(test::read_all(dir / rel) == body);
+  CHECK(stored_files(dir.path()) == std::vector<std::string>{rel});
+  auto log = rx.log();
+  REQUIRE(log.size() == 1);
+  CHECK(log[0].find("POST /api/v1/reports 201 stored " + rel + " (fail)") != std::string::npos);
+
+  // The same boot again replaces its file; another boot of the node gets its own.
+  REQUIRE(rx.post(body)->status == 201);
+  std::string other = body;
+  other.replace(other.find(boot_of(body)), 36, "00000000-0000-4000-8000-000000000001");
+  REQUIRE(rx.post(other)->status == 201);
+  CHECK(stored_files(dir.path()).size() == 2);
+}
+
+TEST_CASE("collect: malformed JSON is 400, a JSON that is not a report 422, each saying why") {
+  test::TempDir dir;
+  Receiver rx(dir.path());
+  auto bad = rx.post(R"({"schema": 1, "node": )");
+  REQUIRE(bad);
+  CHECK(bad->status == 400);
+  CHECK(error_of(bad) == "malformed JSON: line 1, column 23: unexpected end of input, expected a value");
+  auto utf8 = rx.post("{\"schema\": 1, \"node\": \"n\xff\", \"result\": \"pass\", \"checks\": []}");
+  CHECK(utf8->status == 400);
+  CHECK(error_of(utf8) == "malformed JSON: invalid UTF-8 in a string");
+  auto other = rx.post(R"({"hello": "world"})");
+  CHECK(other->status == 422);
+  CHECK(error_of(other) == "not a railyard report: no 'schema'");
+  auto no_checks = rx.post(R"({"schema": 1, "node": "n1", "result": "pass"})");
+  CHECK(no_checks->status == 422);
+  CHECK(error_of(no_checks) == "not a railyard report: no 'checks'");
+  CHECK(rx.post("")->status == 400);
+  CHECK(stored_files(dir.path()).empty());
+}
+
+TEST_CASE("collect: unsafe node names are refused and nothing is written outside DIR") {
+  test::TempDir dir;
+  std::string inside = dir / "reports";
+  Receiver rx(inside);
+  for (const char* node : {"../escape", "a/b", "..", "", "-lead", "has space", "x\\u0000y"}) {
+    CAPTURE(node);
+    std::string body = std::string(R"({"schema":1,"node":")") + node +
+                       R"(","result":"pass","started_at":"2026-03-10T08:00:00Z","checks":[]})";
+    auto r = rx.post(body);
+    REQUIRE(r);
+    CHECK(r->status == 422);
+    CHECK(error_of(r).find(std::string(node).empty() ? "names no node" : "unsafe node name") != std::string::npos);
+  }
+  // Without boot id and start time a boot cannot be told apart.
+  auto r = rx.post(R"({"schema":1,"node":"n1","result":"pass","checks":[]})");
+  CHECK(r->status == 422);
+  CHECK(error_of(r).find("neither a host.boot_id nor a started_at") != std::string::npos);
+  CHECK(stored_files(dir.path()).empty());
+}
+
+TEST_CASE("store_path: the boot id, else the start time; file names stay plain") {
+  std::string why;
+  CHECK(store_path("gpu-a01", "0b5c3c2e-9d6f-4c57-8a57-3f7f0e3d2a11", "2026-03-10T08:00:00Z", why) ==
+        "gpu-a01/0b5c3c2e-9d6f-4c57-8a57-3f7f0e3d2a11.json");
+  CHECK(store_path("gpu-a01.lab", "", "2026-03-10T08:00:00Z", why) == "gpu-a01.lab/2026-03-10T08-00-00Z.json");
+  CHECK(store_path("gpu-a01", "../../x", "2026-03-10T08:00:00Z", why) == "gpu-a01/2026-03-10T08-00-00Z.json");
+  CHECK(store_path("gpu-a01", "", "../x", why) == "");
+  CHECK(why.find("neither") != std::string::npos);
+}
+
+TEST_CASE("collect: a body over --max-body is 413, whatever it holds") {
+  test::TempDir dir;
+  Receiver rx(dir.path(), "", 4096);
+  auto r = rx.post(golden("hgx-pass"));
+  REQUIRE(r);
+  CHECK(r->status == 413);
+  CHECK(error_of(r) == "the body is larger than 4096 bytes (--max-body)");
+  CHECK(stored_files(dir.path()).empty());
+  auto small = rx.post(R"({"schema":1,"node":"n1","result":"pass","started_at":"2026-03-10T08:00:00Z","checks":[]})");
+  CHECK(small->status == 201);
+}
+
+TEST_CASE("collect: with a token, none or a wrong one is 401; the right one is stored") {
+  test::TempDir dir;
+  Receiver rx(dir.path(), "s3cret-token");
+  std::string body = golden("hgx-pass");
+  auto none = rx.post(body);
+  REQUIRE(none);
+  CHECK(none->status == 401);
+  CHECK(none->get_header_value("WWW-Authenticate") == "Bearer");
+  CHECK(error_of(none) == "a bearer token is required (Authorization: Bearer TOKEN)");
+  auto wrong = rx.post(body, "s3cret-tokem");
+  CHECK(wrong->status == 401);
+  CHECK(error_of(wrong) == "the bearer token is not accepted");
+  CHECK(rx.post(body, "s3cret-token-and-more")->status == 401);
+  CHECK(stored_files(dir.path()).empty());
+  CHECK(rx.post(body, "s3cret-token")->status == 201);
+  CHECK(stored_files(dir.path()).size() == 1);
+}
+
+TEST_CASE("collect: other methods and paths") {
+  test::TempDir dir;
+  Receiver rx(dir.path());
+  httplib::Client c("127.0.0.1", rx.port());
+  auto get = c.Get(kReportsPath);
+  REQUIRE(get);
+  CHECK(get->status == 405);
+  CHECK(get->get_header_value("Allow") == "POST");
+  auto elsewhere = c.Post("/upload", "{}", "application/json");
+  REQUIRE(elsewhere);
+  CHECK(elsewhere->status == 404);
+  CHECK(error_of(elsewhere) == "nothing here; reports are POSTed to /api/v1/reports");
+}
+
+TEST_CASE("collect: concurrent posts are each stored whole") {
+  test::TempDir dir;
+  Receiver rx(dir.path());
+  const std::string base = golden("gpu8-nic4-no-gid");
+  const std::string boot = boot_of(base);
+  constexpr int kThreads = 8, kEach = 6;
+  std::vector<std::thread> threads;
+  std::atomic<int> created{0};
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        std::string body = base;
+        // Two writers per node: the same node and boot from two threads at once.
+        std::string node = "g8-r003-n" + std::to_string(10 + t / 2);
+        body.replace(body.find("g8-r003-n11"), 11, node);
+        char id[40];
+        std::snprintf(id, sizeof id, "00000000-0000-4000-8000-%012d", i);
+        body.replace(body.find(boot), 36, id);
+        auto r = rx.post(body);
+        if (r && r->status == 201) ++created;
+      }
+    });
+  for (auto& t : threads) t.join();
+  CHECK(created == kThreads * kEach);
+  auto files = stored_files(dir.path());
+  CHECK(files.size() == kThreads / 2 * kEach);
+  for (const auto& f : files) {
+    CAPTURE(f);
+    auto r = parse_report(test::read_all(dir / f));
+    CHECK(r.ok());
+  }
+}
+
+TEST_CASE("collect: what the agent POSTs (report_and_join over libcurl, with its token) is stored as its report.json") {
+  test::TempDir dir;
+  Receiver rx(dir.path(), "s3cret-token");
+  auto loaded = parse_report(golden("gpu4-downtrained-nvmeof"));
+  REQUIRE(loaded.ok());
+  JoinSpec join;
+  join.report_url = rx.url();
+  join.token_file = "/etc/railyard/token";
+  join.report_retries = 0;
+  test::TempRoot root;
+  test::TokenReader::reset();
+  NativeJoinEffects agent;
+  JoinOutcome out = report_and_join(loaded->report, join, root.str(), agent, &test::TokenReader::read);
+  std::string log;
+  for (const auto& l : out.log) log += l + "\n";
+  CAPTURE(log);
+  CHECK(log.find("report sent to " + rx.url()) != std::string::npos);
+  std::string rel = "g4-r002-n07/" + loaded->report.host.boot_id + ".json";
+  REQUIRE(stored_files(dir.path()) == std::vector<std::string>{rel});
+  CHECK(test::read_all(dir / rel) == root.read("/var/lib/railyard/report.json"));
+}

@@ -1,0 +1,17 @@
+// One file's content from an image's root filesystem archives, as the node would see it
+// after the kernel unpacked every part in order (a later part's copy wins).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "outcome.h"
+
+namespace railyard {
+
+// `path` is absolute ("/etc/railyard/recipe.toml"); `parts` are archive files in unpacking
+// order. Nothing when no part holds it as a regular file; fails when a part is unreadable.
+Outcome<std::optional<std::string>> read_rootfs_file(const std::vector<std::string>& parts, const std::string& path);
+
+}  // namespace railyard

@@ -1,0 +1,134 @@
+// `railyard pxe --image DIR --nodes FILE -o TREE [--base-url URL]`: one image, every node of
+// its SKU. Exit 0 written, 1 the tree could not be written, 2 bad input (the inventory's
+// errors as FILE:LINE:COL, as `railyard check` prints them).
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "audit/image_manifest.h"
+#include "audit/rootfs_file.h"
+#include "net.h"
+#include "node_inventory.h"
+#include "openssl_hasher.h"
+#include "pxe/pxe_plan.h"
+#include "pxe/pxe_tree.h"
+#include "recipe_loader.h"
+#include "subcommand.h"
+#include "text.h"
+#include "toml_file.h"
+
+namespace railyard {
+
+namespace {
+
+struct PxeOptions {
+  std::string image_dir, nodes, tree, base_url, proxy_subnet;
+  std::string ipxe_dir = "/usr/lib/ipxe";
+};
+
+inline constexpr const char* kImageRecipe = "/etc/railyard/recipe.toml";
+
+// The recipe the inventory is checked against: the one it names, when that is the one the
+// image was built from, else the copy inside the image.
+std::optional<LoadedRecipe> image_recipe(const FileSource& files, const LoadedInventory& inv, const PxeOptions& opt,
+                                         const ImageManifest& image, Diagnostics& diags) {
+  RecipeOptions ropts;
+  ropts.check_references = false;  // the image is built: bundles and overlays were consumed
+  auto at = [&](const std::string& key) {
+    auto it = inv.positions.find(key);
+    return it != inv.positions.end() ? it->second : SourcePos{inv.path, 1, 1};
+  };
+  if (!inv.inventory.recipe.empty()) {
+    std::string path = path_join(dir_name(inv.path), inv.inventory.recipe);
+    auto lr = load_recipe(files, path, ropts, diags);
+    if (!lr) return std::nullopt;
+    std::string sha = OpenSslHasher().sha256_hex(render_recipe_toml(lr->recipe));
+    if (sha != image.recipe_sha256) {
+      diags.error(at("recipe"), "recipe '" + path + "' (" + lr->recipe.name + ", sha256 " + sha.substr(0, 12) +
+                                    ") is not the recipe image " + opt.image_dir + " was built from (" + image.recipe_name +
+                                    ", sha256 " + image.recipe_sha256.substr(0, 12) + "); rebuild the image or point recipe at its recipe");
+      return std::nullopt;
+    }
+    return lr;
+  }
+  std::vector<std::string> parts;
+  for (const auto& p : image.boot_initrds) parts.push_back(path_join(opt.image_dir, p));
+  auto text = read_rootfs_file(parts, kImageRecipe);
+  if (!text.ok() || !*text) {
+    diags.error({inv.path, 1, 1}, "no recipe to check the inventory against: it names none (recipe = \"…\"), and image " +
+                                      opt.image_dir + (text.ok() ? " holds no " + std::string(kImageRecipe) : ": " + text.error()));
+    return std::nullopt;
+  }
+  MemorySource inside;
+  std::string label = path_join(opt.image_dir, image.boot_initrds.front()) + ":" + kImageRecipe;
+  inside.add(label, **text);
+  return load_recipe(inside, label, ropts, diags);
+}
+
+int run_pxe(const FileSource& files, const PxeOptions& opt) {
+  auto image = read_image_manifest(path_join(opt.image_dir, kManifestFile));
+  if (!image.ok()) {
+    std::cerr << "railyard pxe: " << image.error() << "\n";
+    return kExitBadInput;
+  }
+  Diagnostics diags;
+  auto table = read_toml(files, opt.nodes, diags);
+  std::optional<LoadedInventory> inv;
+  if (table) inv = load_node_inventory(files, opt.nodes, *table, diags);
+  if (inv && inv->inventory.nodes.empty() && inv->complete)
+    diags.error({opt.nodes, 1, 1}, "no [[node]] tables: nothing to boot");
+  std::optional<LoadedRecipe> recipe;
+  if (inv && diags.empty()) recipe = image_recipe(files, *inv, opt, *image, diags);
+  if (recipe) validate_inventory(*inv, &recipe->recipe, diags);
+  std::string base_url = opt.base_url;
+  if (!base_url.empty()) {
+    if (auto why = check_http_url(base_url)) diags.error({"--base-url", 0, 0}, "'" + base_url + "': " + *why);
+    if (base_url.back() != '/') base_url += '/';
+  }
+  std::string subnet = opt.proxy_subnet;
+  if (subnet.empty() && recipe && !recipe->recipe.management.subnet.empty())
+    if (auto net = parse_cidr(recipe->recipe.management.subnet)) subnet = net->network.str();
+  if (!subnet.empty() && check_ipv4(subnet)) diags.error({"--proxy-subnet", 0, 0}, "'" + subnet + "': " + *check_ipv4(subnet));
+  if (!diags.empty() || !recipe) {
+    for (const auto& d : diags.sorted()) std::cerr << format(d) << "\n";
+    return kExitBadInput;
+  }
+
+  auto plan = plan_pxe(*image, inv->inventory.nodes, base_url, subnet);
+  if (!plan.ok()) {
+    std::cerr << "railyard pxe: " << path_join(opt.image_dir, kManifestFile) << ": " << plan.error() << "\n";
+    return kExitBadInput;
+  }
+  PxeTreeOptions topt{opt.image_dir, opt.tree, opt.ipxe_dir, image->source_date_epoch};
+  auto written = write_pxe_tree(*plan, *image, topt);
+  if (!written.ok()) {
+    std::cerr << "railyard pxe: " << written.error() << "\n";
+    return kExitFailed;
+  }
+  for (const auto& n : written->notes) std::cerr << "note: " << n << "\n";
+  std::cout << opt.tree << ": image " << image->recipe_name << " for " << plan->nodes.size() << " node(s), "
+            << written->linked << " image file(s) linked, " << written->copied << " copied\n";
+  for (const auto& n : plan->nodes) std::cout << "  " << n.node.mac << "  " << n.node.hostname << "  " << n.script << "\n";
+  if (subnet.empty())
+    std::cerr << "note: the recipe names no management subnet: set dhcp-range in " << opt.tree << "/" << kPxeDnsmasqFile
+              << " (or pass --proxy-subnet)\n";
+  return kExitOk;
+}
+
+const bool registered = register_subcommand(50, [](CLI::App& app) {
+  auto opt = std::make_shared<PxeOptions>();
+  auto* sub = app.add_subcommand("pxe", "Lay out a PXE tree for an image and a node inventory: iPXE scripts, node overlays, dnsmasq");
+  sub->add_option("--image", opt->image_dir, "Image directory (railyard build's output)")->required();
+  sub->add_option("--nodes", opt->nodes, "Node inventory (nodes.toml)")->required();
+  sub->add_option("-o,--output", opt->tree, "The tree to write (replaced whole when it is an earlier one)")->required();
+  sub->add_option("--base-url", opt->base_url, "URL the tree is served at over HTTP; iPXE then fetches boot.ipxe from it (default: TFTP)");
+  sub->add_option("--proxy-subnet", opt->proxy_subnet, "Network address for dnsmasq's proxy DHCP (default: the recipe's management subnet)");
+  sub->add_option("--ipxe-dir", opt->ipxe_dir, "Where undionly.kpxe and snponly.efi are copied from (\"\" for nowhere)")
+      ->default_str("/usr/lib/ipxe");
+  return Subcommand{sub, [opt](const CommandContext& ctx) { return run_pxe(ctx.files, *opt); }};
+});
+
+}  // namespace
+
+}  // namespace railyard

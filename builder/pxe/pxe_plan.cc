@@ -1,0 +1,73 @@
+#include "pxe_plan.h"
+
+#include <nlohmann/json.hpp>
+
+#include "text.h"
+
+namespace railyard {
+
+std::string mac_hyphens(const std::string& mac) {
+  std::string out = mac;
+  for (auto& c : out)
+    if (c == ':') c = '-';
+  return out;
+}
+
+namespace {
+
+// iPXE expands ${…}, reads quotes and backslashes, and splits on white space.
+std::optional<std::string> ipxe_unsafe(const std::string& arg) {
+  for (unsigned char c : arg)
+    if (c <= ' ' || c == 0x7f || c == '$' || c == '"' || c == '\'' || c == '\\')
+      return "'" + arg + "' holds a character an iPXE script would expand, quote or split on";
+  return std::nullopt;
+}
+
+std::string in_image(const std::string& artifact) { return std::string(kPxeImageDir) + "/" + artifact; }
+
+}  // namespace
+
+Outcome<PxePlan> plan_pxe(const ImageManifest& image, const std::vector<NodeEntry>& nodes, const std::string& base_url,
+                          const std::string& proxy_subnet) {
+  PxePlan p;
+  p.recipe_name = image.recipe_name;
+  p.kernel_version = image.kernel_version;
+  p.kernel = in_image(image.boot_kernel);
+  for (const auto& i : image.boot_initrds) p.initrds.push_back(in_image(i));
+  for (std::size_t i = 0; i < image.cmdline.size(); ++i)
+    if (auto why = ipxe_unsafe(image.cmdline[i]))
+      return Outcome<PxePlan>::fail("kernel.cmdline[" + std::to_string(i) + "]: " + *why);
+  p.cmdline = image.cmdline;
+  p.base_url = base_url;
+  p.proxy_subnet = proxy_subnet;
+  for (const auto& n : nodes) {
+    std::string hy = mac_hyphens(n.mac);
+    p.nodes.push_back({n, hy, std::string(kPxeScriptsDir) + "/" + hy + ".ipxe",
+                       std::string(kPxeNodesDir) + "/node-" + n.hostname + ".cpio.zst"});
+  }
+  return p;
+}
+
+std::string render_node_identity(const NodeEntry& node) {
+  // Host names, MACs and addresses are validated before this: no quoting needed.
+  std::string out = "# This node's identity, from the node inventory (railyard pxe).\n";
+  out += "hostname = \"" + node.hostname + "\"\n";
+  out += "mac = \"" + node.mac + "\"\n";
+  std::vector<std::string> quoted;
+  for (const auto& r : node.rails) quoted.push_back("\"" + r + "\"");
+  out += "rails = [" + join(quoted, ", ") + "]\n";
+  return out;
+}
+
+std::string render_tree_index(const PxePlan& plan, const ImageManifest& image) {
+  nlohmann::ordered_json j;
+  j["schema"] = 1;
+  j["image"] = {{"recipe", image.recipe_name}, {"recipe_sha256", image.recipe_sha256}, {"kernel", image.kernel_version}};
+  j["base_url"] = plan.base_url.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(plan.base_url);
+  j["nodes"] = nlohmann::ordered_json::array();
+  for (const auto& n : plan.nodes)
+    j["nodes"].push_back({{"hostname", n.node.hostname}, {"mac", n.node.mac}, {"script", n.script}, {"overlay", n.overlay}});
+  return j.dump(2) + "\n";
+}
+
+}  // namespace railyard

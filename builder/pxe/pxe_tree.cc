@@ -1,0 +1,158 @@
+#include "pxe_tree.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cpio_writer.h"
+#include "dnsmasq_conf.h"
+#include "ipxe_script.h"
+#include "openssl_hasher.h"
+
+namespace railyard {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+Status write_text(const std::string& path, const std::string& text) {
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return Status::fail(path + ": cannot be written");
+  return success();
+}
+
+// A hard link costs nothing and keeps one copy of a multi-GiB image; a copy when TREE lies
+// on another filesystem (or links are refused there). Either way the bytes that landed are
+// checked against the manifest.
+Status place_artifact(const std::string& from, const std::string& to, const std::string& sha256, PxeTreeResult& r) {
+  std::error_code ec;
+  fs::create_directories(fs::path(to).parent_path(), ec);
+  if (::link(from.c_str(), to.c_str()) == 0) {
+    ++r.linked;
+  } else {
+    if (!fs::copy_file(from, to, ec)) return Status::fail(from + ": cannot be copied into the tree: " + ec.message());
+    ++r.copied;
+  }
+  OpenSslHasher hasher;
+  auto got = hasher.sha256_file(to);
+  if (!got.ok()) return Status::fail(got.error());
+  if (*got != sha256)
+    return Status::fail(from + ": sha256 " + *got + ", manifest.json says " + sha256 +
+                        " (the image changed after it was built; run railyard audit on it)");
+  return success();
+}
+
+// /etc/railyard/node.toml and /etc/hostname, as an archive of their own. Staged in a
+// directory of known modes, since the archive takes modes from disk.
+Status write_overlay(const std::string& staging, const PxeNode& node, const std::string& out, std::int64_t epoch) {
+  std::string root = staging + "/" + node.node.hostname;
+  for (const auto& [path, text] : {std::pair<std::string, std::string>{"etc/railyard/node.toml", render_node_identity(node.node)},
+                                   {"etc/hostname", node.node.hostname + "\n"}}) {
+    if (auto s = write_text(root + "/" + path, text); !s.ok()) return s;
+    ::chmod((root + "/" + path).c_str(), 0644);
+  }
+  ::chmod((root + "/etc").c_str(), 0755);
+  ::chmod((root + "/etc/railyard").c_str(), 0755);
+  CpioOptions o;
+  o.source_date_epoch = epoch;
+  o.zstd_level = 19;  // a few hundred bytes: the level costs nothing
+  auto written = write_cpio_zstd(root, out, o);
+  if (!written.ok()) return Status::fail(node.overlay + ": " + written.error());
+  return success();
+}
+
+Status check_replaceable(const std::string& tree) {
+  std::error_code ec;
+  auto st = fs::symlink_status(tree, ec);
+  if (!fs::exists(st)) return success();
+  if (!fs::is_directory(st)) return Status::fail(tree + ": exists and is not a directory; refusing to replace it");
+  if (fs::is_empty(tree, ec) || fs::exists(tree + "/" + kPxeTreeFile, ec)) return success();
+  return Status::fail(tree + ": exists and is not a railyard PXE tree (no " + kPxeTreeFile +
+                      "); refusing to replace it. Choose another -o, or empty it first");
+}
+
+// The new tree takes the old one's place in one step: rename when there is none, an
+// exchange when there is (so the path is never missing), then the old one goes.
+Status swap_into_place(const std::string& tmp, const std::string& tree, std::vector<std::string>& notes) {
+  if (::rename(tmp.c_str(), tree.c_str()) == 0) return success();
+  if (errno != EEXIST && errno != ENOTEMPTY) return Status::fail(tree + ": " + std::strerror(errno));
+  if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, tree.c_str(), RENAME_EXCHANGE) != 0)
+    return Status::fail(tree + ": cannot exchange with the new tree: " + std::strerror(errno));
+  std::error_code ec;
+  fs::remove_all(tmp, ec);  // now the old tree
+  if (ec) notes.push_back(tmp + ": the previous tree is in place here and could not be removed: " + ec.message());
+  return success();
+}
+
+Status fill(const std::string& tmp, const std::string& final_dir, const PxePlan& plan, const ImageManifest& image,
+            const PxeTreeOptions& opt, PxeTreeResult& r) {
+  for (const auto& a : image.artifacts)
+    if (auto s = place_artifact(opt.image_dir + "/" + a.path, tmp + "/" + kPxeImageDir + "/" + a.path, a.sha256, r); !s.ok())
+      return s;
+  std::error_code ec;
+  fs::copy_file(opt.image_dir + "/" + kManifestFile, tmp + "/" + kPxeImageDir + "/" + kManifestFile, ec);
+  if (ec) return Status::fail(opt.image_dir + "/" + kManifestFile + ": " + ec.message());
+
+  std::string staging = tmp + "/.staging";
+  for (const auto& n : plan.nodes) {
+    fs::create_directories(tmp + "/" + kPxeNodesDir, ec);
+    if (auto s = write_overlay(staging, n, tmp + "/" + n.overlay, opt.source_date_epoch); !s.ok()) return s;
+    if (auto s = write_text(tmp + "/" + n.script, render_node_script(plan, n)); !s.ok()) return s;
+  }
+  fs::remove_all(staging, ec);
+  if (auto s = write_text(tmp + "/" + kPxeBootScript, render_boot_script(plan)); !s.ok()) return s;
+  if (auto s = write_text(tmp + "/" + kPxeDnsmasqFile, render_dnsmasq_conf(plan, final_dir)); !s.ok()) return s;
+  if (auto s = write_text(tmp + "/" + kPxeTreeFile, render_tree_index(plan, image)); !s.ok()) return s;
+
+  for (const char* name : {kIpxeBios, kIpxeUefi}) {
+    std::string from = opt.ipxe_dir + "/" + name;
+    if (!opt.ipxe_dir.empty() && fs::is_regular_file(from, ec)) {
+      fs::copy_file(from, tmp + "/" + name, ec);
+      if (ec) return Status::fail(from + ": " + ec.message());
+    } else {
+      r.notes.push_back(std::string(name) + " not found" + (opt.ipxe_dir.empty() ? "" : " in " + opt.ipxe_dir) +
+                        ": firmware without iPXE cannot chainload from this tree (install Debian's package ipxe, "
+                        "or copy it into the tree)");
+    }
+  }
+  // mkdtemp made it 0700; TFTP and HTTP servers drop privileges and must read it all.
+  ::chmod(tmp.c_str(), 0755);
+  for (auto it = fs::recursive_directory_iterator(tmp, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_directory()) ::chmod(it->path().c_str(), 0755);
+  return success();
+}
+
+}  // namespace
+
+Outcome<PxeTreeResult> write_pxe_tree(const PxePlan& plan, const ImageManifest& image, const PxeTreeOptions& opt) {
+  using Result = Outcome<PxeTreeResult>;
+  std::string tree = fs::absolute(opt.tree_dir).lexically_normal().string();
+  while (tree.size() > 1 && tree.back() == '/') tree.pop_back();
+  if (auto s = check_replaceable(tree); !s.ok()) return Result::fail(s.error());
+  std::error_code ec;
+  fs::path parent = fs::path(tree).parent_path();
+  fs::create_directories(parent, ec);
+  if (ec) return Result::fail(parent.string() + ": " + ec.message());
+  std::string templ = (parent / ("." + fs::path(tree).filename().string() + ".tmp.XXXXXX")).string();
+  if (!::mkdtemp(templ.data())) return Result::fail(templ + ": " + std::strerror(errno));
+  PxeTreeResult r;
+  Status s = fill(templ, tree, plan, image, opt, r);
+  if (s.ok()) s = swap_into_place(templ, tree, r.notes);
+  if (!s.ok()) {
+    fs::remove_all(templ, ec);
+    return Result::fail(s.error());
+  }
+  return r;
+}
+
+}  // namespace railyard

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# A PXE tree booted by QEMU's own iPXE ROM over plain TFTP (user network, tftp= the tree,
+# bootfile boot.ipxe): the relative paths resolve, a known MAC fetches its script, the
+# kernel, the image and its overlay, and runs the kernel (iPXE's own ipxe.lkrn stands in
+# for Linux); an unknown MAC gets the readable message.
+set -euo pipefail
+railyard=$1 src=$3
+lkrn=/usr/lib/ipxe/ipxe.lkrn
+[[ -f $lkrn ]] || lkrn=/boot/ipxe.lkrn
+for need in qemu-system-x86_64 cpio zstd sha256sum "$lkrn" /usr/lib/ipxe/qemu/efi-virtio.rom; do
+  command -v "$need" >/dev/null || [[ -f $need ]] ||
+    { echo "pxe_qemu: $need is missing (ci/setup-deps.sh installs qemu-system-x86, ipxe-qemu and ipxe)"; exit 1; }
+done
+tmp=$(mktemp -d)
+qemu_pid=
+cleanup() { [[ -n $qemu_pid ]] && kill "$qemu_pid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+fail() { echo "pxe_qemu: $*"; exit 1; }
+
+mkdir -p "$tmp/img" "$tmp/root/etc/railyard"
+cp "$src/recipes/qemu-virt.toml" "$tmp/root/etc/railyard/recipe.toml"
+cp "$lkrn" "$tmp/img/vmlinuz"
+(cd "$tmp/root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | zstd -q -o "$tmp/img/rootfs.cpio.zst"
+arts=""
+for p in vmlinuz rootfs.cpio.zst; do
+  arts+="${arts:+,}{\"path\": \"$p\", \"sha256\": \"$(sha256sum "$tmp/img/$p" | cut -d' ' -f1)\", \"size\": $(stat -c %s "$tmp/img/$p")}"
+done
+cat >"$tmp/img/manifest.json" <<JSON
+{"schema": 1, "railyard_version": "0.1.0", "recipe": {"name": "qemu-virt", "sha256": "$(printf "%064d" 0)"},
+ "source_date_epoch": 0, "image": {"distro": "debian", "suite": "bookworm", "arch": "amd64"},
+ "kernel": {"version": "6.1.0-28-amd64", "package": "linux-image-6.1.0-28-amd64", "package_version": "6.1.119-1",
+            "cmdline": ["console=ttyS0"]},
+ "boot": {"format": "initramfs", "kernel": "vmlinuz", "initrds": ["rootfs.cpio.zst"]},
+ "stages": [], "inputs": [], "drivers": [], "packages": [], "trim": {}, "artifacts": [$arts]}
+JSON
+grep -v "^recipe = " "$src/recipes/inventories/qemu-lab.toml" >"$tmp/nodes.toml"
+"$railyard" pxe --image "$tmp/img" --nodes "$tmp/nodes.toml" -o "$tmp/tree" --ipxe-dir "" >/dev/null 2>&1 ||
+  fail "railyard pxe failed"
+
+# boot MAC LOG PATTERN...: boots until every pattern is in the serial log (60 s at most).
+boot() {
+  local mac=$1 log=$2
+  shift 2
+  timeout 90 qemu-system-x86_64 -accel tcg -m 256 -nographic -no-reboot -serial "file:$log" -monitor none \
+    -netdev "user,id=n0,restrict=on,tftp=$tmp/tree,bootfile=boot.ipxe" \
+    -device "virtio-net-pci,netdev=n0,mac=$mac" -boot n >/dev/null 2>&1 &
+  qemu_pid=$!
+  local pattern ok
+  for _ in $(seq 600); do
+    ok=1
+    for pattern in "$@"; do grep -aqF "$pattern" "$log" 2>/dev/null || { ok=0; break; }; done
+    ((ok)) && break
+    sleep 0.1
+  done
+  kill "$qemu_pid" 2>/dev/null || true
+  wait "$qemu_pid" 2>/dev/null || true
+  qemu_pid=
+  ((ok)) || fail "$mac: no '$pattern' in the console:
+$(strings "$log" | tail -20)"
+}
+
+boot 52:54:00:00:00:01 "$tmp/known.log" "tftp://10.0.2.2/boot.ipxe... ok" "pxe/52-54-00-00-00-01.ipxe... ok" \
+  "../image/vmlinuz... ok" "../image/rootfs.cpio.zst... ok" "../nodes/node-lab-node01.cpio.zst... ok" \
+  "iPXE initialising devices"
+boot 52:54:00:00:00:99 "$tmp/unknown.log" "railyard: no node with MAC 52:54:00:00:00:99 in this PXE tree" \
+  "railyard: add it to the node inventory and run railyard pxe again."
+echo "pxe_qemu: ok"

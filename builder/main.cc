@@ -9,6 +9,7 @@
 #include "cache.h"
 #include "commands.h"
 #include "io/disk_source.h"
+#include "subcommand.h"
 #include "version.h"
 
 int main(int argc, char** argv) {
@@ -59,6 +60,9 @@ int main(int argc, char** argv) {
   cache_prune->add_option("--keep", keep, "Entries to keep per stage")->default_val(1);
   cache->fallthrough();  // --cache may follow ls/prune
 
+  std::vector<Subcommand> registered;
+  for (const auto& factory : registered_subcommands()) registered.push_back(factory(app));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -69,6 +73,8 @@ int main(int argc, char** argv) {
   DiskSource disk;
   LayeredSource files(disk);
   files.add(kEmbeddedRecipePath, kEmbeddedRecipeText);
+  for (const auto& sub : registered)
+    if (*sub.app) return sub.run(CommandContext{files, common});
   if (*check) {
     if (check_paths.empty()) check_paths.push_back(kEmbeddedRecipePath);
     return run_check(files, check_paths, common, quiet);

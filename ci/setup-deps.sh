@@ -10,8 +10,17 @@ packages=(
   libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libssl-dev doctest-dev
   libarchive-dev libcurl4-openssl-dev libibverbs-dev libnl-3-dev libnl-route-3-dev libudev-dev
   libkmod-dev
+  libcpp-httplib-dev
   # fake hardware for discovery tests, network namespaces, and timing for benchmarks
   umockdev iproute2 time
+  # PXE trees and image CI: dnsmasq to check its snippet, iPXE to chainload, YAML checks
+  dnsmasq-base ipxe python3-yaml
+  # image builds: bootstrap, packing, the agent .deb
+  mmdebstrap dpkg-dev zstd squashfs-tools cpio
+  # end to end: QEMU (TCG) with its iPXE ROMs, the fetch tests' HTTP server
+  qemu-system-x86 ipxe-qemu python3
+  # report pages rendered headless in tests
+  chromium
 )
 
 missing=()

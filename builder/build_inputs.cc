@@ -6,6 +6,7 @@
 
 #include "text.h"
 #include "tree_scan.h"
+#include "version.h"
 
 namespace railyard {
 
@@ -15,16 +16,8 @@ namespace {
 
 // The apt sources a "host" mirror bootstraps from, in a fixed order.
 Outcome<std::string> digest_apt_sources(const std::string& apt_dir, OpenSslHasher& hasher) {
-  std::vector<std::string> files;
-  std::error_code ec;
-  if (fs::is_regular_file(apt_dir + "/sources.list", ec)) files.push_back(apt_dir + "/sources.list");
-  if (fs::is_directory(apt_dir + "/sources.list.d", ec))
-    for (const auto& e : fs::directory_iterator(apt_dir + "/sources.list.d", ec)) {
-      std::string ext = e.path().extension().string();
-      if (e.is_regular_file(ec) && (ext == ".list" || ext == ".sources")) files.push_back(e.path().string());
-    }
+  std::vector<std::string> files = host_apt_source_files(apt_dir);
   if (files.empty()) return std::string();
-  std::sort(files.begin(), files.end());
   std::string listing;
   for (const auto& f : files) {
     auto d = hasher.sha256_file(f);
@@ -35,6 +28,23 @@ Outcome<std::string> digest_apt_sources(const std::string& apt_dir, OpenSslHashe
 }
 
 }  // namespace
+
+std::vector<std::string> host_apt_source_files(const std::string& apt_dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  // An empty sources.list (deb822 hosts keep one) would be an empty mirror to mmdebstrap.
+  if (fs::is_regular_file(apt_dir + "/sources.list", ec) && fs::file_size(apt_dir + "/sources.list", ec) > 0)
+    files.push_back(apt_dir + "/sources.list");
+  std::vector<std::string> parts;
+  if (fs::is_directory(apt_dir + "/sources.list.d", ec))
+    for (const auto& e : fs::directory_iterator(apt_dir + "/sources.list.d", ec)) {
+      std::string ext = e.path().extension().string();
+      if (e.is_regular_file(ec) && (ext == ".list" || ext == ".sources")) parts.push_back(e.path().string());
+    }
+  std::sort(parts.begin(), parts.end());
+  files.insert(files.end(), parts.begin(), parts.end());
+  return files;
+}
 
 Outcome<ContentDigests> digest_inputs(const LoadedRecipe& lr, const InputLocations& where, OpenSslHasher& hasher) {
   using Result = Outcome<ContentDigests>;
@@ -69,10 +79,16 @@ Outcome<ContentDigests> digest_inputs(const LoadedRecipe& lr, const InputLocatio
   return d;
 }
 
-std::string find_agent_beside(const std::string& self_exe) {
+std::string find_agent_package(const std::string& self_exe) {
   std::error_code ec;
-  fs::path candidate = fs::path(self_exe).parent_path() / "railyard-firstboot";
-  return fs::is_regular_file(candidate, ec) ? candidate.string() : "";
+  fs::path bindir = fs::path(self_exe).parent_path();
+  std::string prefix = std::string("railyard-firstboot_") + kVersion + "_";
+  for (const fs::path& dir : {bindir / "packages", bindir / "../share/railyard/packages"})
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      std::string name = e.path().filename().string();
+      if (name.starts_with(prefix) && name.ends_with(".deb") && e.is_regular_file(ec)) return e.path().string();
+    }
+  return "";
 }
 
 }  // namespace railyard

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "build_plan.h"
 #include "openssl_hasher.h"
@@ -13,15 +14,20 @@ namespace railyard {
 
 struct InputLocations {
   std::string overlays_dir;        // where the recipe's overlays were found
-  std::string agent;               // the railyard-firstboot binary; "" when not found
+  std::string agent;               // the agent package (.deb); "" when not found
   std::string apt_dir = "/etc/apt";  // the host's, for mirror = "host"
 };
 
 // Fails only on read errors of things that exist; absence is the plan's business.
 Outcome<ContentDigests> digest_inputs(const LoadedRecipe& lr, const InputLocations& where, OpenSslHasher& hasher);
 
-// railyard-firstboot beside this executable (the build tree and an installed bindir both
-// keep the two programs together); "" when it is not there.
-std::string find_agent_beside(const std::string& self_exe);
+// The host's apt source files that mirror = "host" bootstraps from (and the plan digests):
+// sources.list when not empty, then sources.list.d/*.list and *.sources in name order.
+std::vector<std::string> host_apt_source_files(const std::string& apt_dir);
+
+// The agent's Debian package (railyard-firstboot_VERSION_ARCH.deb, built by CPack with
+// railyard) in packages/ beside this executable (the build tree) or in
+// ../share/railyard/packages/ (installed); "" when it is in neither.
+std::string find_agent_package(const std::string& self_exe);
 
 }  // namespace railyard

@@ -1,5 +1,5 @@
-// `railyard build RECIPE`: recipe → build plan → stages. Today only the plan exists
-// (--dry-run); without it the build stops at the first stage that is not written yet.
+// `railyard build RECIPE`: recipe → build plan → stages through the cache → the image
+// directory, moved into place only when complete. --dry-run prints the plan and stops.
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +12,7 @@
 #include "cache.h"
 #include "commands.h"
 #include "openssl_hasher.h"
+#include "stages/run.h"
 #include "text.h"
 
 namespace railyard {
@@ -69,7 +70,7 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
   InputLocations where;
   where.overlays_dir = ropts.overlays_dir.empty() ? find_dir_upwards(files, dir_name(opt.recipe), "overlays")
                                                    : ropts.overlays_dir;
-  where.agent = find_agent_beside(self_exe());
+  where.agent = find_agent_package(self_exe());
   auto digests = digest_inputs(*lr, where, hasher);
   if (!digests.ok()) {
     std::cerr << "railyard build: " << digests.error() << "\n";
@@ -85,13 +86,17 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
   if (!opt.no_cache) {
     StageCache cache(cache_dir, hasher);
     for (const auto& s : plan.stages) {
+      if (!stage_is_stored(s.stage)) {
+        cached.push_back(false);
+        continue;
+      }
       CacheLookup l = cache.lookup(s.stage, s.key);
       cached.push_back(l.hit);
       if (!l.hit && l.why_not != "absent")
         notes.push_back(to_string(s.stage) + " entry " + s.key.substr(0, kKeyPrefix) + " not used: " + l.why_not);
     }
   }
-  if (where.agent.empty()) notes.push_back("railyard-firstboot is not beside this railyard; the agent stage cannot run");
+  if (where.agent.empty()) notes.push_back("the railyard-firstboot package is not beside this railyard (packages/ or ../share/railyard/packages/); the agent stage cannot run");
 
   if (opt.dry_run) {
     std::cout << "railyard build " << plan.recipe_name << ": dry run, nothing is built or written\n"
@@ -107,19 +112,30 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
     return kExitOk;
   }
 
-  // No stage can run yet: say which one the build would have started with, and stop
-  // before anything is written (no output directory, no cache entry).
-  std::vector<StageAction> actions = cached.empty() ? std::vector<StageAction>(plan.stages.size(), StageAction::build)
-                                                    : decide_actions(cached);
-  Stage first = Stage::pack;
-  for (std::size_t i = 0; i < actions.size(); ++i)
-    if (actions[i] == StageAction::build) {
-      first = plan.stages[i].stage;
-      break;
-    }
-  std::cerr << "railyard build: the " << to_string(first)
-            << " stage is not implemented yet; nothing was built (railyard build --dry-run shows the plan)\n";
-  return kExitFailed;
+  if (::geteuid() != 0) {
+    std::cerr << "railyard build: building an image needs root (mmdebstrap, apt and depmod run in a chroot of the "
+                 "image); --dry-run does not\n";
+    return kExitFailed;
+  }
+  for (const auto& n : notes) std::cerr << "note: " << n << "\n";
+  std::filesystem::path out = std::filesystem::path(out_dir).lexically_normal();
+  if (out.filename().empty()) out = out.parent_path();
+  std::string log_path = out.string() + ".build.log";
+  std::cout << "railyard build " << plan.recipe_name << " -> " << out.string() << " (log: " << log_path << ")\n"
+            << std::flush;
+  {
+    std::error_code ec;
+    std::filesystem::create_directories(out.parent_path().empty() ? "." : out.parent_path(), ec);
+    std::filesystem::remove(log_path, ec);
+  }
+  BuildRequest req{*lr, plan, *digests, where, out.string(), opt.no_cache ? "" : cache_dir, log_path};
+  auto built = run_build_stages(req, hasher, [](const std::string& line) { std::cout << line << "\n" << std::flush; });
+  if (!built.ok()) {
+    std::cerr << "railyard build: " << built.error() << "\nnothing was written to " << out.string() << "\n";
+    return kExitFailed;
+  }
+  std::cout << render_build_summary(*built, out.string());
+  return kExitOk;
 }
 
 }  // namespace railyard

@@ -53,6 +53,9 @@ Outcome<std::vector<Item>> collect(const std::string& tree, const CpioOptions& o
     Item item;
     item.source = it->path().string();
     item.path = it->path().lexically_relative(tree).generic_string();
+    if (std::any_of(o.exclude_prefixes.begin(), o.exclude_prefixes.end(),
+                    [&](const std::string& p) { return item.path.starts_with(p); }))
+      continue;
     struct stat st {};
     if (::lstat(item.source.c_str(), &st) != 0) return Result::fail(item.source + ": " + std::strerror(errno));
     if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
@@ -86,6 +89,16 @@ Outcome<std::vector<Item>> collect(const std::string& tree, const CpioOptions& o
     item.mtime = o.source_date_epoch;
     item.rdev_major = d.major;
     item.rdev_minor = d.minor;
+    items.push_back(std::move(item));
+  }
+  for (const auto& l : o.symlinks) {
+    if (std::any_of(items.begin(), items.end(), [&](const Item& i) { return i.path == l.path; })) continue;
+    Item item;
+    item.path = l.path;
+    item.type = AE_IFLNK;
+    item.perm = 0777;
+    item.mtime = o.source_date_epoch;
+    item.target = l.target;
     items.push_back(std::move(item));
   }
   // Byte order: parents before children, and no dependence on the host's locale.
@@ -167,6 +180,49 @@ Status write_item(struct archive* a, const Item& item) {
   return success();
 }
 
+// Where a new part may start: not inside a hard-link group (its data rides on its last name).
+std::vector<bool> allowed_cuts(const std::vector<Item>& items) {
+  std::vector<bool> ok(items.size() + 1, true);
+  std::map<std::uint32_t, std::size_t> first;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    if (items[i].nlink > 1 && items[i].type == AE_IFREG) {
+      auto [it, fresh] = first.emplace(items[i].ino, i);
+      if (!fresh)
+        for (std::size_t k = it->second + 1; k <= i; ++k) ok[k] = false;
+    }
+  return ok;
+}
+
+std::string part_name(const std::string& out_path, std::size_t n) {
+  std::string suffix = n < 10 ? "-0" + std::to_string(n) : "-" + std::to_string(n);
+  const std::string ext = ".cpio.zst";
+  if (out_path.ends_with(ext)) return out_path.substr(0, out_path.size() - ext.size()) + suffix + ext;
+  return out_path + suffix;
+}
+
+Status write_archive(const std::vector<Item>& items, std::size_t begin, std::size_t end, const std::string& path,
+                     const CpioOptions& o, CpioResult& result) {
+  Archive a(archive_write_new(), &archive_write_free);
+  int threads = o.zstd_threads > 0 ? o.zstd_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (archive_write_set_format_cpio_newc(a.get()) != ARCHIVE_OK ||
+      archive_write_add_filter_zstd(a.get()) != ARCHIVE_OK ||  // WARN would mean an external zstd
+      archive_write_set_filter_option(a.get(), "zstd", "compression-level", std::to_string(o.zstd_level).c_str()) !=
+          ARCHIVE_OK ||
+      archive_write_set_filter_option(a.get(), "zstd", "threads", std::to_string(threads).c_str()) != ARCHIVE_OK ||
+      archive_write_set_bytes_in_last_block(a.get(), 1) != ARCHIVE_OK ||
+      archive_write_open_filename(a.get(), path.c_str()) != ARCHIVE_OK)
+    return Status::fail(why(a.get(), path));
+  for (std::size_t i = begin; i < end; ++i) {
+    auto written = write_item(a.get(), items[i]);
+    if (!written.ok()) return Status::fail(written, path);
+    ++result.entries;
+    if (items[i].carries_data) result.content_bytes += items[i].size;
+  }
+  if (archive_write_close(a.get()) != ARCHIVE_OK) return Status::fail(why(a.get(), path));
+  result.files.push_back(path);
+  return success();
+}
+
 }  // namespace
 
 Outcome<CpioResult> write_cpio_zstd(const std::string& tree, const std::string& out_path, const CpioOptions& o) {
@@ -176,23 +232,36 @@ Outcome<CpioResult> write_cpio_zstd(const std::string& tree, const std::string& 
   if (!items.ok()) return Result::fail(items.error());
   number_inodes(*items);
 
-  Archive a(archive_write_new(), &archive_write_free);
-  int threads = o.zstd_threads > 0 ? o.zstd_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (archive_write_set_format_cpio_newc(a.get()) != ARCHIVE_OK ||
-      archive_write_add_filter_zstd(a.get()) != ARCHIVE_OK ||  // WARN would mean an external zstd
-      archive_write_set_filter_option(a.get(), "zstd", "compression-level", std::to_string(o.zstd_level).c_str()) !=
-          ARCHIVE_OK ||
-      archive_write_set_filter_option(a.get(), "zstd", "threads", std::to_string(threads).c_str()) != ARCHIVE_OK ||
-      archive_write_set_bytes_in_last_block(a.get(), 1) != ARCHIVE_OK ||
-      archive_write_open_filename(a.get(), out_path.c_str()) != ARCHIVE_OK)
-    return Result::fail(why(a.get(), out_path));
-  for (const auto& item : *items) {
-    auto written = write_item(a.get(), item);
-    if (!written.ok()) return Result::fail(written, out_path);
-    ++result.entries;
-    if (item.carries_data) result.content_bytes += item.size;
+  std::uint64_t total = 0;
+  for (const auto& item : *items) total += item.carries_data ? item.size : 0;
+  if (o.part_bytes == 0 || total <= o.part_bytes) {
+    auto s = write_archive(*items, 0, items->size(), out_path, o, result);
+    if (!s.ok()) return Result::fail(s.error());
+    return result;
   }
-  if (archive_write_close(a.get()) != ARCHIVE_OK) return Result::fail(why(a.get(), out_path));
+  std::vector<bool> cut_ok = allowed_cuts(*items);
+  std::size_t begin = 0;
+  while (begin < items->size()) {
+    std::size_t end = begin;
+    std::uint64_t bytes = 0;
+    std::size_t last_cut = begin;  // the furthest allowed cut that keeps the part in budget
+    while (end < items->size()) {
+      std::uint64_t next = (*items)[end].carries_data ? (*items)[end].size : 0;
+      if (bytes + next > o.part_bytes && end > begin) break;
+      bytes += next;
+      ++end;
+      if (cut_ok[end]) last_cut = end;
+    }
+    if (end < items->size()) {
+      if (last_cut > begin)
+        end = last_cut;
+      else  // one hard-link group alone is over budget: the part grows to hold it whole
+        while (end < items->size() && !cut_ok[end]) ++end;
+    }
+    auto s = write_archive(*items, begin, end, part_name(out_path, result.files.size()), o, result);
+    if (!s.ok()) return Result::fail(s.error());
+    begin = end;
+  }
   return result;
 }
 

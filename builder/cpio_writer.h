@@ -20,6 +20,11 @@ struct DeviceNode {
   unsigned major = 0, minor = 0;
 };
 
+struct SymlinkNode {
+  std::string path;    // relative, like "init"
+  std::string target;  // as stored, like "/sbin/init"
+};
+
 struct CpioOptions {
   std::int64_t source_date_epoch = 0;  // no mtime in the archive is later than this
   int zstd_level = 3;
@@ -27,9 +32,17 @@ struct CpioOptions {
   // same for any worker count, but differs from its single-threaded mode.
   int zstd_threads = 0;
   std::vector<DeviceNode> device_nodes;
+  std::vector<SymlinkNode> symlinks;  // added unless the tree has that path already
+  // Entries whose path starts with one of these are left out ("boot/" keeps boot itself).
+  std::vector<std::string> exclude_prefixes;
+  // Split into several archives of at most this much file data each (0: one archive).
+  // The kernel unpacks concatenated archives in order, so a boot loader can pass the parts
+  // as separate initrds; no part boundary cuts a hard-link group.
+  std::uint64_t part_bytes = 0;
 };
 
 struct CpioResult {
+  std::vector<std::string> files;  // the archives written, in unpacking order
   std::size_t entries = 0;
   std::uint64_t content_bytes = 0;  // file data archived, before compression
   std::vector<std::string> notes;   // what was left out, and why
@@ -42,6 +55,8 @@ struct CpioResult {
 // and link count, and only the last name in the archive carries the data. The link count
 // is that within the tree, never the host's. Device nodes, sockets and FIFOs on disk are
 // skipped with a note (`device_nodes` adds the ones the image needs).
+// With part_bytes set and more data than that, the parts are named after `out_path` with
+// "-00", "-01"... before ".cpio.zst" (or appended); otherwise the one archive is out_path.
 Outcome<CpioResult> write_cpio_zstd(const std::string& tree, const std::string& out_path, const CpioOptions& options);
 
 }  // namespace railyard

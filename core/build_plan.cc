@@ -200,6 +200,8 @@ std::string to_string(StageAction a) {
   return "?";
 }
 
+bool stage_is_stored(Stage s) { return s == Stage::base || s == Stage::drivers || s == Stage::pack; }
+
 std::vector<StageAction> decide_actions(const std::vector<bool>& cached) {
   std::vector<StageAction> out(cached.size(), StageAction::build);
   auto last_hit = std::find(cached.rbegin(), cached.rend(), true);

@@ -21,6 +21,12 @@ inline constexpr std::array<Stage, 7> kStages{Stage::base,    Stage::drivers, St
 std::string to_string(Stage s);
 std::optional<Stage> parse_stage(const std::string& name);
 
+// Whether the stage's output is kept in the cache. Every stage has a key, but the ones that
+// take seconds (overlays, agent, hygiene, trim) are redone from the previous stored stage:
+// storing and verifying a copy of the whole root filesystem after each would cost more than
+// redoing them. pack is stored: its output is small and a full hit skips the build.
+bool stage_is_stored(Stage s);
+
 // What the recipe names but only the builder can read from disk, as digests (sha256 hex).
 // A name missing from a map, or an empty string, is planned as "missing": the key still
 // differs from any real content, and the summary says what is absent.

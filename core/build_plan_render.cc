@@ -35,7 +35,7 @@ std::string render_build_plan(const BuildPlan& plan, const std::vector<bool>& ca
   out << pad("STAGE", 10) << pad("KEY", kKeyPrefix + 2) << pad("CACHE", 7) << pad("ACTION", 8) << "DEFINED BY\n";
   for (std::size_t i = 0; i < plan.stages.size(); ++i) {
     const StagePlan& s = plan.stages[i];
-    std::string state = cached.empty() ? "off" : cached[i] ? "hit" : "miss";
+    std::string state = cached.empty() ? "off" : !stage_is_stored(s.stage) ? "-" : cached[i] ? "hit" : "miss";
     out << pad(to_string(s.stage), 10) << pad(s.key.substr(0, kKeyPrefix), kKeyPrefix + 2) << pad(state, 7)
         << pad(to_string(actions[i]), 8) << s.summary << "\n";
   }

@@ -226,6 +226,13 @@ TEST_CASE("a build starts from the last cached stage") {
   CHECK(decide_actions({}).empty());
 }
 
+TEST_CASE("only the stages worth storing are stored") {
+  std::vector<Stage> stored;
+  for (Stage s : kStages)
+    if (stage_is_stored(s)) stored.push_back(s);
+  CHECK(stored == std::vector<Stage>{Stage::base, Stage::drivers, Stage::pack});
+}
+
 TEST_CASE("the dry-run table") {
   BuildPlan p = plan(Inputs{});
   std::string nothing = render_build_plan(p, std::vector<bool>(7, false));
@@ -239,6 +246,7 @@ TEST_CASE("the dry-run table") {
   CHECK(some.find("\ndrivers   " + p.at(Stage::drivers).key.substr(0, 12) + "  hit    reuse   ") != std::string::npos);
   CHECK(some.find("\nstarting from the cached drivers stage: 5 of 7 stages to build\n") != std::string::npos);
 
+  CHECK(some.find("\noverlays  " + p.at(Stage::overlays).key.substr(0, 12) + "  -      build   ") != std::string::npos);
   CHECK(render_build_plan(p, std::vector<bool>(7, true)).find("everything cached") != std::string::npos);
   std::string off = render_build_plan(p, {});
   CHECK(off.find("  off    build   ") != std::string::npos);

@@ -48,6 +48,24 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
   return out;
 }
 
+std::vector<std::string> split(std::string_view text, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t end = text.find(sep, start);
+    out.emplace_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) return out;
+    start = end + 1;
+  }
+}
+
+std::string trim(std::string_view text) {
+  constexpr std::string_view space = " \t\r\n";
+  std::size_t b = text.find_first_not_of(space);
+  if (b == std::string_view::npos) return "";
+  return std::string(text.substr(b, text.find_last_not_of(space) - b + 1));
+}
+
 std::string hex(unsigned value, int digits) {
   const char* d = "0123456789abcdef";
   std::string out = "0x";

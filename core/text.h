@@ -14,6 +14,10 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 std::optional<std::string> closest(std::string_view word, const std::vector<std::string>& candidates);
 
 std::string join(const std::vector<std::string>& items, std::string_view sep);
+// Every field between separators, empty ones included: split("a,,b", ',') → {"a", "", "b"}.
+std::vector<std::string> split(std::string_view text, char sep);
+// Without leading and trailing spaces, tabs and line ends.
+std::string trim(std::string_view text);
 
 // `value` as 0x-prefixed lower-case hex of `digits` digits: hex(8, 2) → "0x08".
 std::string hex(unsigned value, int digits);

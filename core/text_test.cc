@@ -81,3 +81,11 @@ TEST_CASE("path_join resolves a relative path against a directory") {
 TEST_CASE("closest prefers a transposition over two other edits") {
   CHECK(closest("nmae", {"image", "name"}) == "name");
 }
+
+TEST_CASE("split keeps empty fields; trim strips blanks at both ends") {
+  CHECK(split("a,,b", ',') == std::vector<std::string>{"a", "", "b"});
+  CHECK(split("", ',') == std::vector<std::string>{""});
+  CHECK(split("x,", ',') == std::vector<std::string>{"x", ""});
+  CHECK(trim("  a b\t\n") == "a b");
+  CHECK(trim(" \n ") == "");
+}

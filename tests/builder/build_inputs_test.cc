@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "build_inputs.h"
+#include "version.h"
 #include "builder/temp_dir.h"
 #include "cache.h"
 #include "io/disk_source.h"
@@ -79,15 +80,21 @@ TEST_CASE("every input the recipe names is digested") {
   }
 }
 
-TEST_CASE("the agent is looked for beside the running program") {
+TEST_CASE("the agent package is looked for beside the running program, built or installed") {
   TempDir tmp;
   tmp.write("bin/railyard", "", 0755);
-  CHECK(find_agent_beside(tmp / "bin/railyard") == "");
-  tmp.write("bin/railyard-firstboot", "", 0755);
-  CHECK(find_agent_beside(tmp / "bin/railyard") == tmp / "bin/railyard-firstboot");
+  CHECK(find_agent_package(tmp / "bin/railyard") == "");
+  tmp.write("bin/packages/railyard-firstboot_0.0.1_amd64.deb", "other version");
+  CHECK(find_agent_package(tmp / "bin/railyard") == "");
+  std::string name = std::string("railyard-firstboot_") + kVersion + "_amd64.deb";
+  tmp.write("usr/share/railyard/packages/" + name, "installed");
+  tmp.write("usr/bin/railyard", "", 0755);
+  CHECK(find_agent_package(tmp / "usr/bin/railyard") == tmp / ("usr/bin/../share/railyard/packages/" + name));
+  tmp.write("bin/packages/" + name, "built");
+  CHECK(find_agent_package(tmp / "bin/railyard") == tmp / ("bin/packages/" + name));
 }
 
-TEST_CASE("a dry run sees a committed stage as a hit, and a changed overlay as a miss from there on") {
+TEST_CASE("a dry run sees a committed stage as a hit, and a changed driver manifest as a miss from there on") {
   Fixture f;
   BuildPlan plan = plan_build(f.lr, f.digests(), BuildSettings{}, f.hasher);
   StageCache cache(f.tmp / "cache", f.hasher);
@@ -96,18 +103,22 @@ TEST_CASE("a dry run sees a committed stage as a hit, and a changed overlay as a
     for (const auto& s : p.stages) hits.push_back(cache.lookup(s.stage, s.key).hit);
     return hits;
   };
-  for (Stage s : {Stage::base, Stage::drivers, Stage::overlays}) {
+  for (Stage s : {Stage::base, Stage::drivers}) {
     auto pending = cache.begin(s, plan.at(s).key);
     REQUIRE(pending.ok());
     std::ofstream(pending->output() + "/out") << to_string(s);
     REQUIRE(cache.commit(std::move(*pending)).ok());
   }
-  CHECK(lookups(plan) == std::vector<bool>{true, true, true, false, false, false, false});
-  CHECK(render_build_plan(plan, lookups(plan)).find("\noverlays  " + plan.at(Stage::overlays).key.substr(0, 12) +
-                                                    "  hit    reuse   rdma-limits@") != std::string::npos);
+  CHECK(lookups(plan) == std::vector<bool>{true, true, false, false, false, false, false});
+  std::string table = render_build_plan(plan, lookups(plan));
+  CHECK(table.find("\ndrivers   " + plan.at(Stage::drivers).key.substr(0, 12) + "  hit    reuse   debian12-inbox") !=
+        std::string::npos);
+  CHECK(table.find("\noverlays  " + plan.at(Stage::overlays).key.substr(0, 12) + "  -      build   rdma-limits@") !=
+        std::string::npos);
 
-  f.tmp.write("overlays/lab-console/etc/issue", "lab, edited\n");
-  BuildPlan edited = plan_build(f.lr, f.digests(), BuildSettings{}, f.hasher);
-  CHECK(lookups(edited) == std::vector<bool>{true, true, false, false, false, false, false});
-  CHECK(decide_actions(lookups(edited))[1] == StageAction::reuse);
+  // A new driver release reuses the base; an edited overlay would reuse the drivers.
+  f.lr.drivers.front().manifest.version = "44.0-3";
+  BuildPlan release = plan_build(f.lr, f.digests(), BuildSettings{}, f.hasher);
+  CHECK(lookups(release) == std::vector<bool>{true, false, false, false, false, false, false});
+  CHECK(decide_actions(lookups(release))[0] == StageAction::reuse);
 }

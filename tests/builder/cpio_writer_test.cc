@@ -132,7 +132,7 @@ TEST_CASE("the same tree gives the same bytes, whatever its times and creation o
   TempDir tmp;
   std::string a = make_tree(tmp, "a", false, 1800000000);
   std::string b = make_tree(tmp, "b", true, 1900000000);
-  CpioOptions o{kEpoch, 3, 2, {}};
+  CpioOptions o{kEpoch, 3, 2, {}, {}, {}, 0};
   auto ra = write_cpio_zstd(a, tmp / "a.cpio.zst", o);
   auto rb = write_cpio_zstd(b, tmp / "b.cpio.zst", o);
   REQUIRE_MESSAGE(ra.ok(), ra.error());
@@ -165,7 +165,7 @@ TEST_CASE("the same tree gives the same bytes, whatever its times and creation o
 TEST_CASE("what is read back is the tree: names, modes, owners, times, contents, links") {
   TempDir tmp;
   std::string root = make_tree(tmp, "t", false, 1800000000);
-  auto r = write_cpio_zstd(root, tmp / "t.cpio.zst", CpioOptions{kEpoch, 3, 1, {}});
+  auto r = write_cpio_zstd(root, tmp / "t.cpio.zst", CpioOptions{kEpoch, 3, 1, {}, {}, {}, 0});
   REQUIRE_MESSAGE(r.ok(), r.error());
   std::vector<Read> entries = read_back(tmp / "t.cpio.zst");
 
@@ -224,7 +224,7 @@ TEST_CASE("what is read back is the tree: names, modes, owners, times, contents,
 TEST_CASE("device nodes the image needs are added without existing on disk") {
   TempDir tmp;
   tmp.write("tree/dev/.keep", "");
-  CpioOptions o{kEpoch, 3, 1, {{"dev/console", false, 0600, 5, 1}, {"dev/null", false, 0666, 1, 3}}};
+  CpioOptions o{kEpoch, 3, 1, {{"dev/console", false, 0600, 5, 1}, {"dev/null", false, 0666, 1, 3}}, {}, {}, 0};
   auto r = write_cpio_zstd(tmp / "tree", tmp / "d.cpio.zst", o);
   REQUIRE_MESSAGE(r.ok(), r.error());
   std::vector<Read> entries = read_back(tmp / "d.cpio.zst");
@@ -260,4 +260,56 @@ TEST_CASE("a missing tree is an error, not an empty archive") {
   auto r = write_cpio_zstd(tmp / "nope", tmp / "n.cpio.zst", CpioOptions{});
   REQUIRE(!r.ok());
   CHECK(r.error().find("nope") != std::string::npos);
+}
+
+TEST_CASE("symlinks the boot needs are added, excluded prefixes left out") {
+  TempDir tmp;
+  tmp.write("tree/boot/vmlinuz-6.1", "kernel");
+  tmp.write("tree/sbin/init", "init", 0755);
+  CpioOptions o{kEpoch, 3, 1, {}, {{"init", "/sbin/init"}}, {"boot/"}, 0};
+  auto r = write_cpio_zstd(tmp / "tree", tmp / "s.cpio.zst", o);
+  REQUIRE_MESSAGE(r.ok(), r.error());
+  CHECK(r->files == std::vector<std::string>{tmp / "s.cpio.zst"});
+  std::vector<Read> entries = read_back(tmp / "s.cpio.zst");
+  std::vector<std::string> names;
+  for (const auto& e : entries) names.push_back(e.name);
+  CHECK(names == std::vector<std::string>{"boot", "init", "sbin", "sbin/init"});
+  CHECK(entries[1].type == AE_IFLNK);
+  CHECK(entries[1].symlink == "/sbin/init");
+
+  // A path the tree already has wins over the added link.
+  tmp.write("tree/init", "#!/bin/sh\n", 0755);
+  auto again = write_cpio_zstd(tmp / "tree", tmp / "t.cpio.zst", o);
+  REQUIRE(again.ok());
+  CHECK(read_back(tmp / "t.cpio.zst")[1].type == AE_IFREG);
+}
+
+TEST_CASE("a tree over the part size is split into parts that never cut a hard-link group") {
+  TempDir tmp;
+  for (int i = 0; i < 6; ++i) tmp.write("tree/f" + std::to_string(i), std::string(1000, static_cast<char>('a' + i)));
+  // f2 and a second name in the same part budget window: they must land in one part.
+  REQUIRE(::link((tmp / "tree/f2").c_str(), (tmp / "tree/f2b").c_str()) == 0);
+  CpioOptions o{kEpoch, 3, 1, {}, {}, {}, 2500};
+  auto r = write_cpio_zstd(tmp / "tree", tmp / "rootfs.cpio.zst", o);
+  REQUIRE_MESSAGE(r.ok(), r.error());
+  REQUIRE(r->files.size() >= 3);
+  CHECK(r->files[0] == tmp / "rootfs-00.cpio.zst");
+  CHECK(r->files[1] == tmp / "rootfs-01.cpio.zst");
+  std::map<std::string, std::size_t> part_of;
+  std::size_t entries = 0;
+  for (std::size_t p = 0; p < r->files.size(); ++p)
+    for (const auto& e : read_back(r->files[p])) {
+      part_of[e.name] = p;
+      ++entries;
+    }
+  CHECK(entries == r->entries);
+  CHECK(entries == 7);
+  CHECK(part_of["f2"] == part_of["f2b"]);
+  CHECK(r->content_bytes == 6000);
+
+  // Under the budget: one archive under its own name.
+  o.part_bytes = 1 << 20;
+  auto one = write_cpio_zstd(tmp / "tree", tmp / "one.cpio.zst", o);
+  REQUIRE(one.ok());
+  CHECK(one->files == std::vector<std::string>{tmp / "one.cpio.zst"});
 }

@@ -1,0 +1,37 @@
+#include "apt.h"
+
+#include <filesystem>
+
+#include "image_files.h"
+
+namespace railyard {
+
+namespace fs = std::filesystem;
+
+AptSession::AptSession(std::string root) : root_(std::move(root)) {
+  std::error_code ec;
+  fs::path resolv = fs::path(root_) / "etc/resolv.conf";
+  had_resolv_ = fs::exists(fs::symlink_status(resolv, ec));
+  if (had_resolv_) fs::rename(resolv, resolv.string() + ".railyard-saved", ec);
+  fs::copy_file("/etc/resolv.conf", resolv, fs::copy_options::overwrite_existing, ec);
+  (void)write_file_atomic(root_ + "/usr/sbin/policy-rc.d", "#!/bin/sh\nexit 101\n", 0755);
+}
+
+AptSession::~AptSession() {
+  std::error_code ec;
+  fs::path resolv = fs::path(root_) / "etc/resolv.conf";
+  fs::remove(resolv, ec);
+  if (had_resolv_) fs::rename(resolv.string() + ".railyard-saved", resolv, ec);
+  fs::remove(fs::path(root_) / "usr/sbin/policy-rc.d", ec);
+}
+
+Status apt_install(StageContext& ctx, const std::vector<std::string>& packages, const std::string& why) {
+  if (packages.empty()) return success();
+  std::vector<std::string> argv = {"apt-get", "install", "-y", "-q", "--no-install-recommends"};
+  argv.insert(argv.end(), packages.begin(), packages.end());
+  Command c = in_image(ctx.root, argv, why);
+  c.env["SOURCE_DATE_EPOCH"] = std::to_string(ctx.plan.settings.source_date_epoch);
+  return ctx.runner.run(c);
+}
+
+}  // namespace railyard

@@ -1,0 +1,170 @@
+#include "drivers.h"
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "apt.h"
+#include "image_files.h"
+#include "stage.h"
+#include "text.h"
+
+namespace railyard {
+
+namespace fs = std::filesystem;
+
+std::string keyring_path(const DriverManifest& m, bool armored) {
+  return "/usr/share/keyrings/railyard-" + m.name + (armored ? ".asc" : ".gpg");
+}
+
+std::string apt_source_deb822(const DriverManifest& m, const std::string& keyring) {
+  std::string out = "# " + m.name + " " + m.version + ", written by railyard build\n";
+  out += "Types: deb\nURIs: " + m.apt.uri + "\nSuites: " + m.apt.suite + "\n";
+  // A flat repository ("./") has no components; deb822 then has no Components field.
+  if (!m.apt.components.empty()) out += "Components: " + join(m.apt.components, " ") + "\n";
+  out += "Signed-By: " + keyring + "\n";
+  return out;
+}
+
+std::string apt_pin(const DriverManifest& m) {
+  if (m.apt.pin_priority == 0) return "";
+  std::string host = m.apt.uri;
+  if (auto p = host.find("://"); p != std::string::npos) host = host.substr(p + 3);
+  host = host.substr(0, host.find('/'));
+  return "# " + m.name + " " + m.version + ": prefer its packages over the distribution's\n"
+         "Package: *\nPin: origin " + host + "\nPin-Priority: " + std::to_string(m.apt.pin_priority) + "\n";
+}
+
+std::vector<DkmsBuilt> parse_dkms_status(const std::string& text, const std::string& kernel) {
+  std::vector<DkmsBuilt> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    // "mlnx-ofed-kernel/24.10, 6.1.0-28-amd64, x86_64: installed"
+    auto colon = line.rfind(": ");
+    if (colon == std::string::npos || line.compare(colon + 2, 9, "installed") != 0) continue;
+    auto fields = split(line.substr(0, colon), ',');
+    if (fields.size() < 2) continue;
+    std::string nv = trim(fields[0]), kver = trim(fields[1]);
+    auto slash = nv.find('/');
+    if (slash == std::string::npos || kver != kernel) continue;
+    out.push_back({nv.substr(0, slash), nv.substr(slash + 1), kver, {}});
+  }
+  return out;
+}
+
+std::string drivers_record_json(const std::vector<DriverRecord>& records) {
+  nlohmann::ordered_json a = nlohmann::ordered_json::array();
+  for (const auto& r : records) {
+    nlohmann::ordered_json d;
+    d["name"] = r.name;
+    d["version"] = r.version;
+    d["kind"] = r.kind;
+    d["packages"] = r.packages;
+    d["modules"] = r.modules;
+    d["dkms"] = nlohmann::ordered_json::array();
+    for (const auto& k : r.dkms)
+      d["dkms"].push_back({{"module", k.module}, {"version", k.version}, {"kernel", k.kernel}, {"files", k.files}});
+    a.push_back(d);
+  }
+  return a.dump(2) + "\n";
+}
+
+namespace {
+
+Status add_repository(StageContext& ctx, const LoadedManifest& lm) {
+  const DriverManifest& m = lm.manifest;
+  if (m.apt.key_file.empty())
+    return Status::fail(m.path + ": [apt] key_url is not fetched by this build; vendor the key and set key_file");
+  std::string key_src = path_join(dir_name(m.path), m.apt.key_file);
+  auto key = read_whole_file(key_src);
+  if (!key.ok()) return Status::fail(m.path + ": apt.key_file: " + key.error());
+  bool armored = key->find("-----BEGIN PGP PUBLIC KEY BLOCK-----") != std::string::npos;
+  std::string keyring = keyring_path(m, armored);
+  if (auto s = write_file_atomic(ctx.root + keyring, *key); !s.ok()) return s;
+  if (auto s = write_file_atomic(ctx.root + "/etc/apt/sources.list.d/railyard-" + m.name + ".sources",
+                                 apt_source_deb822(m, keyring));
+      !s.ok())
+    return s;
+  if (std::string pin = apt_pin(m); !pin.empty())
+    if (auto s = write_file_atomic(ctx.root + "/etc/apt/preferences.d/railyard-" + m.name, pin); !s.ok()) return s;
+  return success();
+}
+
+// DKMS modules are built for the image's kernel, named explicitly: in a chroot `uname -r`
+// is the build host's, which is what dkms' package scripts would otherwise build for.
+Outcome<std::vector<DkmsBuilt>> build_dkms(StageContext& ctx, const DriverManifest& m, const std::string& kver) {
+  using Result = Outcome<std::vector<DkmsBuilt>>;
+  if (auto s = apt_install(ctx, {"dkms", "linux-headers-" + kver}, "install DKMS and the headers of " + kver); !s.ok())
+    return Result::fail(s.error());
+  if (auto s = ctx.runner.run(in_image(ctx.root, {"dkms", "autoinstall", "-k", kver}, "dkms autoinstall for " + kver));
+      !s.ok())
+    return Result::fail(s.error());
+  auto status = ctx.runner.capture(in_image(ctx.root, {"dkms", "status", "-k", kver}, "dkms status"));
+  if (!status.ok()) return Result::fail(status.error());
+  std::vector<DkmsBuilt> all = parse_dkms_status(*status, kver), out;
+  for (const auto& want : m.dkms) {
+    auto it = std::find_if(all.begin(), all.end(), [&](const DkmsBuilt& b) { return b.module == want; });
+    if (it == all.end())
+      return Result::fail(m.path + ": DKMS module " + want + " is not installed for kernel " + kver +
+                          " (dkms status: " + trim(*status) + ")");
+    DkmsBuilt b = *it;
+    std::error_code ec;
+    fs::path dir = fs::path(ctx.root) / "lib/modules" / kver;
+    for (auto e = fs::recursive_directory_iterator(dir / "updates", ec); !ec && e != fs::recursive_directory_iterator();
+         e.increment(ec)) {
+      std::string rel = fs::relative(e->path(), ctx.root, ec).string();
+      if (e->path().extension() == ".ko" || e->path().string().ends_with(".ko.xz") ||
+          e->path().string().ends_with(".ko.zst"))
+        b.files.push_back(rel);
+    }
+    if (b.files.empty())
+      return Result::fail("DKMS module " + want + " " + b.version + " reports installed, but no .ko is under /lib/modules/" +
+                          kver + "/updates");
+    std::sort(b.files.begin(), b.files.end());
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace
+
+Status run_drivers(StageContext& ctx) {
+  auto kver = image_kernel_version(ctx.root);
+  if (!kver.ok()) return Status::fail(kver.error());
+  std::vector<DriverRecord> records;
+  {
+    AptSession session(ctx.root);
+    bool repositories = false;
+    for (const auto& lm : ctx.recipe.drivers)
+      if (lm.manifest.kind == DriverKind::apt) {
+        if (auto s = add_repository(ctx, lm); !s.ok()) return s;
+        repositories = true;
+      }
+    (void)repositories;
+    ctx.step("apt-get update");
+    if (auto s = ctx.runner.run(in_image(ctx.root, {"apt-get", "update", "-q"}, "apt-get update in the image")); !s.ok())
+      return s;
+    for (const auto& lm : ctx.recipe.drivers) {
+      const DriverManifest& m = lm.manifest;
+      DriverRecord r{m.name, m.version, to_string(m.kind), m.packages, m.modules, {}};
+      if (m.kind == DriverKind::tarball)
+        return Status::fail(m.path + ": kind = \"tarball\" bundles are not installed by this build yet");
+      ctx.step(m.name + " " + m.version + ": " + std::to_string(m.packages.size()) + " packages");
+      if (auto s = apt_install(ctx, m.packages, "install " + m.name + " packages"); !s.ok()) return s;
+      if (!m.dkms.empty()) {
+        ctx.step(m.name + ": DKMS " + join(m.dkms, ", ") + " for " + *kver);
+        auto built = build_dkms(ctx, m, *kver);
+        if (!built.ok()) return Status::fail(built.error());
+        r.dkms = *built;
+      }
+      records.push_back(std::move(r));
+    }
+  }
+  return write_file_atomic(ctx.root + "/" + kImageRecordDir + "/drivers.json", drivers_record_json(records));
+}
+
+}  // namespace railyard

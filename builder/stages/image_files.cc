@@ -1,0 +1,71 @@
+#include "image_files.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "command.h"
+#include "text.h"
+
+namespace railyard {
+
+namespace fs = std::filesystem;
+
+Status write_file_atomic(const std::string& path, const std::string& text, unsigned mode) {
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  if (ec) return Status::fail(fs::path(path).parent_path().string() + ": " + ec.message());
+  std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      fs::remove(tmp, ec);
+      return Status::fail(tmp + ": write failed");
+    }
+  }
+  if (::chmod(tmp.c_str(), mode) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string why = std::strerror(errno);
+    fs::remove(tmp, ec);
+    return Status::fail(path + ": " + why);
+  }
+  return success();
+}
+
+Outcome<std::string> read_whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Outcome<std::string>::fail(path + ": " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Outcome<std::string> image_kernel_version(const std::string& root) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root + "/lib/modules", ec))
+    if (e.is_directory(ec)) found.push_back(e.path().filename().string());
+  if (found.size() != 1)
+    return Outcome<std::string>::fail(root + "/lib/modules: expected one kernel, found " +
+                                      (found.empty() ? std::string("none") : join(found, ", ")) +
+                                      " (does the recipe's image.kernel install one?)");
+  return found.front();
+}
+
+Status copy_tree(const std::string& src, const std::string& dst) {
+  std::error_code ec;
+  fs::create_directories(dst, ec);
+  if (ec) return Status::fail(dst + ": " + ec.message());
+  // GNU cp keeps hard links, sparse files, xattrs and device nodes exactly; nothing in the
+  // standard library does all of that.
+  ProcessRunner runner("/dev/null");
+  return runner.run(Command{{"cp", "-a", "--reflink=auto", src + "/.", dst}, {}, "copy " + src});
+}
+
+}  // namespace railyard

@@ -13,6 +13,8 @@ packages=(
   libcpp-httplib-dev
   # fake hardware for discovery tests, network namespaces, and timing for benchmarks
   umockdev iproute2 time
+  # report schema validation in tests
+  python3-jsonschema
   # PXE trees and image CI: dnsmasq to check its snippet, iPXE to chainload, YAML checks
   dnsmasq-base ipxe python3-yaml
   # image builds: bootstrap, packing, the agent .deb

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# `railyard report show|summary|html` from the command line: exit codes (0 pass, 1 fail,
+# 2 bad input), errors naming the file and line, show over http:// (libcurl), --json
+# outputs that parse, no colour when stdout is not a terminal, and the fleet summary over
+# a generated fleet in the receiver's layout.
+set -euo pipefail
+railyard=$1 src=$3
+golden=$src/tests/report/golden
+tmp=$(mktemp -d)
+server=""
+cleanup() {
+  if [[ -n $server ]]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_rc() {  # expect_rc RC CMD...: runs CMD, stdout to $tmp/out, stderr to $tmp/err
+  local want=$1 rc=0
+  shift
+  "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+  [[ $rc == "$want" ]] || { cat "$tmp/out" "$tmp/err" >&2; fail "$* exited $rc, expected $want"; }
+}
+
+# show: the exit code follows the report's result; the text is the golden text.
+expect_rc 0 "$railyard" report show "$golden/hgx-pass.json"
+cmp "$tmp/out" "$golden/hgx-pass.show.txt" || fail "show hgx-pass differs from its golden text"
+expect_rc 1 "$railyard" report show "$golden/hgx-pfc-link.json"
+cmp "$tmp/out" "$golden/hgx-pfc-link.show.txt" || fail "show hgx-pfc-link differs from its golden text"
+grep -q $'\033' "$tmp/out" && fail "colour codes written to a pipe"
+expect_rc 1 "$railyard" report show --json "$golden/storage-problem.json"
+python3 - "$tmp/out" <<'PY' || fail "show --json"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["result"] == "fail" and j["node"] == "stor-r005-n03", j
+assert j["problems"][0]["hint"].startswith("RDMA NICs are missing"), j["problems"]
+PY
+
+# Bad input: exit 2, the file named, the line and column given.
+expect_rc 2 "$railyard" report show "$tmp/missing.json"
+grep -q "railyard report show: $tmp/missing.json: No such file or directory" "$tmp/err" || fail "missing file: $(cat "$tmp/err")"
+printf '{\n  "schema": 1,\n  "node": "n1"\n  "result": "pass"\n}\n' >"$tmp/broken.json"
+expect_rc 2 "$railyard" report show "$tmp/broken.json"
+grep -qx "railyard report show: $tmp/broken.json: line 4, column 3: expected ',' or '}'" "$tmp/err" || fail "broken: $(cat "$tmp/err")"
+echo '{"schema": 1, "node": "n1", "result": "pass"}' >"$tmp/notreport.json"
+expect_rc 2 "$railyard" report show "$tmp/notreport.json"
+grep -q "not a railyard report: no 'checks'" "$tmp/err" || fail "not a report: $(cat "$tmp/err")"
+
+# show over HTTP, from a server on 127.0.0.1 with a port of its own choosing.
+mkdir "$tmp/www"
+cp "$golden/gpu4-downtrained-nvmeof.json" "$tmp/www/report.json"
+python3 -u - "$tmp/www" >"$tmp/port" 2>/dev/null <<'PY' &
+import functools, http.server, sys
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+httpd = http.server.HTTPServer(("127.0.0.1", 0), handler)
+print(httpd.server_address[1])
+httpd.serve_forever()
+PY
+server=$!
+for _ in $(seq 100); do [[ -s $tmp/port ]] && break; sleep 0.05; done
+port=$(cat "$tmp/port")
+[[ -n $port ]] || fail "the test's HTTP server did not start"
+expect_rc 1 "$railyard" report show "http://127.0.0.1:$port/report.json"
+cmp "$tmp/out" "$golden/gpu4-downtrained-nvmeof.show.txt" || fail "show over http differs from the file's"
+expect_rc 2 "$railyard" report show "http://127.0.0.1:$port/nothing.json"
+grep -q "http://127.0.0.1:$port/nothing.json: HTTP 404" "$tmp/err" || fail "404: $(cat "$tmp/err")"
+expect_rc 2 "$railyard" report show "ftp://127.0.0.1:$port/report.json"
+
+# summary over a generated fleet in the receiver's layout, with one unreadable report.
+python3 "$src/tests/report/make_reports.py" "$src" "$tmp/fleet" --count 120 --seed 7
+cp "$golden/storage-problem.json" "$tmp/fleet/extra.json"
+expect_rc 1 "$railyard" report summary "$tmp/fleet"
+grep -q "^fleet $tmp/fleet: 121 nodes (" "$tmp/out" || fail "summary header: $(head -3 "$tmp/out")"
+grep -q "^by driver release" "$tmp/out" || fail "summary: no driver releases"
+expect_rc 1 "$railyard" report summary --json "$tmp/fleet"
+python3 - "$tmp/out" "$tmp/fleet" <<'PY' || fail "summary --json"
+import json, os, sys
+j = json.load(open(sys.argv[1]))
+nodes = {}
+for root, _, files in os.walk(sys.argv[2]):
+    for f in files:
+        r = json.load(open(os.path.join(root, f)))
+        if r["node"] not in nodes or r["started_at"] > nodes[r["node"]]["started_at"]:
+            nodes[r["node"]] = r
+assert j["nodes"] == len(nodes) == 121, (j["nodes"], len(nodes))
+assert j["pass"] == sum(r["result"] == "pass" for r in nodes.values()), j["pass"]
+assert j["pass"] + j["fail"] == j["nodes"]
+assert sum(g["nodes"] for g in j["by_recipe"]) == 121
+assert len(j["slowest"]) == 10 and j["slowest"][0]["total_ms"] >= j["slowest"][-1]["total_ms"]
+assert j["unreadable"] == []
+PY
+echo '{"schema": 1, "node": ' >"$tmp/fleet/zz-truncated.json"
+expect_rc 2 "$railyard" report summary "$tmp/fleet"
+grep -q "^railyard report summary: $tmp/fleet/zz-truncated.json: line 2, column 1: unexpected end of input" "$tmp/err" ||
+  fail "unreadable report: $(cat "$tmp/err")"
+grep -q "^fleet $tmp/fleet: 121 nodes" "$tmp/out" || fail "the rest is still summarised"
+expect_rc 2 "$railyard" report summary "$tmp/nowhere"
+
+# html: written whole, exit 0; a directory that is not there is bad input.
+rm "$tmp/fleet/zz-truncated.json"
+expect_rc 0 "$railyard" report html "$tmp/fleet" -o "$tmp/fleet.html"
+grep -q "<!DOCTYPE html>" "$tmp/fleet.html" || fail "html"
+grep -q "121 nodes" "$tmp/err" || fail "html: $(cat "$tmp/err")"
+expect_rc 2 "$railyard" report html "$tmp/nowhere" -o "$tmp/x.html"
+[[ ! -e $tmp/x.html ]] || fail "html wrote a page for a missing directory"
+echo "report_cli: ok"

@@ -158,16 +158,19 @@ ImageManifest read(const json& root) {
     m.stages.push_back({text(s, at, "name"), digest(s, at, "key")});
   });
   each(root, "", "inputs", [&](const json& s, const std::string& at) {
-    m.inputs.push_back({text(s, at, "kind"), text(s, at, "name"), digest(s, at, "sha256")});
+    // An input the build could not digest is recorded as such ("missing"), not left out.
+    m.inputs.push_back({text(s, at, "kind"), text(s, at, "name"), text(s, at, "sha256")});
   });
   read_drivers(root, m);
   each(root, "", "packages", [&](const json& p, const std::string& at) {
     m.packages.push_back({text(p, at, "name"), text(p, at, "version"), text(p, at, "arch")});
   });
+  // A build that trims nothing records an empty object.
   const json& trim = member(root, "", "trim");
-  m.trim_dropped = texts(trim, "trim", "dropped");
-  m.trim_files = count(trim, "trim", "files");
-  m.trim_bytes = count(trim, "trim", "bytes");
+  if (trim.is_object() && trim.contains("dropped")) m.trim_dropped = texts(trim, "trim", "dropped");
+  if (trim.is_object() && trim.contains("files")) m.trim_files = count(trim, "trim", "files");
+  if (trim.is_object() && trim.contains("bytes")) m.trim_bytes = count(trim, "trim", "bytes");
+  if (!trim.is_object()) throw Bad{"trim", "expected an object, found " + describe(trim)};
   each(root, "", "artifacts", [&](const json& a, const std::string& at) {
     m.artifacts.push_back({relative_path(member(a, at, "path"), at + ".path"), digest(a, at, "sha256"), count(a, at, "size")});
   });

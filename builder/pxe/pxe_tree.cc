@@ -125,10 +125,14 @@ Status fill(const std::string& tmp, const std::string& final_dir, const PxePlan&
                         "or copy it into the tree)");
     }
   }
-  // mkdtemp made it 0700; TFTP and HTTP servers drop privileges and must read it all.
+  // mkdtemp made it 0700; TFTP and HTTP servers drop privileges and must read it all. The
+  // image's files are links to the image's own and keep their modes.
   ::chmod(tmp.c_str(), 0755);
-  for (auto it = fs::recursive_directory_iterator(tmp, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+  std::string image_prefix = tmp + "/" + kPxeImageDir + "/";
+  for (auto it = fs::recursive_directory_iterator(tmp, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (it->is_directory()) ::chmod(it->path().c_str(), 0755);
+    else if (it->path().string().rfind(image_prefix, 0) != 0) ::chmod(it->path().c_str(), 0644);
+  }
   return success();
 }
 

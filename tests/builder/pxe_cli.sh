@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# `railyard pxe` from the command line: an image packed with cpio(1) and zstd(1) holding the
+# resolved qemu-virt recipe, the lab inventory, and what comes out: a tree dnsmasq accepts,
+# node identities the agent accepts, and FILE:LINE:COL errors with exit 2 for bad input.
+set -euo pipefail
+railyard=$1 firstboot=$2 src=$3
+for tool in cpio zstd sha256sum dnsmasq; do
+  command -v "$tool" >/dev/null || { echo "pxe_cli: $tool is missing (ci/setup-deps.sh installs it)"; exit 1; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "pxe_cli: $*"; exit 1; }
+
+recipe_text=$("$railyard" show "$src/recipes/qemu-virt.toml" | tail -n +2)
+recipe_sha=$(printf '%s\n' "$recipe_text" | sha256sum | cut -d' ' -f1)
+
+# image DIR [with-recipe]: vmlinuz, rootfs.cpio.zst and manifest.json.
+image() {
+  local root="$tmp/root-$(basename "$1")"
+  mkdir -p "$1" "$root/etc/railyard"
+  : >"$root/etc/machine-id"
+  [[ ${2:-} == with-recipe ]] && printf '%s\n' "$recipe_text" >"$root/etc/railyard/recipe.toml"
+  echo "MZ not a kernel" >"$1/vmlinuz"
+  (cd "$root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | zstd -q -o "$1/rootfs.cpio.zst"
+  local arts="" p
+  for p in vmlinuz rootfs.cpio.zst; do
+    arts+="${arts:+,}{\"path\": \"$p\", \"sha256\": \"$(sha256sum "$1/$p" | cut -d' ' -f1)\", \"size\": $(stat -c %s "$1/$p")}"
+  done
+  cat >"$1/manifest.json" <<JSON
+{"schema": 1, "railyard_version": "0.1.0", "recipe": {"name": "qemu-virt", "sha256": "$recipe_sha"}, "source_date_epoch": 0,
+ "image": {"distro": "debian", "suite": "bookworm", "arch": "amd64"},
+ "kernel": {"version": "6.1.0-28-amd64", "package": "linux-image-6.1.0-28-amd64", "package_version": "6.1.119-1",
+            "cmdline": ["console=ttyS0", "panic=-1", "net.ifnames=1"]},
+ "boot": {"format": "initramfs", "kernel": "vmlinuz", "initrds": ["rootfs.cpio.zst"]},
+ "stages": [], "inputs": [], "drivers": [], "packages": [], "trim": {"dropped": [], "files": 0, "bytes": 0},
+ "artifacts": [$arts]}
+JSON
+}
+image "$tmp/img" with-recipe
+image "$tmp/bare"
+sed "s|^recipe = .*|recipe = \"$src/recipes/qemu-virt.toml\"|" "$src/recipes/inventories/qemu-lab.toml" >"$tmp/nodes.toml"
+
+# The inventory names the image's recipe.
+out=$("$railyard" pxe --image "$tmp/img" --nodes "$tmp/nodes.toml" -o "$tmp/tree" --ipxe-dir "" 2>"$tmp/err") ||
+  fail "pxe: exit $?: $(cat "$tmp/err")"
+grep -q "^$tmp/tree: image qemu-virt for 2 node(s), 2 image file(s) linked, 0 copied$" <<<"$out" || fail "summary: $out"
+grep -q "^  52:54:00:00:00:01  lab-node01  pxe/52-54-00-00-00-01.ipxe$" <<<"$out" || fail "node list: $out"
+for f in boot.ipxe pxe/52-54-00-00-00-01.ipxe pxe/52-54-00-00-00-02.ipxe nodes/node-lab-node01.cpio.zst \
+  image/vmlinuz image/rootfs.cpio.zst image/manifest.json dnsmasq-railyard.conf railyard-pxe.json; do
+  [[ -f "$tmp/tree/$f" ]] || fail "no $f in the tree"
+done
+grep -qx "kernel ../image/vmlinuz console=ttyS0 panic=-1 net.ifnames=1 systemd.hostname=lab-node01 initrd=rootfs.cpio.zst initrd=node-lab-node01.cpio.zst" \
+  "$tmp/tree/pxe/52-54-00-00-00-01.ipxe" || fail "node script: $(cat "$tmp/tree/pxe/52-54-00-00-00-01.ipxe")"
+grep -qx "dhcp-range=10.0.2.0,proxy" "$tmp/tree/dnsmasq-railyard.conf" || fail "proxy range from the management subnet"
+grep -qx "tftp-root=$tmp/tree" "$tmp/tree/dnsmasq-railyard.conf" || fail "tftp-root"
+dnsmasq --test --conf-file="$tmp/tree/dnsmasq-railyard.conf" >"$tmp/dnsmasq.out" 2>&1 ||
+  fail "dnsmasq rejects the snippet: $(cat "$tmp/dnsmasq.out")"
+grep -q "undionly.kpxe not found" "$tmp/err" || fail "no note on the missing iPXE binaries: $(cat "$tmp/err")"
+
+# The node's overlay holds exactly what the agent accepts.
+mkdir "$tmp/overlay"
+zstd -dc "$tmp/tree/nodes/node-lab-node01.cpio.zst" | (cd "$tmp/overlay" && cpio -id --quiet)
+[[ $(cat "$tmp/overlay/etc/hostname") == lab-node01 ]] || fail "/etc/hostname"
+"$firstboot" --recipe "$src/recipes/qemu-virt.toml" --node "$tmp/overlay/etc/railyard/node.toml" check >"$tmp/check" 2>&1 ||
+  fail "railyard-firstboot check rejects the node identity: $(cat "$tmp/check")"
+grep -q "node.toml: ok (node identity)" "$tmp/check" || fail "firstboot check: $(cat "$tmp/check")"
+
+# Without recipe = …, the copy inside the image is used; with --base-url, iPXE fetches over HTTP.
+grep -v "^recipe = " "$tmp/nodes.toml" >"$tmp/norecipe.toml"
+"$railyard" pxe --image "$tmp/img" --nodes "$tmp/norecipe.toml" -o "$tmp/tree" --ipxe-dir "" \
+  --base-url http://10.0.2.2:8080/lab >/dev/null 2>"$tmp/err" || fail "image recipe: $(cat "$tmp/err")"
+grep -qx "dhcp-boot=tag:ipxe,http://10.0.2.2:8080/lab/boot.ipxe" "$tmp/tree/dnsmasq-railyard.conf" || fail "base url"
+
+set +e
+# A rail address outside its subnet, with its line and column.
+sed 's/198.18.1.11"/198.18.9.11"/' "$tmp/nodes.toml" >"$tmp/badrail.toml"
+err=$("$railyard" pxe --image "$tmp/img" --nodes "$tmp/badrail.toml" -o "$tmp/tree2" 2>&1); rc=$?
+[[ $rc -eq 2 ]] || fail "bad rail: exit $rc"
+grep -Eq "^$tmp/badrail.toml:8:[0-9]+: error: node\[0\].rails\[1\]: 198.18.9.11 is outside rail 1's subnet 198.18.1.0/24$" <<<"$err" ||
+  fail "bad rail: $err"
+[[ ! -e "$tmp/tree2" ]] || fail "bad input wrote a tree"
+# An inventory for another SKU's recipe.
+sed "s|^recipe = .*|recipe = \"$src/recipes/gpu4-cx6dx-100g.toml\"|" "$tmp/nodes.toml" >"$tmp/other.toml"
+err=$("$railyard" pxe --image "$tmp/img" --nodes "$tmp/other.toml" -o "$tmp/tree2" 2>&1); rc=$?
+[[ $rc -eq 2 ]] || fail "other recipe: exit $rc"
+grep -q "^$tmp/other.toml:3:[0-9]*: error: recipe '.*gpu4-cx6dx-100g.toml' (gpu4-cx6dx-100g, sha256 [0-9a-f]*) is not the recipe image $tmp/img was built from (qemu-virt" <<<"$err" ||
+  fail "other recipe: $err"
+# Neither the inventory nor the image names a recipe.
+err=$("$railyard" pxe --image "$tmp/bare" --nodes "$tmp/norecipe.toml" -o "$tmp/tree2" 2>&1); rc=$?
+[[ $rc -eq 2 ]] || fail "no recipe: exit $rc"
+grep -q "^$tmp/norecipe.toml:1:1: error: no recipe to check the inventory against" <<<"$err" || fail "no recipe: $err"
+# A directory that is not a tree is not replaced.
+mkdir "$tmp/mine" && echo keep >"$tmp/mine/file"
+err=$("$railyard" pxe --image "$tmp/img" --nodes "$tmp/nodes.toml" -o "$tmp/mine" --ipxe-dir "" 2>&1); rc=$?
+[[ $rc -eq 1 ]] || fail "foreign directory: exit $rc"
+grep -q "is not a railyard PXE tree" <<<"$err" || fail "foreign directory: $err"
+[[ $(cat "$tmp/mine/file") == keep ]] || fail "foreign directory touched"
+echo "pxe_cli: ok"

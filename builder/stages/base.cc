@@ -30,7 +30,10 @@ Command bootstrap_command(const ImageSpec& image, const std::string& root, const
             "--include=" + join(include, ","),
             "--aptopt=Acquire::Retries \"3\"",
             // Recommends would make the image depend on apt's mood; recipes list what they need.
-            "--aptopt=APT::Install-Recommends \"false\""};
+            "--aptopt=APT::Install-Recommends \"false\"",
+            // The package index stays for the drivers stage (it installs from the same
+            // snapshot of the mirror the base came from); hygiene removes it from the image.
+            "--skip=cleanup/apt/lists"};
   if (image.distro == Distro::ubuntu) c.argv.push_back(std::string("--keyring=") + kUbuntuKeyring);
   c.argv.push_back(image.suite);
   c.argv.push_back(root);

@@ -2,9 +2,13 @@
 
 #include <filesystem>
 
+#include <archive.h>
+#include <archive_entry.h>
+
 #include <nlohmann/json.hpp>
 
 #include "apt.h"
+#include "fetch/fetch.h"
 #include "image_files.h"
 #include "stage.h"
 #include "text.h"
@@ -116,7 +120,7 @@ Outcome<std::vector<DkmsBuilt>> build_dkms(StageContext& ctx, const DriverManife
     fs::path dir = fs::path(ctx.root) / "lib/modules" / kver;
     for (auto e = fs::recursive_directory_iterator(dir / "updates", ec); !ec && e != fs::recursive_directory_iterator();
          e.increment(ec)) {
-      std::string rel = fs::relative(e->path(), ctx.root, ec).string();
+      std::string rel = e->path().lexically_relative(ctx.root).string();
       if (e->path().extension() == ".ko" || e->path().string().ends_with(".ko.xz") ||
           e->path().string().ends_with(".ko.zst"))
         b.files.push_back(rel);
@@ -130,6 +134,80 @@ Outcome<std::vector<DkmsBuilt>> build_dkms(StageContext& ctx, const DriverManife
   return out;
 }
 
+// Unpacks an archive (any format and compression libarchive reads) under `dir`, refusing
+// entries that would land outside it.
+Status unpack(const std::string& archive_path, const std::string& dir) {
+  std::unique_ptr<struct archive, decltype(&archive_read_free)> in(archive_read_new(), &archive_read_free);
+  std::unique_ptr<struct archive, decltype(&archive_write_free)> out(archive_write_disk_new(), &archive_write_free);
+  archive_read_support_filter_all(in.get());
+  archive_read_support_format_all(in.get());
+  // Entries are re-rooted under `dir` below, after refusing absolute names and "..".
+  archive_write_disk_set_options(out.get(), ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+                                                ARCHIVE_EXTRACT_SECURE_SYMLINKS);
+  if (archive_read_open_filename(in.get(), archive_path.c_str(), 1 << 16) != ARCHIVE_OK)
+    return Status::fail(archive_path + ": " + archive_error_string(in.get()));
+  for (;;) {
+    struct archive_entry* e = nullptr;
+    int r = archive_read_next_header(in.get(), &e);
+    if (r == ARCHIVE_EOF) break;
+    if (r != ARCHIVE_OK) return Status::fail(archive_path + ": " + archive_error_string(in.get()));
+    auto outside = [](const std::string& name) {
+      return name.starts_with("/") || name == ".." || name.starts_with("../") || name.find("/../") != std::string::npos ||
+             name.ends_with("/..");
+    };
+    std::string name = archive_entry_pathname(e);
+    const char* hl = archive_entry_hardlink(e);
+    if (outside(name) || (hl && outside(hl)))
+      return Status::fail(archive_path + ": entry " + name + " would land outside the unpack directory");
+    archive_entry_set_pathname(e, (dir + "/" + name).c_str());
+    if (hl) archive_entry_set_hardlink(e, (dir + "/" + hl).c_str());
+    if (archive_write_header(out.get(), e) != ARCHIVE_OK)
+      return Status::fail(archive_path + ": " + archive_error_string(out.get()));
+    const void* buf;
+    size_t size;
+    la_int64_t offset;
+    while ((r = archive_read_data_block(in.get(), &buf, &size, &offset)) == ARCHIVE_OK)
+      if (archive_write_data_block(out.get(), buf, size, offset) != ARCHIVE_OK)
+        return Status::fail(archive_path + ": " + archive_error_string(out.get()));
+    if (r != ARCHIVE_EOF) return Status::fail(archive_path + ": " + archive_error_string(in.get()));
+    archive_write_finish_entry(out.get());
+  }
+  return success();
+}
+
+// A vendor tarball: fetched once (kept by its sha256), unpacked under /var/tmp in the image,
+// its install commands run there, then removed.
+Status install_tarball(StageContext& ctx, const DriverManifest& m) {
+  std::string file = m.tarball.url.substr(m.tarball.url.find_last_of('/') + 1);
+  std::string dest = ctx.downloads + "/" + m.tarball.sha256.substr(0, 16) + "-" + (file.empty() ? m.name : file);
+  std::error_code ec;
+  fs::create_directories(ctx.downloads, ec);
+  FetchOptions o;
+  o.log = [&](const std::string& line) { ctx.step(line); };
+  ctx.step("fetch " + m.tarball.url);
+  auto got = fetch_verified(m.tarball.url, m.tarball.sha256, dest, o);
+  if (!got.ok()) return Status::fail(m.path + ": tarball.url: " + got.error());
+  std::string inside = "/var/tmp/railyard-" + m.name;
+  fs::remove_all(ctx.root + inside, ec);
+  fs::create_directories(ctx.root + inside, ec);
+  if (auto s = unpack(dest, ctx.root + inside); !s.ok()) return s;
+  for (const auto& cmd : m.tarball.install) {
+    ctx.step(m.name + ": " + cmd);
+    Command c = in_image(ctx.root, {"/bin/sh", "-ec", "cd " + inside + " && " + cmd}, m.name + " install: " + cmd);
+    c.env["SOURCE_DATE_EPOCH"] = std::to_string(ctx.plan.settings.source_date_epoch);
+    if (auto s = ctx.runner.run(c); !s.ok()) return s;
+  }
+  fs::remove_all(ctx.root + inside, ec);
+  return success();
+}
+
+bool has_package_index(const std::string& root) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root + "/var/lib/apt/lists", ec))
+    if (e.path().filename().string().ends_with("_Packages")) return true;
+  return false;
+}
+
 }  // namespace
 
 Status run_drivers(StageContext& ctx) {
@@ -138,23 +216,34 @@ Status run_drivers(StageContext& ctx) {
   std::vector<DriverRecord> records;
   {
     AptSession session(ctx.root);
-    bool repositories = false;
     for (const auto& lm : ctx.recipe.drivers)
-      if (lm.manifest.kind == DriverKind::apt) {
+      if (lm.manifest.kind == DriverKind::apt)
         if (auto s = add_repository(ctx, lm); !s.ok()) return s;
-        repositories = true;
-      }
-    (void)repositories;
-    ctx.step("apt-get update");
-    if (auto s = ctx.runner.run(in_image(ctx.root, {"apt-get", "update", "-q"}, "apt-get update in the image")); !s.ok())
-      return s;
+    // The base keeps its package index: install from the snapshot the base came from, and
+    // refresh it only when a vendor repository was added or the mirror moved on.
+    bool vendor_repos = std::any_of(ctx.recipe.drivers.begin(), ctx.recipe.drivers.end(),
+                                    [](const LoadedManifest& lm) { return lm.manifest.kind == DriverKind::apt; });
+    bool updated = false;
+    auto update = [&]() -> Status {
+      ctx.step("apt-get update");
+      updated = true;
+      return ctx.runner.run(in_image(ctx.root, {"apt-get", "update", "-q"}, "apt-get update in the image"));
+    };
+    if (vendor_repos || !has_package_index(ctx.root))
+      if (auto s = update(); !s.ok()) return s;
     for (const auto& lm : ctx.recipe.drivers) {
       const DriverManifest& m = lm.manifest;
       DriverRecord r{m.name, m.version, to_string(m.kind), m.packages, m.modules, {}};
       if (m.kind == DriverKind::tarball)
-        return Status::fail(m.path + ": kind = \"tarball\" bundles are not installed by this build yet");
+        if (auto s = install_tarball(ctx, m); !s.ok()) return s;
       ctx.step(m.name + " " + m.version + ": " + std::to_string(m.packages.size()) + " packages");
-      if (auto s = apt_install(ctx, m.packages, "install " + m.name + " packages"); !s.ok()) return s;
+      Status installed = apt_install(ctx, m.packages, "install " + m.name + " packages");
+      if (!installed.ok() && !updated) {
+        ctx.step("the base's package index is stale; updating it");
+        if (auto s = update(); !s.ok()) return s;
+        installed = apt_install(ctx, m.packages, "install " + m.name + " packages");
+      }
+      if (!installed.ok()) return installed;
       if (!m.dkms.empty()) {
         ctx.step(m.name + ": DKMS " + join(m.dkms, ", ") + " for " + *kver);
         auto built = build_dkms(ctx, m, *kver);

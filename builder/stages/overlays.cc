@@ -68,7 +68,7 @@ Status run_overlays(StageContext& ctx) {
     std::sort(entries.begin(), entries.end());  // parents before their children
     ctx.step("overlay " + name + ": " + std::to_string(entries.size()) + " entries");
     for (const auto& e : entries)
-      if (auto s = copy_entry(e, fs::path(ctx.root) / fs::relative(e, dir)); !s.ok()) return s;
+      if (auto s = copy_entry(e, fs::path(ctx.root) / e.lexically_relative(dir)); !s.ok()) return s;
   }
   return success();
 }

@@ -150,8 +150,9 @@ Outcome<BuildReport> run_build_stages(const BuildRequest& req, OpenSslHasher& ha
       continue;
     }
     progress(label + ": building " + sp.key.substr(0, kKeyPrefix) + " (" + sp.summary + ")");
-    StageContext ctx{req.recipe, req.plan,   root,   image, req.where, req.digests, runner, hasher,
-                     [&](const std::string& line) { progress("      " + line); }};
+    std::string downloads = req.cache_dir.empty() ? (*work)->path + "/downloads" : req.cache_dir + "/downloads";
+    StageContext ctx{req.recipe,  req.plan, root,   image,  downloads,
+                     req.where,   req.digests, runner, hasher, [&](const std::string& line) { progress("      " + line); }};
     if (auto s = run_stage(sp.stage, ctx); !s.ok()) return Result::fail(label + ": " + s.error());
     double built = since(t0);
     std::uint64_t bytes = 0;

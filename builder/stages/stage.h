@@ -19,6 +19,7 @@ struct StageContext {
   const BuildPlan& plan;
   std::string root;       // the image's root filesystem, modified in place by each stage
   std::string image_dir;  // pack writes the artifacts here
+  std::string downloads;  // where fetched bundles are kept (the cache's, or the work directory's)
   InputLocations where;   // overlays, the agent package, the host's apt sources
   const ContentDigests& digests;
   CommandRunner& runner;

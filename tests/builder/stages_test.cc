@@ -6,6 +6,10 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <functional>
+#include <thread>
+
+#include <httplib.h>
 
 #include "builder/temp_dir.h"
 #include "io/disk_source.h"
@@ -26,8 +30,10 @@ namespace {
 class RecordingRunner : public CommandRunner {
  public:
   std::vector<Command> commands;
+  std::function<void(const Command&)> on_run;
   Status run(const Command& c) override {
     commands.push_back(c);
+    if (on_run) on_run(c);
     return success();
   }
   Outcome<std::string> capture(const Command& c) override {
@@ -54,7 +60,7 @@ TEST_CASE("base: mmdebstrap from the host's apt sources, every source file as a 
   CHECK(shell_quote(c.argv) ==
         "mmdebstrap --mode=root --variant=minbase --arch=amd64 --components=main "
         "--include=linux-image-amd64,systemd-sysv,udev '--aptopt=Acquire::Retries \"3\"' "
-        "'--aptopt=APT::Install-Recommends \"false\"' bookworm /w/root /etc/apt/sources.list "
+        "'--aptopt=APT::Install-Recommends \"false\"' --skip=cleanup/apt/lists bookworm /w/root /etc/apt/sources.list "
         "/etc/apt/sources.list.d/x.sources");
   CHECK(c.env.at("SOURCE_DATE_EPOCH") == "42");
 }
@@ -70,7 +76,7 @@ TEST_CASE("base: Ubuntu suites bootstrap with Ubuntu's keyring and the recipe's 
   CHECK(shell_quote(c.argv) ==
         "mmdebstrap --mode=root --variant=minbase --arch=amd64 --components=main,restricted,universe "
         "--include=linux-image-generic,systemd-sysv,udev '--aptopt=Acquire::Retries \"3\"' "
-        "'--aptopt=APT::Install-Recommends \"false\"' "
+        "'--aptopt=APT::Install-Recommends \"false\"' --skip=cleanup/apt/lists "
         "--keyring=/usr/share/keyrings/ubuntu-archive-keyring.gpg noble /w/root http://archive.ubuntu.com/ubuntu");
 }
 
@@ -168,7 +174,8 @@ struct StageFixture {
   }
   StageContext context() {
     InputLocations where{tmp / "overlays", "", tmp / "apt"};
-    return StageContext{lr, plan, tmp / "root", tmp / "image", where, digests, runner, hasher, [](const std::string&) {}};
+    return StageContext{lr,    plan,    tmp / "root", tmp / "image", tmp / "downloads",
+                        where, digests, runner,       hasher,        [](const std::string&) {}};
   }
 };
 
@@ -258,4 +265,53 @@ TEST_CASE("trim drops the recipe's module directories and what needs them, rerun
   Status two = run_trim(ctx);
   REQUIRE_FALSE(two.ok());
   CHECK(two.error().find("expected one kernel, found ") != std::string::npos);
+}
+
+TEST_CASE("drivers: a tarball bundle is fetched, verified, unpacked in the image and its install commands run there") {
+  StageFixture f;
+  f.tmp.write("src/bundle-1.0/install.sh", "#!/bin/sh\necho installing\n", 0755);
+  REQUIRE(std::system(("tar -C " + (f.tmp / "src") + " -czf " + (f.tmp / "bundle.tgz") + " bundle-1.0").c_str()) == 0);
+  std::string body = read_all(f.tmp / "bundle.tgz");
+  httplib::Server server;
+  server.Get("/bundle.tgz", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(body, "application/octet-stream");
+  });
+  int port = server.bind_to_any_port("127.0.0.1");
+  REQUIRE(port > 0);
+  std::thread serving([&] { server.listen_after_bind(); });
+
+  DriverManifest m;
+  m.name = "vendor-1.0";
+  m.version = "1.0";
+  m.kind = DriverKind::tarball;
+  m.tarball.url = "http://127.0.0.1:" + std::to_string(port) + "/bundle.tgz";
+  m.tarball.sha256 = f.hasher.sha256_hex(body);
+  m.tarball.install = {"./bundle-1.0/install.sh --kernel-only"};
+  f.lr.drivers = {LoadedManifest{m, {}}};
+  f.tmp.write("root/lib/modules/6.1.0-28-amd64/modules.dep", "");
+  bool unpacked_when_run = false;
+  f.runner.on_run = [&](const Command& c) {
+    if (c.argv.back().find("install.sh") != std::string::npos)
+      unpacked_when_run = fs::exists(f.tmp / "root/var/tmp/railyard-vendor-1.0/bundle-1.0/install.sh");
+  };
+  StageContext ctx = f.context();
+  Status s = run_drivers(ctx);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  CHECK(unpacked_when_run);
+  REQUIRE(f.runner.commands.size() == 2);  // apt-get update, the install command
+  CHECK(f.runner.commands[1].argv.back() == "cd /var/tmp/railyard-vendor-1.0 && ./bundle-1.0/install.sh --kernel-only");
+  CHECK_FALSE(fs::exists(f.tmp / "root/var/tmp/railyard-vendor-1.0"));
+  CHECK(fs::exists(f.tmp / ("downloads/" + m.tarball.sha256.substr(0, 16) + "-bundle.tgz")));
+  CHECK(read_all(f.tmp / "root/usr/share/railyard/image/drivers.json").find("\"kind\": \"tarball\"") != std::string::npos);
+
+  // The wrong digest: nothing is unpacked, and the error says which bundle and why.
+  m.tarball.sha256 = std::string(64, '0');
+  f.lr.drivers = {LoadedManifest{m, {}}};
+  f.runner.commands.clear();
+  Status bad = run_drivers(ctx);
+  server.stop();
+  serving.join();
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().find("tarball.url") != std::string::npos);
+  CHECK(f.runner.commands.size() == 1);
 }

@@ -103,6 +103,12 @@ class Planner {
     // it from that interface, or replies leave by the wrong rail.
     p.sysctls.push_back({conf + "arp_ignore", "1"});
     p.sysctls.push_back({conf + "arp_announce", "2"});
+    // Soft-RoCE carries RDMA through the kernel's IP stack: a write from one rail of this host
+    // to another leaves by the first and comes back in on the second with a local source
+    // address, which the kernel drops (ARP included) unless that rail accepts it.
+    const RdmaDevice* dev = nic.rdma_device ? inv_.rdma_device(*nic.rdma_device) : nullptr;
+    bool soft = !p.soft_roce_device.empty() || (dev && !dev->pci);  // to create, or one already made
+    if (soft) p.sysctls.push_back({conf + "accept_local", "1"});
     if (r_.addressing.mode == AddressingMode::shared_subnet) {
       p.table = r_.addressing.table_base + rail.index;
       p.sysctls.push_back({conf + "rp_filter", "2"});

@@ -397,6 +397,33 @@ TEST_CASE("Soft-RoCE: rails without an RDMA device get rxeN, created on apply") 
   CHECK(!p.rails[1].roce_v2_gid_index);
 }
 
+TEST_CASE("Soft-RoCE: its rails accept their own host's addresses, for writes between rails") {
+  Recipe r = recipe();
+  r.fabric.soft_roce = true;
+  r.fabric.pfc = Requirement::best_effort;
+  r.fabric.vlan = 100;
+  Inventory inv = managed_server({{0, 1}, {0, 1, 0, false}});  // mlx5_0 on ens0f0; ens1f0 bare
+  Plan p = plan(inv, r, std::nullopt);
+  REQUIRE(p.rails.size() == 2);
+  CHECK(sysctls(p.rails[0]) == "net/ipv4/conf/ens0f0.100/arp_ignore=1\nnet/ipv4/conf/ens0f0.100/arp_announce=2\n");
+  CHECK(sysctls(p.rails[1]) ==
+        "net/ipv4/conf/ens1f0.100/arp_ignore=1\n"
+        "net/ipv4/conf/ens1f0.100/arp_announce=2\n"
+        "net/ipv4/conf/ens1f0.100/accept_local=1\n");
+
+  // A second boot finds the rxe device made by the first: still Soft-RoCE, the same plan.
+  RdmaDevice rxe;
+  rxe.name = "rxe1";
+  rxe.netdev = "ens1f0";
+  rxe.ports.push_back(RdmaPort{});
+  inv.rdma.push_back(rxe);
+  for (auto& n : inv.nics)
+    if (n.ifname == "ens1f0") n.rdma_device = "rxe1";
+  Plan again = plan(inv, r, std::nullopt);
+  CHECK(again.rails[1].soft_roce_device == "");
+  CHECK(sysctls(again.rails[1]) == sysctls(p.rails[1]));
+}
+
 // ---------------------------------------------------------------------------------------------
 // problems
 

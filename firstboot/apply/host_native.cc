@@ -14,9 +14,19 @@ namespace railyard {
 
 namespace fs = std::filesystem;
 
-std::string NativeHost::where(const std::string& path) const {
+namespace {
+
+// The kernel's files: never under --root, and written in place with one write.
+bool kernel_path(const std::string& path) {
   for (const char* kernel : {"/proc/", "/sys/", "/dev/"})
-    if (path.rfind(kernel, 0) == 0) return path;
+    if (path.rfind(kernel, 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string NativeHost::where(const std::string& path) const {
+  if (kernel_path(path)) return path;
   if (root_.empty() || root_ == "/") return path;
   return (fs::path(root_) / fs::path(path).relative_path()).string();
 }
@@ -45,7 +55,7 @@ Expected<std::string> NativeHost::read_file(const std::string& path) {
 
 Status NativeHost::write_file(const std::string& path, const std::string& value) {
   std::string p = where(path);
-  if (p != path) {  // an ordinary file: whole or not at all
+  if (!kernel_path(path)) {  // an ordinary file (also with root /): whole or not at all
     std::string err = write_file_atomically("/", p, value + "\n", 0644);
     return err.empty() ? Status::success() : Status::error(EIO, err);
   }

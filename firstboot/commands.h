@@ -10,5 +10,7 @@ int cmd_discover(const InputPaths& paths, bool json);
 int cmd_plan(const InputPaths& paths, bool json);
 // Discovers, plans, writes the rendered files under `root`; with `dry_run` changes nothing else.
 int cmd_run(const InputPaths& paths, const std::string& root, bool dry_run, bool json);
+// The storage-target role of a lab VM: serves the recipe's [[nvmeof]] targets (target/).
+int cmd_target(const InputPaths& paths, const std::string& root);
 
 }  // namespace railyard

@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
   run->add_option("--root", root, "Prefix of every file written (default /)");
   run->add_flag("--dry-run", dry_run, "Change no kernel state; still write the rendered files under --root");
   run->add_flag("--json", json, "Print the plan as JSON");
+  auto* target = app.add_subcommand("target", "Lab storage target: serve the recipe's NVMe-oF targets on its rails");
+  target->add_option("--root", root, "Prefix of every file written (default /)");
 
   try {
     app.parse(argc, argv);
@@ -39,5 +41,6 @@ int main(int argc, char** argv) {
   if (*discover) return cmd_discover(paths, json);
   if (*plan) return cmd_plan(paths, json);
   if (*run) return cmd_run(paths, root, dry_run, json);
+  if (*target) return cmd_target(paths, root);
   return kExitBadInput;
 }

@@ -1,0 +1,74 @@
+// `railyard-firstboot target`: the storage-target role of a lab VM (kernel command line
+// railyard.role=storage-target). Brings up the recipe's storage rails the way a node's
+// appliers do, then exports a namespace per [[nvmeof]] target through nvmet. Idempotent;
+// the outcome goes to /var/lib/railyard/target.json and the last console line.
+#include <iostream>
+
+#include "apply.h"
+#include "commands.h"
+#include "dcb_native.h"
+#include "ethtool_native.h"
+#include "host_native.h"
+#include "root_files.h"
+#include "rtnl_native.h"
+#include "target/configfs.h"
+#include "target/nvmet.h"
+#include "target/target_plan.h"
+
+namespace railyard {
+
+namespace {
+
+nlohmann::ordered_json exports_json(const std::vector<NvmetExport>& exports) {
+  auto out = nlohmann::ordered_json::array();
+  for (const auto& e : exports)
+    out.push_back({{"nqn", e.nqn}, {"transport", e.transport}, {"address", e.address}, {"port", e.port},
+                   {"device", e.device}});
+  return out;
+}
+
+}  // namespace
+
+int cmd_target(const InputPaths& paths, const std::string& root) {
+  int rc = kExitOk;
+  auto in = load_inputs(paths, rc);
+  if (!in) return rc;
+  TargetPlan plan = plan_target(in->inventory, in->recipe, in->node);
+  std::vector<Change> changes;
+  if (plan.ok()) {
+    NativeRtnl rtnl;
+    NativeDcb dcb;
+    NativeEthtool ethtool;
+    NativeHost host(root);
+    Kernel kernel{rtnl, dcb, ethtool, host};
+    changes = apply_plan(plan.rails, kernel);
+    bool rails_ok = std::none_of(changes.begin(), changes.end(), [](const Change& c) { return c.outcome == Outcome::failed; });
+    Configfs configfs;
+    if (rails_ok)
+      for (const auto& e : plan.exports) apply_nvmet_export(e, configfs, changes);
+  }
+  bool ok = plan.ok() && std::none_of(changes.begin(), changes.end(), [](const Change& c) { return c.outcome == Outcome::failed; });
+
+  for (const auto& p : plan.problems) std::cout << "  PROBLEM  " << p << "\n";
+  std::size_t unchanged = 0;
+  for (const auto& c : changes) {
+    unchanged += c.outcome == Outcome::unchanged;
+    if (c.outcome != Outcome::unchanged)
+      std::cout << "  " << to_string(c.outcome) << "  " << c.object
+                << (c.detail.empty() ? "" : " (" + c.detail + ")") << "\n";
+  }
+  std::cout << "  " << unchanged << " of " << changes.size() << " objects already as planned\n";
+
+  nlohmann::ordered_json report = {{"role", "storage-target"},
+                                   {"node", in->node ? in->node->hostname : ""},
+                                   {"result", ok ? "ready" : "failed"},
+                                   {"problems", plan.problems},
+                                   {"exports", exports_json(plan.exports)},
+                                   {"changes", to_json(changes)}};
+  if (auto e = write_file_atomically(root, "/var/lib/railyard/target.json", report.dump(2) + "\n", 0644); !e.empty())
+    std::cerr << "railyard-firstboot: cannot write the target report: " << e << "\n";
+  std::cout << "railyard: target=" << (ok ? "ready" : "failed") << " exports=" << plan.exports.size() << std::endl;
+  return ok ? kExitOk : kExitFailed;
+}
+
+}  // namespace railyard

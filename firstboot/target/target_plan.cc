@@ -1,0 +1,69 @@
+#include "target_plan.h"
+
+#include <algorithm>
+#include <set>
+
+namespace railyard {
+
+namespace {
+
+void add_module(Plan& p, const std::string& m) {
+  if (std::find(p.modules.begin(), p.modules.end(), m) == p.modules.end()) p.modules.push_back(m);
+}
+
+}  // namespace
+
+TargetPlan plan_target(const Inventory& inv, const Recipe& recipe, const std::optional<NodeEntry>& node) {
+  TargetPlan out;
+  if (recipe.nvmeof.empty()) {
+    out.problems.push_back("recipe '" + recipe.name + "' has no [[nvmeof]] target to serve");
+    return out;
+  }
+  int last_rail = 0;
+  for (const auto& t : recipe.nvmeof) last_rail = std::max(last_rail, t.rail);
+
+  // The node's planner, asked for just the rails up to the last storage rail, with the
+  // targets' addresses as this VM's identity.
+  Recipe r = recipe;
+  r.nvmeof.clear();
+  r.hardware.rail_count = last_rail + 1;
+  if (r.hardware.rails.size() > static_cast<std::size_t>(last_rail + 1))
+    r.hardware.rails.resize(static_cast<std::size_t>(last_rail + 1));
+  NodeEntry identity;
+  if (node) identity = *node;
+  identity.rails.assign(static_cast<std::size_t>(last_rail + 1), "");
+  std::set<int> storage_rails;
+  for (const auto& t : recipe.nvmeof) {
+    auto& slot = identity.rails[static_cast<std::size_t>(t.rail)];
+    if (!slot.empty() && slot != t.address)
+      out.problems.push_back("targets on rail " + std::to_string(t.rail) + " use " + slot + " and " + t.address +
+                             "; a storage target serves one address per rail");
+    slot = t.address;
+    storage_rails.insert(t.rail);
+  }
+  if (!out.ok()) return out;
+
+  Plan p = make_plan(inv, r, identity);
+  if (!p.ok()) {
+    out.problems = p.problems;
+    return out;
+  }
+  std::erase_if(p.rails, [&](const RailPlan& rail) { return !storage_rails.count(rail.index); });
+  // A target needs its rails and the export, not a node's NCCL files, checks or GPU tuning.
+  p.files.clear();
+  p.checks.clear();
+  p.acs_disable.clear();
+  p.peermem = false;
+  std::erase_if(p.modules, [](const std::string& m) { return m == "nvidia_peermem"; });
+  add_module(p, "null_blk");
+  add_module(p, "nvmet");
+  for (const auto& t : recipe.nvmeof) {
+    std::string transport = t.transport == NvmeTransport::rdma ? "rdma" : "tcp";
+    add_module(p, "nvmet_" + transport);
+    out.exports.push_back({t.nqn, transport, t.address, t.port, kTargetDevice});
+  }
+  out.rails = std::move(p);
+  return out;
+}
+
+}  // namespace railyard

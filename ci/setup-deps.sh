@@ -12,7 +12,7 @@ packages=(
   libkmod-dev
   libcpp-httplib-dev
   # fake hardware for discovery tests, network namespaces, and timing for benchmarks
-  umockdev iproute2 time
+  umockdev iproute2 time bc
   # report schema validation in tests
   python3-jsonschema
   # PXE trees and image CI: dnsmasq to check its snippet, iPXE to chainload, YAML checks

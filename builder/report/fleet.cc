@@ -26,14 +26,14 @@ Outcome<Fleet> read_fleet(const std::string& dir, unsigned threads) {
 
   std::atomic<std::size_t> next{0};
   auto work = [&] {
+    std::string text;  // one buffer per thread, grown to the largest report
     for (std::size_t i; (i = next.fetch_add(1)) < files->size();) {
       const std::string& path = (*files)[i];
-      auto text = read_text_file(path);
-      if (!text.ok()) {
-        results[i] = Outcome<ReportDigest>::fail(text.error());
+      if (Status read = read_text_file(path, text); !read.ok()) {
+        results[i] = Outcome<ReportDigest>::fail(read.error());
         continue;
       }
-      auto d = read_digest(*text);
+      auto d = read_digest(text);
       if (d.ok()) d->path = path;
       results[i] = d.ok() ? std::move(d) : Outcome<ReportDigest>::fail(path + ": " + d.error());
     }

@@ -2,7 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace railyard {
 
@@ -45,6 +52,94 @@ void append_utf8(std::string& out, unsigned cp) {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+// Most of a report is indentation and string contents, so these scans are where a fleet
+// summary spends its time: eight bytes at a time for runs of spaces, sixteen with the
+// compiler's vector extensions (SSE2 on x86-64, NEON on arm64) for the rest. The byte
+// offsets below count from the low end of a word.
+static_assert(std::endian::native == std::endian::little, "the scans count bytes from the low end");
+constexpr std::uint64_t kSpaces = 0x2020202020202020ULL;
+
+std::uint64_t load8(const char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+using Bytes16 = unsigned char __attribute__((vector_size(16)));
+
+// The offset of the first byte flagged (0xff) in `hit`, or 16.
+int first_hit(Bytes16 hit) {
+  std::uint64_t lo, hi;
+  std::memcpy(&lo, &hit, 8);
+  std::memcpy(&hi, reinterpret_cast<const char*>(&hit) + 8, 8);
+  if (lo) return std::countr_zero(lo) >> 3;
+  if (hi) return 8 + (std::countr_zero(hi) >> 3);
+  return 16;
+}
+
+// One bit per byte of a 16-byte comparison (byte 0 is bit 0): the bytes' high bits, by
+// SSE2's movemask, or elsewhere gathered by a multiplication that moves bit 8j+7 to bit 56+j
+// without carries.
+std::uint64_t bits_of(Bytes16 hit) {
+#if defined(__SSE2__)
+  return static_cast<std::uint16_t>(_mm_movemask_epi8(reinterpret_cast<__m128i>(hit)));
+#else
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL, kGather = 0x0002040810204081ULL;
+  std::uint64_t lo, hi;
+  std::memcpy(&lo, &hit, 8);
+  std::memcpy(&hi, reinterpret_cast<const char*>(&hit) + 8, 8);
+  return (((lo & kHigh) * kGather) >> 56) | ((((hi & kHigh) * kGather) >> 56) << 8);
+#endif
+}
+
+// Where the quotes, backslashes, brackets and control characters are in 64 bytes at p.
+struct BlockMasks {
+  std::uint64_t quote = 0, backslash = 0, bracket = 0, control = 0;
+};
+
+BlockMasks block_masks(const char* p) {
+  BlockMasks m;
+  for (int i = 0; i < 4; ++i) {
+    Bytes16 v;
+    std::memcpy(&v, p + 16 * i, 16);
+    m.quote |= bits_of(v == '"') << (16 * i);
+    m.backslash |= bits_of(v == '\\') << (16 * i);
+    m.bracket |= bits_of((v == '{') | (v == '}') | (v == '[') | (v == ']')) << (16 * i);
+    m.control |= bits_of(v < 0x20) << (16 * i);
+  }
+  return m;
+}
+
+// Bit i set when an odd number of bits up to and including i are set in x: with the quotes'
+// bits, the bytes from an opening quote up to (not including) its closing one.
+std::uint64_t prefix_xor(std::uint64_t x) {
+  for (int shift = 1; shift < 64; shift *= 2) x ^= x << shift;
+  return x;
+}
+
+// The first byte in [p, end) that is one of `chars`, or end.
+template <char... chars>
+const char* find_first_of(const char* p, const char* end) {
+  for (; end - p >= 16; p += 16) {
+    Bytes16 v;
+    std::memcpy(&v, p, 16);
+    if (int i = first_hit(((v == static_cast<unsigned char>(chars)) | ...)); i < 16) return p + i;
+  }
+  while (p < end && ((*p != chars) && ...)) ++p;
+  return p;
+}
+
+// Where a run of plain string contents ends: a quote, a backslash or a control character.
+const char* string_stop(const char* p, const char* end) {
+  for (; end - p >= 16; p += 16) {
+    Bytes16 v;
+    std::memcpy(&v, p, 16);
+    if (int i = first_hit((v == '"') | (v == '\\') | (v < 0x20)); i < 16) return p + i;
+  }
+  while (p < end && !kStringStop[static_cast<unsigned char>(*p)]) ++p;
+  return p;
+}
+
 }  // namespace
 
 bool JsonCursor::fail(const std::string& what) { return fail_at(offset(), what); }
@@ -61,7 +156,21 @@ bool JsonCursor::fail_at(std::size_t offset, const std::string& what) {
 }
 
 void JsonCursor::skip_ws() {
-  while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+  if (p_ < end_ && static_cast<unsigned char>(*p_) > ' ') return;  // most calls: nothing to skip
+  for (;;) {
+    // Pretty-printed JSON: a line break, then the indentation.
+    while (p_ < end_ && (*p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+    while (end_ - p_ >= 8) {
+      std::uint64_t other = load8(p_) ^ kSpaces;
+      if (other) {
+        p_ += std::countr_zero(other) >> 3;  // to the first byte that is not a space
+        break;
+      }
+      p_ += 8;
+    }
+    if (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+    else return;
+  }
 }
 
 bool JsonCursor::expect(char c, const char* what) {
@@ -99,7 +208,7 @@ bool JsonCursor::begin_array() {
   return true;
 }
 
-bool JsonCursor::next_key(std::string& key) {
+bool JsonCursor::next_key(std::string_view& key) {
   if (failed() || first_.empty()) return false;
   skip_ws();
   if (p_ == end_) return fail("unexpected end of input, expected '}'");
@@ -112,8 +221,17 @@ bool JsonCursor::next_key(std::string& key) {
   first_.back() = false;
   skip_ws();
   if (p_ == end_ || *p_ != '"') return fail("expected a key (a string)");
-  key.clear();
-  return scan_string(&key) && expect(':', "':' after the key");
+  const char* start = p_ + 1;
+  const char* stop = string_stop(start, end_);
+  if (stop < end_ && *stop == '"') {  // no escapes: the key is the text itself
+    key = std::string_view(start, static_cast<std::size_t>(stop - start));
+    p_ = stop + 1;
+  } else {
+    key_.clear();
+    if (!scan_string(&key_)) return false;
+    key = key_;
+  }
+  return expect(':', "':' after the key");
 }
 
 bool JsonCursor::next_element() {
@@ -154,6 +272,58 @@ bool JsonCursor::read_bool(bool& out) {
 
 bool JsonCursor::skip_value() { return !failed() && skip(static_cast<int>(first_.size())); }
 
+bool JsonCursor::skip_balanced() {
+  if (failed()) return false;
+  skip_ws();
+  if (p_ == end_ || (*p_ != '{' && *p_ != '[')) return skip_value();  // a scalar: cheap to check whole
+  char open[kMaxDepth];
+  int depth = 0;
+  // A bracket at `at`: 1 when it closes the value, 0 to go on, -1 on error.
+  auto bracket = [&](const char* at) {
+    p_ = at;
+    char c = *at;
+    if (c == '{' || c == '[') {
+      if (depth + static_cast<int>(first_.size()) >= kMaxDepth)
+        return fail("nested deeper than " + std::to_string(kMaxDepth) + " levels"), -1;
+      open[depth++] = c;
+    } else if (open[depth - 1] != (c == '}' ? '{' : '[')) {
+      return fail(std::string("'") + c + "' closes a '" + open[depth - 1] + "'"), -1;
+    } else if (--depth == 0) {
+      p_ = at + 1;
+      return 1;
+    }
+    p_ = at + 1;
+    return 0;
+  };
+  for (;;) {
+    // Sixty-four bytes at a time, starting outside a string, while they hold no escape and
+    // no control character inside a string (those take the byte-wise path below).
+    if (end_ - p_ >= 64) {
+      const char* block = p_;
+      BlockMasks m = block_masks(block);
+      std::uint64_t in_string = prefix_xor(m.quote);
+      if (m.backslash == 0 && (m.control & in_string) == 0) {
+        for (std::uint64_t b = m.bracket & ~in_string; b; b &= b - 1)
+          if (int r = bracket(block + std::countr_zero(b)); r != 0) return r > 0;
+        if (in_string >> 63) {  // a string runs past the block: from its opening quote
+          p_ = block + (63 - std::countl_zero(m.quote));
+          if (!scan_string(nullptr)) return false;
+        } else {
+          p_ = block + 64;
+        }
+        continue;
+      }
+    }
+    p_ = find_first_of<'"', '{', '}', '[', ']'>(p_, end_);
+    if (p_ == end_) return fail("unexpected end of input inside an object or array");
+    if (*p_ == '"') {
+      if (!scan_string(nullptr)) return false;
+    } else if (int r = bracket(p_); r != 0) {
+      return r > 0;
+    }
+  }
+}
+
 bool JsonCursor::finish() {
   if (failed()) return false;
   skip_ws();
@@ -164,7 +334,7 @@ bool JsonCursor::scan_string(std::string* out) {
   ++p_;  // the opening quote
   for (;;) {
     const char* run = p_;
-    while (p_ < end_ && !kStringStop[static_cast<unsigned char>(*p_)]) ++p_;
+    p_ = string_stop(p_, end_);
     if (out) out->append(run, p_);
     if (p_ == end_) return fail("unterminated string");
     char c = *p_;
@@ -284,7 +454,7 @@ bool JsonCursor::skip(int depth) {
     case 't': return scan_literal("true");
     case 'f': return scan_literal("false");
     case 'n': return scan_literal("null");
-    default: return scan_number(nullptr);
+    default: return *p_ == '-' || is_digit(*p_) ? scan_number(nullptr) : fail("expected a value");
   }
 }
 

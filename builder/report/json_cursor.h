@@ -2,11 +2,12 @@
 // only the values asked for and steps over the rest (a report's plan, changes and
 // inventory) without building them. Everything it passes is checked against the JSON
 // grammar, skipped values included, so a truncated or malformed file is an error with a
-// line and column. (Strings are not checked for valid UTF-8.)
+// line and column (skip_balanced checks less, and says what). Strings are not checked for
+// valid UTF-8.
 //
 //   JsonCursor c(text);
 //   if (c.begin_object())
-//     for (std::string key; c.next_key(key);)
+//     for (std::string_view key; c.next_key(key);)
 //       if (key == "node") c.read_string(node); else c.skip_value();
 //   if (!c.finish()) return c.error();
 #pragma once
@@ -27,9 +28,9 @@ class JsonCursor {
   Kind peek();
 
   // Objects: begin_object(), then next_key() until it returns false (at '}' or on error);
-  // after each key, read or skip its value.
+  // after each key, read or skip its value. The key stays valid until the next call.
   bool begin_object();
-  bool next_key(std::string& key);
+  bool next_key(std::string_view& key);
   // Arrays: begin_array(), then next_element() until it returns false; then read the element.
   bool begin_array();
   bool next_element();
@@ -38,6 +39,10 @@ class JsonCursor {
   bool read_number(double& out);
   bool read_bool(bool& out);
   bool skip_value();
+  // Steps over a large value the reader does not need, sixteen bytes at a time: its strings
+  // are checked as ever and its brackets must match and close, but the commas, colons and
+  // numbers between them are not (a reader that needs the value parses it whole).
+  bool skip_balanced();
 
   // After the top-level value: nothing but white space may follow.
   bool finish();
@@ -63,6 +68,7 @@ class JsonCursor {
   const char* p_;
   const char* end_;
   std::vector<bool> first_;  // per open container: no member read yet
+  std::string key_;          // a key that had escapes, decoded
   std::string error_;
 };
 

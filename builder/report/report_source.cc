@@ -15,26 +15,32 @@ namespace railyard {
 
 bool is_url(const std::string& where) { return where.rfind("http://", 0) == 0 || where.rfind("https://", 0) == 0; }
 
-Outcome<std::string> read_text_file(const std::string& path) {
+Status read_text_file(const std::string& path, std::string& into) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Outcome<std::string>::fail(path + ": " + std::strerror(errno));
+  if (fd < 0) return Status::fail(path + ": " + std::strerror(errno));
   std::unique_ptr<int, void (*)(int*)> closer(&fd, [](int* f) { ::close(*f); });
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return Outcome<std::string>::fail(path + ": " + std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) return Outcome<std::string>::fail(path + ": is a directory");
+  if (::fstat(fd, &st) != 0) return Status::fail(path + ": " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) return Status::fail(path + ": is a directory");
   if (static_cast<std::size_t>(st.st_size) > kMaxReportBytes)
-    return Outcome<std::string>::fail(path + ": " + std::to_string(st.st_size) + " bytes; a report is at most " +
-                                      std::to_string(kMaxReportBytes) + " bytes");
-  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+    return Status::fail(path + ": " + std::to_string(st.st_size) + " bytes; a report is at most " +
+                        std::to_string(kMaxReportBytes) + " bytes");
+  into.resize(static_cast<std::size_t>(st.st_size));
   std::size_t got = 0;
-  while (got < text.size()) {
-    ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+  while (got < into.size()) {
+    ssize_t n = ::read(fd, into.data() + got, into.size() - got);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Outcome<std::string>::fail(path + ": " + std::strerror(errno));
+    if (n < 0) return Status::fail(path + ": " + std::strerror(errno));
     if (n == 0) break;  // shrank while read
     got += static_cast<std::size_t>(n);
   }
-  text.resize(got);
+  into.resize(got);
+  return success();
+}
+
+Outcome<std::string> read_text_file(const std::string& path) {
+  std::string text;
+  if (Status s = read_text_file(path, text); !s.ok()) return Outcome<std::string>::fail(s.error());
   return text;
 }
 

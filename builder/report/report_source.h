@@ -14,6 +14,8 @@ inline constexpr std::size_t kMaxReportBytes = 64u << 20;  // far above any real
 
 bool is_url(const std::string& where);
 Outcome<std::string> read_text_file(const std::string& path);
+// The same into a buffer the caller reuses (the fleet reads thousands of files).
+Status read_text_file(const std::string& path, std::string& into);
 Outcome<std::string> fetch_url(const std::string& url, int timeout_ms = 20000, std::size_t max_bytes = kMaxReportBytes);
 // A path or an http(s):// URL.
 Outcome<std::string> read_report_text(const std::string& where);

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "builder/temp_dir.h"
 #include "report/json_cursor.h"
 
 using namespace railyard;
@@ -26,7 +27,7 @@ TEST_CASE("json_cursor: reads the keys asked for and skips the rest") {
   double n = 0;
   bool ok = false;
   REQUIRE(c.begin_object());
-  for (std::string key; c.next_key(key);) {
+  for (std::string_view key; c.next_key(key);) {
     if (key == "name") CHECK(c.read_string(name));
     else if (key == "n") CHECK(c.read_number(n));
     else if (key == "ok") CHECK(c.read_bool(ok));
@@ -37,6 +38,87 @@ TEST_CASE("json_cursor: reads the keys asked for and skips the rest") {
   CHECK(name == "n1");
   CHECK(n == 42);
   CHECK(ok);
+}
+
+TEST_CASE("json_cursor: keys with escapes are decoded; plain keys are views of the text") {
+  JsonCursor c(R"({"pl\u0061in": 1, "a\"b": 2, "plain": 3})");
+  std::vector<std::string> keys;
+  REQUIRE(c.begin_object());
+  for (std::string_view key; c.next_key(key);) {
+    keys.emplace_back(key);
+    c.skip_value();
+  }
+  CHECK(c.finish());
+  CHECK(keys == std::vector<std::string>{"plain", "a\"b", "plain"});
+}
+
+TEST_CASE("json_cursor: skip_balanced steps over containers, checking strings and brackets") {
+  auto balanced = [](const std::string& text) {
+    JsonCursor c(text);
+    c.skip_balanced();
+    c.finish();
+    return c.error();
+  };
+  std::string big = R"({"plan": {"rails": [{"a": "x\"]}", "b": [1, 2, {"c": null}]}], "s": "{[ not brackets ]}"}})";
+  CHECK(balanced(big) == "");
+  CHECK(balanced(R"("a string")") == "");
+  CHECK(balanced("42") == "");
+  CHECK(balanced(R"({"a": [1, 2})") == "line 1, column 12: '}' closes a '['");
+  CHECK(balanced(R"({"a": [1, 2]})") == "");
+  CHECK(balanced(R"({"a": "unterminated})") == "line 1, column 21: unterminated string");
+  CHECK(balanced("{\"a\": \"tab\there\"}") == "line 1, column 11: control character in a string (must be escaped)");
+  CHECK(balanced(R"({"a": [1, 2)") == "line 1, column 12: unexpected end of input inside an object or array");
+  CHECK(balanced(std::string(300, '[')).find("nested deeper than 256 levels") != std::string::npos);
+  // What it does not check: the grammar between strings and brackets.
+  CHECK(balanced(R"({"a" 1 2 ,, "b"})") == "");
+  // Cut anywhere, a document is refused.
+  for (std::size_t n = 0; n < big.size(); ++n) {
+    CAPTURE(n);
+    CHECK(balanced(big.substr(0, n)) != "");
+  }
+}
+
+TEST_CASE("json_cursor: skip_balanced over a whole report, 64 bytes at a time, finds what the byte-wise scan finds") {
+  const std::string report =
+      test::read_all(std::string(RAILYARD_SOURCE_DIR) + "/tests/report/golden/hgx-pfc-link.json");
+  auto balanced = [](const std::string& text) {
+    JsonCursor c(text);
+    c.skip_balanced();
+    c.finish();
+    return c.error();
+  };
+  REQUIRE(report.size() > 50000);
+  CHECK(balanced(report) == "");
+  // Escapes, and strings across block boundaries, anywhere.
+  for (std::size_t at = report.find("\"detail\": \"", 0); at != std::string::npos && at < 20000;
+       at = report.find("\"detail\": \"", at + 1)) {
+    std::string t = report;
+    t.insert(at + 11, "a \\\"quoted\\\" \\\\ back\\u00e9slash ");
+    CAPTURE(at);
+    CHECK(balanced(t) == "");
+  }
+  std::size_t cuts = 0, controls = 0, swaps = 0;
+  for (std::size_t n = 1; n < report.size() - 2; n += 61, ++cuts) {
+    CAPTURE(n);
+    CHECK(balanced(report.substr(0, n)) != "");
+  }
+  // A raw control character inside a string, wherever the string sits in a block.
+  for (std::size_t at = report.find(": \""); at != std::string::npos; at = report.find(": \"", at + 997), ++controls) {
+    std::string t = report;
+    t.insert(at + 3, 1, '\x01');
+    CAPTURE(at);
+    CHECK(balanced(t).find("control character in a string") != std::string::npos);
+  }
+  // A closing bracket of the wrong kind.
+  for (std::size_t at = report.find(']'); at != std::string::npos; at = report.find(']', at + 997), ++swaps) {
+    std::string t = report;
+    t[at] = '}';
+    CAPTURE(at);
+    CHECK(balanced(t).find("closes a '['") != std::string::npos);
+  }
+  CHECK(cuts > 1000);
+  CHECK(controls > 50);
+  CHECK(swaps > 20);
 }
 
 TEST_CASE("json_cursor: arrays, empty containers and peek") {
@@ -76,7 +158,7 @@ TEST_CASE("json_cursor: numbers in every JSON form; non-JSON numbers refused") {
 }
 
 TEST_CASE("json_cursor: malformed JSON is an error with line and column, skipped parts included") {
-  CHECK(skip_error(R"({"a": [1, 2,]})") == "line 1, column 13: expected a number");
+  CHECK(skip_error(R"({"a": [1, 2,]})") == "line 1, column 13: expected a value");
   CHECK(skip_error("{\n  \"a\": 1,\n  \"b\" 2\n}") == "line 3, column 7: expected ':' after the key");
   CHECK(skip_error(R"({"a": 1,})") == "line 1, column 9: expected a key (a string)");
   CHECK(skip_error(R"({"a": tru})") == "line 1, column 7: invalid literal (expected true, false or null)");
@@ -109,7 +191,8 @@ TEST_CASE("json_cursor: nesting deeper than 256 levels is refused, not a stack o
 TEST_CASE("json_cursor: reading the wrong kind fails and stays failed") {
   JsonCursor c(R"({"a": 1})");
   REQUIRE(c.begin_object());
-  std::string key, s;
+  std::string_view key;
+  std::string s;
   REQUIRE(c.next_key(key));
   CHECK_FALSE(c.read_string(s));
   CHECK(c.error() == "line 1, column 7: expected a string");

@@ -18,8 +18,8 @@ body{font-family:sans-serif;margin:24px;color:#222;background:#fff}
 h1{font-size:22px;margin:0 0 8px}
 h2{font-size:18px;margin:28px 0 6px}
 .counts span{display:inline-block;margin-right:18px;font-size:15px}
-.pass{color:#2e7d32;font-weight:bold}
-.fail{color:#c62828;font-weight:bold}
+span.pass,td.pass{color:#2e7d32;font-weight:bold}
+span.fail,td.fail{color:#c62828;font-weight:bold}
 table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}
 th,td{border:1px solid #ccd3de;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#eef2f8}

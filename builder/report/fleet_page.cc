@@ -68,7 +68,7 @@ void node_section(std::ostringstream& out, const LoadedReport& lr) {
     out << "<div class=\"failure check\"><span class=\"fail\">" << (c.status == CheckStatus::fail ? "FAIL" : "UNSUPPORTED")
         << "</span> <b>" << html_escape(c.name) << "</b>: expected " << html_escape(c.expected) << ", observed "
         << html_escape(c.observed) << (c.detail.empty() ? "" : " (" + html_escape(c.detail) + ")");
-    if (std::string h = hint_for(c); !h.empty()) out << "<br><span class=\"hint\">" << html_escape(h) << "</span>";
+    if (std::string h = hint_for(c, r.checks); !h.empty()) out << "<br><span class=\"hint\">" << html_escape(h) << "</span>";
     out << "</div>\n";
   }
   out << rails_svg(rails_picture(r)) << "\n</section>\n";

@@ -1,5 +1,6 @@
 #include "report/hints.h"
 
+#include <algorithm>
 #include <cctype>
 #include <vector>
 
@@ -170,6 +171,25 @@ std::string hint_for(const CheckResult& c) {
       return std::string(h.text);
     }
   return "";
+}
+
+std::string hint_for(const CheckResult& c, const std::vector<CheckResult>& all) {
+  // "rail.3.rdma_port" → "rail.3."; the rail's link check is "rail.3.link".
+  auto rail_of = [](const std::string& name) -> std::string {
+    if (name.rfind("rail.", 0) != 0) return "";
+    std::size_t dot = name.find('.', 5);
+    return dot == std::string::npos ? "" : name.substr(0, dot + 1);
+  };
+  std::vector<std::string> down;
+  for (const auto& other : all)
+    if (other.status == CheckStatus::fail && !rail_of(other.name).empty() && other.name == rail_of(other.name) + "link")
+      down.push_back(other.name);
+  std::string rail = rail_of(c.name);
+  bool own_link = c.name == rail + "link" || c.name == rail + "pcie_link" || c.name == rail + "affinity";
+  if (!rail.empty() && !own_link && std::find(down.begin(), down.end(), rail + "link") != down.end())
+    return "follows from " + rail + "link: the link is down";
+  if (c.name == "rails.cross_rdma_write" && !down.empty()) return "follows from " + down.front() + ": a rail's link is down";
+  return hint_for(c);
 }
 
 std::string hint_for_problem(const std::string& problem) {

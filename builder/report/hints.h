@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "report.h"
 
@@ -15,6 +16,9 @@ std::string check_kind(std::string_view name);
 
 // "" when there is no hint for that check.
 std::string hint_for(const CheckResult& c);
+// The same, knowing the node's other results: a failure that follows from a rail's link
+// being down says so instead of listing causes that do not apply.
+std::string hint_for(const CheckResult& c, const std::vector<CheckResult>& all);
 // For a planning problem (the hardware cannot satisfy the recipe).
 std::string hint_for_problem(const std::string& problem);
 

@@ -103,7 +103,7 @@ std::string node_text(const LoadedReport& lr, const TextStyle& st) {
       out << "           expected  " << c.expected << "\n";
       out << "           observed  " << c.observed << "\n";
       if (!c.detail.empty()) out << "           detail    " << c.detail << "\n";
-      if (std::string h = hint_for(c); !h.empty()) out << "           " << st.dim("hint") << "      " << h << "\n";
+      if (std::string h = hint_for(c, r.checks); !h.empty()) out << "           " << st.dim("hint") << "      " << h << "\n";
     }
   }
 
@@ -146,7 +146,7 @@ ordered_json node_json(const LoadedReport& lr) {
                           {"expected", c.expected},
                           {"observed", c.observed},
                           {"detail", c.detail},
-                          {"hint", hint_for(c)}});
+                          {"hint", hint_for(c, r.checks)}});
     else if (c.status != CheckStatus::pass)
       other.push_back({{"name", c.name}, {"status", to_string(c.status)}, {"expected", c.expected},
                        {"observed", c.observed}, {"detail", c.detail}});

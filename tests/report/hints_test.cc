@@ -78,6 +78,21 @@ TEST_CASE("hints: the usual causes the operators asked for") {
   CHECK(hint_for(failed("rail.1.speed", "200000 Mb/s")).find("cable") != std::string::npos);
 }
 
+TEST_CASE("hints: failures that follow from a rail's link being down say so") {
+  std::vector<CheckResult> all = {failed("rail.7.link", "down"), failed("rail.7.rdma_port", "mlx5_0 port 1 DOWN"),
+                                  failed("rail.7.rdma_write", "failed"), failed("rails.cross_rdma_write", "failed"),
+                                  failed("rail.5.pfc", "pfc_en 0x00"), failed("rail.7.pcie_link", "8.0 GT/s PCIe x16")};
+  CHECK(hint_for(all[0], all).find("reseat") != std::string::npos);
+  CHECK(hint_for(all[1], all) == "follows from rail.7.link: the link is down");
+  CHECK(hint_for(all[2], all) == "follows from rail.7.link: the link is down");
+  CHECK(hint_for(all[3], all) == "follows from rail.7.link: a rail's link is down");
+  CHECK(hint_for(all[4], all).find("DCBX") != std::string::npos);  // another rail: its own cause
+  CHECK(hint_for(all[5], all).find("downtrained") != std::string::npos);
+  // Rail 17's checks do not follow from rail 1's link.
+  std::vector<CheckResult> other = {failed("rail.1.link", "down"), failed("rail.17.rdma_write", "failed")};
+  CHECK(hint_for(other[1], other).find("PFC/ECN") != std::string::npos);
+}
+
 TEST_CASE("hints: planning problems") {
   CHECK(hint_for_problem("the recipe wants 8 rails; 4 RDMA NIC(s) found").find("RDMA NICs are missing") != std::string::npos);
   CHECK(hint_for_problem("no RDMA NIC found for the rails").find("RDMA NICs are missing") != std::string::npos);

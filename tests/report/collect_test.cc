@@ -159,7 +159,7 @@ TEST_CASE("collect: unsafe node names are refused and nothing is written outside
   CHECK(stored_files(dir.path()).empty());
 }
 
-TEST_CASE("store_path: the boot id, else the start time; file names stay plain") {
+TEST_CASE("report store_path: the boot id, else the start time; file names stay plain") {
   std::string why;
   CHECK(store_path("gpu-a01", "0b5c3c2e-9d6f-4c57-8a57-3f7f0e3d2a11", "2026-03-10T08:00:00Z", why) ==
         "gpu-a01/0b5c3c2e-9d6f-4c57-8a57-3f7f0e3d2a11.json");

@@ -44,7 +44,7 @@ Page page_of_goldens() {
 
 }  // namespace
 
-TEST_CASE("fleet_page: a table row, a section and a rails picture per node") {
+TEST_CASE("report fleet_page: a table row, a section and a rails picture per node") {
   Page p = page_of_goldens();
   const std::string& h = p.html;
   CHECK(h.rfind("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">", 0) == 0);
@@ -64,7 +64,7 @@ TEST_CASE("fleet_page: a table row, a section and a rails picture per node") {
   CHECK(h.substr(h.size() - 15) == "</body></html>\n");
 }
 
-TEST_CASE("fleet_page: self-contained: nothing is loaded from anywhere") {
+TEST_CASE("report fleet_page: self-contained: nothing is loaded from anywhere") {
   std::string h = page_of_goldens().html;
   for (const char* outside : {"<script", "<link", "<img", "@import", "url(", "src=", "//fonts", "https://"}) {
     CAPTURE(outside);
@@ -74,7 +74,7 @@ TEST_CASE("fleet_page: self-contained: nothing is loaded from anywhere") {
   CHECK(count(h, "http://") == count(h, "xmlns=\"http://www.w3.org/2000/svg\""));
 }
 
-TEST_CASE("fleet_page: names and messages are escaped") {
+TEST_CASE("report fleet_page: names and messages are escaped") {
   Page p = page_of_goldens();
   p.nodes[0].report.node = "<b>evil</b>";
   p.nodes[0].report.checks[0].status = CheckStatus::fail;

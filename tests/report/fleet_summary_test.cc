@@ -75,7 +75,7 @@ TEST_CASE("read_fleet: unreadable reports are listed with the reason; the rest s
   CHECK(missing.error() == dir / "nope" + ": not a directory");
 }
 
-TEST_CASE("summarize: pass/fail, failures by check kind, groups, slowest") {
+TEST_CASE("report summarize: pass/fail, failures by check kind, groups, slowest") {
   test::TempDir dir;
   dir.write("a.json", small("a", "2026-03-10T08:00:00Z", "rail.0.pfc", "hgx", "6.8.0-49-generic", 5000));
   dir.write("b.json", small("b", "2026-03-10T08:00:00Z", "rail.3.pfc", "hgx", "6.8.0-45-generic", 90000));
@@ -130,7 +130,7 @@ TEST_CASE("summarize: pass/fail, failures by check kind, groups, slowest") {
   CHECK(j["unreadable"].empty());
 }
 
-TEST_CASE("summarize: an empty directory is an empty fleet") {
+TEST_CASE("report summarize: an empty directory is an empty fleet") {
   test::TempDir dir;
   auto fleet = read_fleet(dir.path());
   REQUIRE(fleet.ok());

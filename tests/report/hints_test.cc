@@ -25,7 +25,7 @@ CheckResult failed(const std::string& name, const std::string& observed = "", co
 
 }  // namespace
 
-TEST_CASE("check_kind: indices and PCI addresses become '*'") {
+TEST_CASE("report check_kind: indices and PCI addresses become '*'") {
   CHECK(check_kind("rail.3.pfc") == "rail.*.pfc");
   CHECK(check_kind("rail.12.roce_v2_gid") == "rail.*.roce_v2_gid");
   CHECK(check_kind("gpu.7.pcie_link") == "gpu.*.pcie_link");
@@ -38,7 +38,7 @@ TEST_CASE("check_kind: indices and PCI addresses become '*'") {
   CHECK(check_kind("") == "");
 }
 
-TEST_CASE("hints: every check the fixtures' plans hold has a hint when it fails") {
+TEST_CASE("report hints: every check the fixtures' plans hold has a hint when it fails") {
   std::set<std::string> kinds;
   for (const char* fixture : {"hgx-8x8", "gpu4-cx6dx", "gpu8-nic4", "storage-node", "qemu-virt", "gpu-nic-sys"}) {
     auto plan = nlohmann::json::parse(
@@ -55,7 +55,7 @@ TEST_CASE("hints: every check the fixtures' plans hold has a hint when it fails"
   }
 }
 
-TEST_CASE("hints: the usual causes the operators asked for") {
+TEST_CASE("report hints: the usual causes the operators asked for") {
   CHECK(hint_for(failed("rail.2.pfc")).find("DCBX") != std::string::npos);
   CHECK(hint_for(failed("rail.0.pcie_link", "8.0 GT/s PCIe x8", "downtrained: the device can do 16.0 GT/s PCIe x16"))
             .find("reseat") != std::string::npos);
@@ -78,7 +78,7 @@ TEST_CASE("hints: the usual causes the operators asked for") {
   CHECK(hint_for(failed("rail.1.speed", "200000 Mb/s")).find("cable") != std::string::npos);
 }
 
-TEST_CASE("hints: failures that follow from a rail's link being down say so") {
+TEST_CASE("report hints: failures that follow from a rail's link being down say so") {
   std::vector<CheckResult> all = {failed("rail.7.link", "down"), failed("rail.7.rdma_port", "mlx5_0 port 1 DOWN"),
                                   failed("rail.7.rdma_write", "failed"), failed("rails.cross_rdma_write", "failed"),
                                   failed("rail.5.pfc", "pfc_en 0x00"), failed("rail.7.pcie_link", "8.0 GT/s PCIe x16")};
@@ -93,7 +93,7 @@ TEST_CASE("hints: failures that follow from a rail's link being down say so") {
   CHECK(hint_for(other[1], other).find("PFC/ECN") != std::string::npos);
 }
 
-TEST_CASE("hints: planning problems") {
+TEST_CASE("report hints: planning problems") {
   CHECK(hint_for_problem("the recipe wants 8 rails; 4 RDMA NIC(s) found").find("RDMA NICs are missing") != std::string::npos);
   CHECK(hint_for_problem("no RDMA NIC found for the rails").find("RDMA NICs are missing") != std::string::npos);
   CHECK(hint_for_problem("hardware.rails names 'ens9', which is not on this node").find("interface") != std::string::npos);

@@ -21,7 +21,7 @@ std::string skip_error(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("json_cursor: reads the keys asked for and skips the rest") {
+TEST_CASE("report json_cursor: reads the keys asked for and skips the rest") {
   JsonCursor c(R"({"skip": {"a": [1, 2.5e3, -0.1, true, false, null, "x\"y"], "b": {}}, "name": "n1", "n": 42, "ok": true})");
   std::string name;
   double n = 0;
@@ -40,7 +40,7 @@ TEST_CASE("json_cursor: reads the keys asked for and skips the rest") {
   CHECK(ok);
 }
 
-TEST_CASE("json_cursor: keys with escapes are decoded; plain keys are views of the text") {
+TEST_CASE("report json_cursor: keys with escapes are decoded; plain keys are views of the text") {
   JsonCursor c(R"({"pl\u0061in": 1, "a\"b": 2, "plain": 3})");
   std::vector<std::string> keys;
   REQUIRE(c.begin_object());
@@ -52,7 +52,7 @@ TEST_CASE("json_cursor: keys with escapes are decoded; plain keys are views of t
   CHECK(keys == std::vector<std::string>{"plain", "a\"b", "plain"});
 }
 
-TEST_CASE("json_cursor: skip_balanced steps over containers, checking strings and brackets") {
+TEST_CASE("report json_cursor: skip_balanced steps over containers, checking strings and brackets") {
   auto balanced = [](const std::string& text) {
     JsonCursor c(text);
     c.skip_balanced();
@@ -121,7 +121,7 @@ TEST_CASE("json_cursor: skip_balanced over a whole report, 64 bytes at a time, f
   CHECK(swaps > 20);
 }
 
-TEST_CASE("json_cursor: arrays, empty containers and peek") {
+TEST_CASE("report json_cursor: arrays, empty containers and peek") {
   JsonCursor c(R"([ [], {}, "s", 1, null ])");
   REQUIRE(c.begin_array());
   std::vector<JsonCursor::Kind> kinds;
@@ -134,14 +134,14 @@ TEST_CASE("json_cursor: arrays, empty containers and peek") {
   CHECK(kinds == std::vector<K>{K::array, K::object, K::string, K::number, K::null});
 }
 
-TEST_CASE("json_cursor: string escapes decode to UTF-8, surrogate pairs included") {
+TEST_CASE("report json_cursor: string escapes decode to UTF-8, surrogate pairs included") {
   JsonCursor c(R"("a\"b\\c\/d\b\f\n\r\t \u00e9 \u2192 \ud83d\ude80 raw → é")");
   std::string s;
   REQUIRE(c.read_string(s));
   CHECK(s == "a\"b\\c/d\b\f\n\r\t é → 🚀 raw → é");
 }
 
-TEST_CASE("json_cursor: numbers in every JSON form; non-JSON numbers refused") {
+TEST_CASE("report json_cursor: numbers in every JSON form; non-JSON numbers refused") {
   for (auto [text, want] : {std::pair{"0", 0.0}, {"-0", 0.0}, {"12", 12.0}, {"-3.25", -3.25}, {"1e3", 1000.0},
                             {"2.5E-2", 0.025}, {"1234.5", 1234.5}}) {
     CAPTURE(text);
@@ -157,7 +157,7 @@ TEST_CASE("json_cursor: numbers in every JSON form; non-JSON numbers refused") {
   }
 }
 
-TEST_CASE("json_cursor: malformed JSON is an error with line and column, skipped parts included") {
+TEST_CASE("report json_cursor: malformed JSON is an error with line and column, skipped parts included") {
   CHECK(skip_error(R"({"a": [1, 2,]})") == "line 1, column 13: expected a value");
   CHECK(skip_error("{\n  \"a\": 1,\n  \"b\" 2\n}") == "line 3, column 7: expected ':' after the key");
   CHECK(skip_error(R"({"a": 1,})") == "line 1, column 9: expected a key (a string)");
@@ -172,7 +172,7 @@ TEST_CASE("json_cursor: malformed JSON is an error with line and column, skipped
   CHECK(skip_error("") == "line 1, column 1: unexpected end of input, expected a value");
 }
 
-TEST_CASE("json_cursor: a truncated document is an error wherever it is cut") {
+TEST_CASE("report json_cursor: a truncated document is an error wherever it is cut") {
   std::string doc = R"({"schema": 1, "checks": [{"name": "rail.0.mtu", "status": "pass"}], "plan": {"rails": [1, 2]}})";
   CHECK(skip_error(doc) == "");
   for (std::size_t n = 0; n < doc.size(); ++n) {
@@ -181,14 +181,14 @@ TEST_CASE("json_cursor: a truncated document is an error wherever it is cut") {
   }
 }
 
-TEST_CASE("json_cursor: nesting deeper than 256 levels is refused, not a stack overflow") {
+TEST_CASE("report json_cursor: nesting deeper than 256 levels is refused, not a stack overflow") {
   std::string deep(100000, '[');
   CHECK(skip_error(deep).find("nested deeper than 256 levels") != std::string::npos);
   std::string ok = std::string(200, '[') + std::string(200, ']');
   CHECK(skip_error(ok) == "");
 }
 
-TEST_CASE("json_cursor: reading the wrong kind fails and stays failed") {
+TEST_CASE("report json_cursor: reading the wrong kind fails and stays failed") {
   JsonCursor c(R"({"a": 1})");
   REQUIRE(c.begin_object());
   std::string_view key;

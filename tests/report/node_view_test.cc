@@ -47,7 +47,7 @@ TEST_CASE("node_text: every golden report's text is as recorded") {
   CHECK(seen >= 7);
 }
 
-TEST_CASE("node_text: failures (with expected, observed and a hint) before other results and phases") {
+TEST_CASE("report node_text: failures (with expected, observed and a hint) before other results and phases") {
   std::string s = node_text(load("gpu8-nic4-no-gid"), TextStyle(false));
   CAPTURE(s);
   CHECK(s.rfind("g8-r003-n11  FAIL  recipe gpu8-nic4", 0) == 0);
@@ -62,7 +62,7 @@ TEST_CASE("node_text: failures (with expected, observed and a hint) before other
   CHECK(s.find("\033[") == std::string::npos);
 }
 
-TEST_CASE("node_text: a required unsupported check is a failure; a passing node lists no failures") {
+TEST_CASE("report node_text: a required unsupported check is a failure; a passing node lists no failures") {
   LoadedReport r = load("hgx-pass");
   std::string pass = node_text(r, TextStyle(false));
   CHECK(pass.find("Failures") == std::string::npos);
@@ -74,7 +74,7 @@ TEST_CASE("node_text: a required unsupported check is a failure; a passing node 
   CHECK(s.find("  UNSUPPORTED  " + r.report.checks[5].name + " (required)\n") != std::string::npos);
 }
 
-TEST_CASE("node_text: colour codes only when colour is on") {
+TEST_CASE("report node_text: colour codes only when colour is on") {
   LoadedReport r = load("hgx-pfc-link");
   std::string plain = node_text(r, TextStyle(false));
   std::string colour = node_text(r, TextStyle(true));
@@ -92,7 +92,7 @@ TEST_CASE("node_text: colour codes only when colour is on") {
   CHECK(stripped == plain);
 }
 
-TEST_CASE("node_json: counts, failures with kind and hint, problems, phases with results") {
+TEST_CASE("report node_json: counts, failures with kind and hint, problems, phases with results") {
   auto j = node_json(load("gpu4-downtrained-nvmeof"));
   CHECK(j["node"] == "g4-r002-n07");
   CHECK(j["result"] == "fail");

@@ -27,7 +27,7 @@ std::size_t count(const std::string& hay, const std::string& needle) {
 
 }  // namespace
 
-TEST_CASE("rails_picture: 8 GPUs pinned one to one to 8 rail NICs over two NUMA nodes") {
+TEST_CASE("report rails_picture: 8 GPUs pinned one to one to 8 rail NICs over two NUMA nodes") {
   RailsPicture p = rails_picture(load("hgx-pass"));
   CHECK(p.has_inventory);
   CHECK(p.gpus.size() == 8);
@@ -59,7 +59,7 @@ TEST_CASE("rails_picture: 8 GPUs pinned one to one to 8 rail NICs over two NUMA 
   CHECK(svg.find("management") != std::string::npos);  // eno1 is drawn, not as a rail
 }
 
-TEST_CASE("rails_picture: a rail with its link down is red and names its failing checks") {
+TEST_CASE("report rails_picture: a rail with its link down is red and names its failing checks") {
   Report r = load("hgx-pfc-link");
   RailsPicture p = rails_picture(r);
   int bad = 0;
@@ -77,7 +77,7 @@ TEST_CASE("rails_picture: a rail with its link down is red and names its failing
   CHECK(svg.find("4 failing") != std::string::npos);
 }
 
-TEST_CASE("rails_picture: two GPUs per NIC, SYS pairs across NUMA nodes, no GPUs") {
+TEST_CASE("report rails_picture: two GPUs per NIC, SYS pairs across NUMA nodes, no GPUs") {
   RailsPicture g8 = rails_picture(load("gpu8-nic4-no-gid"));
   CHECK(g8.rails.size() == 4);
   CHECK(g8.gpus.size() == 8);
@@ -97,7 +97,7 @@ TEST_CASE("rails_picture: two GPUs per NIC, SYS pairs across NUMA nodes, no GPUs
   CHECK(svg.find("NUMA node unknown") != std::string::npos);  // the virtio management NIC has none
 }
 
-TEST_CASE("rails_picture: without an inventory the plan's rails are still drawn; with neither, a note") {
+TEST_CASE("report rails_picture: without an inventory the plan's rails are still drawn; with neither, a note") {
   Report r = load("hgx-pass");
   r.inventory = nullptr;
   RailsPicture p = rails_picture(r);
@@ -111,6 +111,6 @@ TEST_CASE("rails_picture: without an inventory the plan's rails are still drawn;
   CHECK(rails_svg(rails_picture(r)).find("this report has no inventory and no rails") != std::string::npos);
 }
 
-TEST_CASE("html_escape: markup characters") {
+TEST_CASE("report html_escape: markup characters") {
   CHECK(html_escape("<a href=\"x\">&'</a>") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
 }

@@ -47,7 +47,7 @@ TEST_CASE("digest: a passing hgx report") {
   CHECK(d->total_ms() == doctest::Approx(d->phases[0].ms + d->phases[1].ms + d->phases[2].ms + d->phases[3].ms));
 }
 
-TEST_CASE("digest: the failing checks are those that count against the node") {
+TEST_CASE("report digest: the failing checks are those that count against the node") {
   auto d = read_digest(golden("hgx-pfc-link"));
   REQUIRE(d.ok());
   CHECK_FALSE(d->passed);
@@ -74,7 +74,7 @@ TEST_CASE("digest: the failing checks are those that count against the node") {
   CHECK(r->failures[0].status == CheckStatus::unsupported);
 }
 
-TEST_CASE("digest: planning problems; the host name stands in for a missing node identity") {
+TEST_CASE("report digest: planning problems; the host name stands in for a missing node identity") {
   auto d = read_digest(golden("storage-problem"));
   REQUIRE(d.ok());
   CHECK(d->problems == std::vector<std::string>{"the recipe wants 4 rails; 3 RDMA NIC(s) found"});
@@ -85,7 +85,7 @@ TEST_CASE("digest: planning problems; the host name stands in for a missing node
   CHECK(anon->node == "localhost-7");
 }
 
-TEST_CASE("digest: unknown keys anywhere are ignored (fields are added within a schema)") {
+TEST_CASE("report digest: unknown keys anywhere are ignored (fields are added within a schema)") {
   auto d = read_digest(R"({"future": {"x": [1, {"y": null}]}, "schema": 1, "node": "n1", "result": "pass",
                           "checks": [{"name": "a", "status": "pass", "new_field": [true]}], "host": {"gpu_driver": "580"}})");
   REQUIRE(d.ok());

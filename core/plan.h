@@ -90,6 +90,12 @@ struct Plan {
 // Pure: the same inventory, recipe and node give the same plan, byte for byte.
 Plan make_plan(const Inventory& inv, const Recipe& recipe, const std::optional<NodeEntry>& node);
 
+// The plan as it stands once applied, seen on `now` (the node rediscovered after apply):
+// what only apply could make known, the rails' RoCE v2 GID indices (their Soft-RoCE
+// devices and VLAN addresses did not exist before), filled in and the files rendered
+// again from them. Every run of the agent thus writes the same files.
+Plan settled_plan(const Plan& applied, const Inventory& now, const Recipe& recipe);
+
 // RoCE path MTU for an interface MTU: the largest of 256..4096 that fits with headers.
 int roce_path_mtu(int mtu);
 // ToS byte of RoCE traffic: DSCP << 2, with ECT(0) when ECN is in use.

@@ -243,4 +243,15 @@ Plan make_plan(const Inventory& inv, const Recipe& recipe, const std::optional<N
   return Planner(inv, recipe, node).run();
 }
 
+Plan settled_plan(const Plan& applied, const Inventory& now, const Recipe& recipe) {
+  Plan p = applied;
+  if (!p.ok()) return p;
+  for (auto& rail : p.rails) {
+    const RdmaDevice* d = now.rdma_device(rail.rdma_device);
+    rail.roce_v2_gid_index = d ? roce_v2_gid_index(*d, rail.rdma_port, rail.netdev, false) : std::nullopt;
+  }
+  p.files = nccl_files(now, recipe, p);
+  return p;
+}
+
 }  // namespace railyard

@@ -397,6 +397,47 @@ TEST_CASE("Soft-RoCE: rails without an RDMA device get rxeN, created on apply") 
   CHECK(!p.rails[1].roce_v2_gid_index);
 }
 
+TEST_CASE("settled plan: GID indices that apply made known reach nccl.conf, so every run writes the same") {
+  Recipe r = recipe();
+  r.fabric.soft_roce = true;
+  r.fabric.pfc = Requirement::best_effort;
+  r.fabric.vlan = 100;
+  Inventory before = managed_server({{0, 2, 0, false}});  // ens0f0, ens0f1: no RDMA devices yet
+  Plan first = plan(before, r, std::nullopt);
+  REQUIRE(first.ok());
+  auto conf = [](const Plan& p) {
+    for (const auto& f : p.files)
+      if (f.path == "/etc/nccl.conf") return f.content;
+    return std::string("(none)");
+  };
+  CHECK(conf(first).find("NCCL_IB_ADDR_FAMILY=AF_INET\n") != std::string::npos);  // nothing to index yet
+
+  // After apply: rxe0/rxe1 exist, each with its VLAN address's RoCE v2 GID at index 2.
+  Inventory now = before;
+  for (auto& n : now.nics)
+    if (!n.management) {
+      std::string dev = n.ifname == "ens0f0" ? "rxe0" : "rxe1";
+      n.rdma_device = dev;
+      RdmaDevice d;
+      d.name = dev;
+      d.netdev = n.ifname;
+      RdmaPort port;
+      port.state = "ACTIVE";
+      port.gids = {gid(0, n.ifname, "IB/RoCE v1"), gid(1, n.ifname), gid(2, n.ifname + ".100")};
+      d.ports.push_back(port);
+      now.rdma.push_back(d);
+    }
+  Plan settled = settled_plan(first, now, r);
+  CHECK(settled.rails[0].roce_v2_gid_index == 2);
+  CHECK(conf(settled).find("NCCL_IB_GID_INDEX=2\n") != std::string::npos);
+  CHECK(settled.checks.size() == first.checks.size());  // only the GIDs and the files differ
+  // A second run plans on the node as it is now: the files it writes are the first run's.
+  Plan second = plan(now, r, std::nullopt);
+  CHECK(settled_plan(second, now, r).files.size() == settled.files.size());
+  CHECK(conf(settled_plan(second, now, r)) == conf(settled));
+  CHECK(conf(second) == conf(settled));
+}
+
 TEST_CASE("Soft-RoCE: its rails accept their own host's addresses, for writes between rails") {
   Recipe r = recipe();
   r.fabric.soft_roce = true;

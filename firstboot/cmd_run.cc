@@ -162,7 +162,10 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     NativeHost host(root);
     Kernel kernel{rtnl, dcb, ethtool, host};
     std::vector<Change> changes = apply_plan(plan, kernel);
-    if (Status s = write_plan_files(plan, root); !s.ok())
+    Inventory now = settle(plan, *in);  // what the node is after apply
+    // The NCCL profile names GID indices, which exist only once the rails are up: render
+    // the files from the node as it is now, so that every run writes the same bytes.
+    if (Status s = write_plan_files(settled_plan(plan, now, in->recipe), root); !s.ok())
       changes.push_back({"files", Outcome::failed, "", "", s.message});
     report.changes = to_json(changes);
     report.phases.push_back({"apply", ms_since(t)});
@@ -173,7 +176,6 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
         report.checks.push_back({"apply." + c.object, CheckStatus::fail, c.after, c.before, c.detail, true});
 
     t = Clock::now();
-    Inventory now = settle(plan, *in);  // what the node is after apply
     report.inventory = to_json(now);
     IbverbsDataPath rdma;
     VerifyContext ctx{plan, in->recipe, now, kernel, rdma};

@@ -1,0 +1,146 @@
+// `railyard qemu IMAGE_DIR`: try a built image before touching hardware. Boots it in a
+// q35 VM shaped like a two-socket server with N virtio rail NICs (Soft-RoCE under the
+// agent), optionally beside a storage target VM, and exits 0 when the node joined, 1 when
+// its self-test failed, 2 on a harness error. builder/qemu/ does the work; docs/qemu.md.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+#include "qemu/lab_run.h"
+#include "net.h"
+#include "node_inventory.h"
+#include "qemu/pcie_layout.h"
+#include "qemu/relay.h"
+#include "subcommand.h"
+#include "toml_file.h"
+
+namespace railyard {
+
+namespace {
+
+struct QemuArgs {
+  LabOptions lab;
+  std::string nodes;
+  std::string node_name;
+  std::string target_name;
+  std::string relay;
+};
+
+// The named node of an inventory, errors printed.
+std::optional<NodeEntry> inventory_node(const FileSource& files, const std::string& path, const std::string& name,
+                                        const std::string& option) {
+  Diagnostics diags;
+  auto table = read_toml(files, path, diags);
+  std::optional<LoadedInventory> inv;
+  if (table) inv = load_node_inventory(files, path, *table, diags);
+  if (!diags.empty()) {
+    for (const auto& d : diags.sorted()) std::cerr << format(d) << "\n";
+    return std::nullopt;
+  }
+  std::string names;
+  for (const auto& n : inv->inventory.nodes) {
+    if (n.hostname == name) return n;
+    names += (names.empty() ? "" : ", ") + n.hostname;
+  }
+  std::cerr << "railyard qemu: " << option << " " << name << ": " << path << " has no such node; it has: "
+            << (names.empty() ? "none" : names) << "\n";
+  return std::nullopt;
+}
+
+std::string self_exe() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "railyard" : p.string();
+}
+
+int run_qemu(const FileSource& files, QemuArgs& a) {
+  if (!a.relay.empty()) return relay(a.relay, 0, 1);
+  LabOptions& o = a.lab;
+  auto bad = [](const std::string& why) {
+    std::cerr << "railyard qemu: " << why << "\n";
+    return kExitBadInput;
+  };
+  if (o.image_dir.empty()) return bad("IMAGE_DIR is required (the output directory of railyard build)");
+  if (o.rails < 1 || o.rails > kMaxRails)
+    return bad("--rails " + std::to_string(o.rails) + ": allowed 1–" + std::to_string(kMaxRails));
+  for (int r : o.links_down)
+    if (r < 0 || r >= o.rails)
+      return bad("--link-down " + std::to_string(r) + ": the VM has rails 0–" + std::to_string(o.rails - 1));
+  if (!a.node_name.empty() || !a.target_name.empty()) {
+    if (a.nodes.empty()) return bad("--node and --target-node name nodes of an inventory: give it with --nodes FILE");
+  }
+  if (!a.nodes.empty() && a.node_name.empty())
+    return bad("--nodes " + a.nodes + ": say which node to boot with --node NAME");
+  if (!a.nodes.empty()) {
+    auto n = inventory_node(files, a.nodes, a.node_name, "--node");
+    if (!n) return kExitBadInput;
+    o.node = {n->hostname, n->mac, n};
+  }
+  if (!a.target_name.empty()) {
+    if (!o.storage_target) return bad("--target-node needs --storage-target");
+    auto t = inventory_node(files, a.nodes, a.target_name, "--target-node");
+    if (!t) return kExitBadInput;
+    o.target = {t->hostname, t->mac, t};
+  }
+  if (normalize_mac(o.node.management_mac) == normalize_mac(o.target.management_mac))
+    return bad("the node and the storage target would share the MAC " + o.node.management_mac);
+  if (!o.collector.empty()) {
+    auto colon = o.collector.rfind(':');
+    if (colon == std::string::npos || !parse_ipv4(o.collector.substr(0, colon)) ||
+        std::atoi(o.collector.c_str() + colon + 1) <= 0)
+      return bad("--collector " + o.collector + ": expected IPV4:PORT of a railyard collect (e.g. 127.0.0.1:8080)");
+  }
+  if (!o.pxe_tree.empty() && !std::filesystem::is_regular_file(std::filesystem::path(o.pxe_tree) / "boot.ipxe"))
+    return bad("--pxe " + o.pxe_tree + ": no boot.ipxe there (make the tree with railyard pxe)");
+  if (o.kvm) {
+    int fd = ::open("/dev/kvm", O_RDWR | O_CLOEXEC);
+    if (fd < 0) return bad("--kvm: /dev/kvm cannot be opened; run without --kvm (TCG)");
+    ::close(fd);
+  }
+  o.relay_program = self_exe();
+  return run_lab(o);
+}
+
+const bool registered = register_subcommand(80, [](CLI::App& app) {
+  auto a = std::make_shared<QemuArgs>();
+  a->lab.node = {"railyard-lab", "52:54:00:00:00:01", std::nullopt};
+  a->lab.target = {"railyard-target", "52:54:00:00:00:fe", std::nullopt};
+  auto* sub = app.add_subcommand("qemu", "Boot a built image in a VM with emulated rail NICs (Soft-RoCE) and judge its first boot");
+  sub->add_option("image", a->lab.image_dir, "IMAGE_DIR: the output directory of railyard build");
+  sub->add_option("--rails", a->lab.rails, "Rail NICs of the VM (1–8)")->default_val(4);
+  sub->add_flag("--storage-target", a->lab.storage_target,
+                "Boot a second VM from the image as the recipe's NVMe-oF target, on the rails' switch");
+  sub->add_option("--nodes", a->nodes, "Node inventory the VMs' identities come from");
+  sub->add_option("--node", a->node_name, "The inventory's node to boot (its MAC, host name and rail addresses)");
+  sub->add_option("--target-node", a->target_name, "The inventory's node the storage target is");
+  sub->add_option("--link-down", a->lab.links_down, "Rail whose NIC has no link from power-on (repeatable)")
+      ->allow_extra_args(false);
+  sub->add_option("--collector", a->lab.collector,
+                  std::string("IPV4:PORT of a railyard collect; the guest reaches it as ") + kLabCollectorGuestAddress);
+  sub->add_option("--pxe", a->lab.pxe_tree, "Network boot the node through iPXE from this railyard pxe tree (TFTP)");
+  sub->add_option("--append", a->lab.append, "More kernel command line words for the VMs (railyard.qemu.rerun=1, railyard.qemu.bench=1)")
+      ->allow_extra_args(false);
+  sub->add_option("--report-out", a->lab.report_out, "Where to copy the node's report");
+  sub->add_option("--console-log", a->lab.console_log, "Where to copy the node's serial console");
+  sub->add_option("--run-dir", a->lab.run_dir, "Keep the run's files (consoles, exported files, QEMU command lines) here");
+  sub->add_option("--timeout", a->lab.timeout_s, "Seconds for the whole run")->default_val(1200)->check(CLI::PositiveNumber);
+  sub->add_option("--memory", a->lab.memory_mib, "MiB of memory per VM, split over its two NUMA nodes")->default_val(2048);
+  sub->add_option("--cpus", a->lab.cpus, "vCPUs per VM, split over its two NUMA nodes")->default_val(2);
+  sub->add_flag("--kvm", a->lab.kvm, "Use KVM (needs a usable /dev/kvm); TCG emulation otherwise");
+  sub->add_option("--qemu", a->lab.qemu, "The QEMU binary")->default_val("qemu-system-x86_64");
+  sub->add_option("--ipxe-rom", a->lab.ipxe_rom, "The management NIC's iPXE ROM for --pxe")
+      ->default_val("/usr/lib/ipxe/qemu/efi-virtio.rom");
+  // QEMU runs `railyard qemu --relay ADDR` for each connection the guest makes to the collector.
+  sub->add_option("--relay", a->relay)->group("");
+  return Subcommand{sub, [a](const CommandContext& ctx) { return run_qemu(ctx.files, *a); }};
+});
+
+}  // namespace
+
+}  // namespace railyard

@@ -1,0 +1,38 @@
+// Who a lab VM is: its host name, the MACs of its NICs, its SMBIOS UUID and, when the
+// operator's inventory names it, its node identity. The identity reaches the guest the way
+// `railyard pxe` hands it to a server: a small overlay initrd after the image's own, holding
+// /etc/hostname and /etc/railyard/node.toml.
+#pragma once
+
+#include "pxe/pxe_plan.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "node_inventory.h"
+#include "outcome.h"
+
+namespace railyard {
+
+struct LabIdentity {
+  std::string hostname;
+  std::string management_mac;
+  std::optional<NodeEntry> node;  // /etc/railyard/node.toml when present
+};
+
+// Rail k's MAC: the management MAC with its fourth byte 0x10 + k (52:54:00:00:00:01 → rail 2
+// 52:54:00:12:00:01), so that every NIC of a lab is told apart by its VM and rail.
+std::vector<std::string> rail_macs(const std::string& management_mac, int rails);
+// A stable SMBIOS system UUID from the management MAC: the agent derives the node's NVMe
+// host identity from it, as on a server.
+std::string smbios_uuid(const std::string& management_mac);
+// /etc/railyard/node.toml for a node: render_node_identity(), shared with railyard pxe.
+
+// The overlay initrd (zstd newc cpio) at `out_path`, built in `scratch_dir`: /etc/hostname
+// and, with a node, /etc/railyard/node.toml as railyard pxe renders it. Only paths
+// that are directories in every image (etc/, etc/railyard/): an entry of another type at a
+// path the image holds as a symbolic link (lib → usr/lib) would replace the link.
+Status write_identity_initrd(const LabIdentity& id, const std::string& scratch_dir, const std::string& out_path);
+
+}  // namespace railyard

@@ -1,0 +1,316 @@
+#include "lab_run.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "audit/image_manifest.h"
+#include "lab_result.h"
+#include "pcie_layout.h"
+#include "qmp.h"
+#include "text.h"
+#include "vm_command.h"
+#include "vm_process.h"
+
+namespace railyard {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Ports the guest scripts (overlays/lab-qemu) write to, and the file each lands in.
+const std::vector<std::pair<std::string, std::string>> kNodePorts = {
+    {"org.railyard.report", "report.json"}, {"org.railyard.files", "files.tar"}, {"org.railyard.status", "status.json"},
+    {"org.railyard.rerun", "rerun.json"},   {"org.railyard.rerun-files", "rerun-files.tar"},
+    {"org.railyard.bench", "bench.txt"}};
+const std::vector<std::pair<std::string, std::string>> kTargetPorts = {{"org.railyard.target", "target.json"}};
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A whole JSON object in the file: the guest has finished writing it.
+bool complete_json(const fs::path& p) {
+  std::string t = read_text(p);
+  if (t.empty()) return false;
+  auto j = nlohmann::json::parse(t, nullptr, false);
+  return !j.is_discarded() && j.is_object();
+}
+
+Outcome<int> free_udp_port() {
+  int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  bool ok = fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+            ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
+  if (fd >= 0) ::close(fd);
+  if (!ok) return Outcome<int>::fail("no free UDP port on 127.0.0.1");
+  return static_cast<int>(ntohs(a.sin_port));
+}
+
+// The image's initrds, then the VM's identity, as the one file QEMU's -initrd takes.
+Status concatenate(const std::vector<std::string>& parts, const fs::path& out) {
+  std::ofstream o(out, std::ios::binary | std::ios::trunc);
+  for (const auto& p : parts) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) return Status::fail(p + ": cannot be read");
+    o << in.rdbuf();
+  }
+  o.close();
+  if (!o) return Status::fail(out.string() + ": cannot be written");
+  return success();
+}
+
+std::string kernel_cmdline(const std::vector<std::string>& words) { return join(words, " "); }
+
+nlohmann::ordered_json topology_json(const VmSpec& spec) {
+  auto rails = nlohmann::ordered_json::array();
+  for (const auto& slot : pcie_layout(static_cast<int>(spec.rail_macs.size())).rails)
+    rails.push_back({{"rail", slot.rail},
+                     {"pci", slot.guest_pci},
+                     {"numa_node", slot.numa_node},
+                     {"behind_switch", slot.behind_switch},
+                     {"mac", spec.rail_macs[static_cast<std::size_t>(slot.rail)]},
+                     {"qemu_id", rail_nic_id(spec, slot.rail)}});
+  return {{"vm", spec.name}, {"management_mac", spec.management_mac}, {"rails", rails}};
+}
+
+// How to boot the image: its kernel, its initrds in unpacking order, its command line.
+struct ImageBoot {
+  std::string kernel;
+  std::vector<std::string> initrds;
+  std::vector<std::string> cmdline;
+};
+
+Outcome<ImageBoot> image_boot(const std::string& image_dir) {
+  std::string path = path_join(image_dir, kManifestFile);
+  if (!fs::is_regular_file(path)) return Outcome<ImageBoot>::fail(path + ": missing; IMAGE_DIR must be what railyard build wrote");
+  auto m = read_image_manifest(path);
+  if (!m.ok()) return Outcome<ImageBoot>::fail(m.error());
+  ImageBoot b{path_join(image_dir, m->boot_kernel), {}, m->cmdline};
+  for (const auto& i : m->boot_initrds) b.initrds.push_back(path_join(image_dir, i));
+  std::vector<std::string> files = b.initrds;
+  files.push_back(b.kernel);
+  for (const auto& f : files)
+    if (!fs::is_regular_file(f)) return Outcome<ImageBoot>::fail(path + ": lists " + f + ", which does not exist");
+  return b;
+}
+
+// One VM of the run: its directory, spec and process.
+struct Vm {
+  fs::path dir;
+  VmSpec spec;
+  std::unique_ptr<VmProcess> process;
+};
+
+Status prepare(Vm& vm, const LabOptions& o, const LabIdentity& id, const ImageBoot& boot, bool network_boot,
+               const std::vector<std::string>& cmdline, const std::vector<std::pair<std::string, std::string>>& ports) {
+  std::error_code ec;
+  fs::create_directories(vm.dir, ec);
+  if (ec) return Status::fail(vm.dir.string() + ": " + ec.message());
+  VmSpec& s = vm.spec;
+  s.qemu = o.qemu;
+  s.kvm = o.kvm;
+  s.cpus = o.cpus;
+  s.memory_mib = o.memory_mib;
+  s.management_mac = id.management_mac;
+  s.uuid = smbios_uuid(id.management_mac);
+  s.rail_macs = rail_macs(id.management_mac, o.rails);
+  s.console_log = (vm.dir / "console.log").string();
+  for (const auto& [name, file] : ports) {
+    fs::remove(vm.dir / file, ec);
+    s.ports.push_back({name, (vm.dir / file).string()});
+  }
+  s.forwards.push_back({kLabCollectorGuestAddress, o.collector.empty() ? "cmd:/bin/false"
+                                                                        : "cmd:" + o.relay_program + " qemu --relay " + o.collector});
+  if (network_boot) {
+    s.tftp_root = o.pxe_tree;
+    s.bootfile = "boot.ipxe";
+    s.ipxe_rom = o.ipxe_rom;
+  } else {
+    fs::path identity = vm.dir / "identity.cpio.zst";
+    if (auto st = write_identity_initrd(id, vm.dir.string(), identity.string()); !st.ok()) return st;
+    std::vector<std::string> parts = boot.initrds;
+    parts.push_back(identity.string());
+    fs::path initrd = vm.dir / "initrd.img";
+    if (auto st = concatenate(parts, initrd); !st.ok()) return st;
+    s.kernel = boot.kernel;
+    s.initrd = initrd.string();
+    s.append = kernel_cmdline(cmdline);
+  }
+  if (std::string why = vm_spec_error(s); !why.empty()) return Status::fail(s.name + " VM: " + why);
+  std::ofstream(vm.dir / "topology.json") << topology_json(s).dump(2) << "\n";
+  std::ofstream cmd(vm.dir / "qemu.cmdline");
+  for (const auto& a : qemu_argv(s)) cmd << a << "\n";
+  return success();
+}
+
+Status launch(Vm& vm) {
+  auto p = VmProcess::start(qemu_argv(vm.spec), (vm.dir / "qemu.log").string());
+  if (!p.ok()) return Status::fail(p, vm.spec.name + " VM");
+  vm.process = std::move(*p);
+  return success();
+}
+
+// Waits for `file` to hold a whole JSON object while the VM runs; false on exit or deadline.
+bool wait_for_json(Vm& vm, const fs::path& file, Clock::time_point deadline) {
+  while (Clock::now() < deadline) {
+    if (complete_json(file)) return true;
+    if (!vm.process->running()) return complete_json(file);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  return false;
+}
+
+std::string tail_lines(const fs::path& p, std::size_t n) {
+  std::vector<std::string> lines = split(read_text(p), '\n');
+  std::size_t from = lines.size() > n ? lines.size() - n : 0;
+  std::string out;
+  for (std::size_t i = from; i < lines.size(); ++i) out += "    " + lines[i] + "\n";
+  return out;
+}
+
+int harness_error(const std::string& why, const Vm* vm) {
+  std::cerr << "railyard qemu: " << why << "\n";
+  if (vm && fs::exists(vm->dir / "qemu.log") && fs::file_size(vm->dir / "qemu.log") > 0)
+    std::cerr << "  QEMU said:\n" << tail_lines(vm->dir / "qemu.log", 10);
+  if (vm && fs::exists(vm->dir / "console.log"))
+    std::cerr << "  last console lines (" << (vm->dir / "console.log").string() << "):\n" << tail_lines(vm->dir / "console.log", 15);
+  return 2;
+}
+
+Status copy_out(const fs::path& from, const std::string& to) {
+  if (to.empty()) return success();
+  std::error_code ec;
+  fs::path tmp = to + ".tmp";
+  fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, ec);
+  if (!ec) fs::rename(tmp, to, ec);
+  if (ec) return Status::fail(to + ": " + ec.message());
+  return success();
+}
+
+int run_in(const LabOptions& o, const fs::path& run) {
+  auto start = Clock::now();
+  auto deadline = start + std::chrono::seconds(o.timeout_s);
+  auto seconds = [&] { return std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count(); };
+
+  auto boot = image_boot(o.image_dir);
+  if (!boot.ok()) return harness_error(boot.error(), nullptr);
+  auto node_port = free_udp_port();
+  auto target_port = free_udp_port();
+  if (!node_port.ok() || !target_port.ok()) return harness_error(node_port.ok() ? target_port.error() : node_port.error(), nullptr);
+
+  std::vector<std::string> base = boot->cmdline;
+  base.push_back("railyard.qemu=1");
+  base.insert(base.end(), o.append.begin(), o.append.end());
+
+  Vm target;
+  if (o.storage_target) {
+    target.dir = run / "target";
+    target.spec.name = "target";
+    target.spec.wire = {*target_port, *node_port};
+    std::vector<std::string> cmdline = base;
+    cmdline.push_back("railyard.role=storage-target");
+    if (auto s = prepare(target, o, o.target, *boot, false, cmdline, kTargetPorts); !s.ok())
+      return harness_error(s.error(), nullptr);
+    if (auto s = launch(target); !s.ok()) return harness_error(s.error(), &target);
+    std::cout << "railyard qemu: storage target " << o.target.hostname << " booting (" << target.dir.string() << ")"
+              << std::endl;
+    if (!wait_for_json(target, target.dir / "target.json", deadline))
+      return harness_error(target.process->running() ? "the storage target did not come up within the timeout"
+                                                     : "the storage target stopped (" + target.process->how_it_ended() + ")",
+                           &target);
+    auto state = nlohmann::json::parse(read_text(target.dir / "target.json"), nullptr, false);
+    if (state.value("result", "") != "ready")
+      return harness_error("the storage target failed: " + read_text(target.dir / "target.json"), &target);
+    std::cout << "railyard qemu: storage target ready after " << seconds() << " s" << std::endl;
+  }
+
+  Vm node;
+  node.dir = run / "node";
+  node.spec.name = "node";
+  node.spec.wire = {*node_port, *target_port};
+  if (!o.links_down.empty()) {
+    node.spec.qmp_socket = (run / "node.qmp").string();
+    node.spec.paused = true;
+  }
+  bool network_boot = !o.pxe_tree.empty();
+  if (auto s = prepare(node, o, o.node, *boot, network_boot, base, kNodePorts); !s.ok()) return harness_error(s.error(), nullptr);
+  auto node_start = Clock::now();
+  if (auto s = launch(node); !s.ok()) return harness_error(s.error(), &node);
+  if (!o.links_down.empty()) {
+    std::vector<nlohmann::json> cmds;
+    for (int r : o.links_down) cmds.push_back(qmp_set_link(rail_nic_id(node.spec, r), false));
+    cmds.push_back({{"execute", "cont"}});
+    if (auto s = qmp_run(node.spec.qmp_socket, cmds, 30000); !s.ok()) return harness_error(s.error(), &node);
+  }
+  std::cout << "railyard qemu: node " << o.node.hostname << " booting" << (network_boot ? " from the network" : "")
+            << " with " << o.rails << " rails (" << node.dir.string() << ")" << std::endl;
+
+  // Done when the guest has exported its status (then it powers off), or QEMU has exited.
+  bool exported = wait_for_json(node, node.dir / "status.json", deadline);
+  bool timed_out = !exported && node.process->running();
+  // A directly booted guest powers itself off (railyard.qemu=1); a network-booted one was
+  // given the image's command line only and keeps running.
+  if (exported && !network_boot) node.process->wait_until(std::min(deadline, Clock::now() + std::chrono::seconds(20)));
+  node.process->stop();
+  if (target.process) target.process->stop();
+  double node_s = std::chrono::duration<double>(Clock::now() - node_start).count();
+
+  if (auto s = copy_out(node.dir / "console.log", o.console_log); !s.ok()) std::cerr << "railyard qemu: " << s.error() << "\n";
+  LabVerdict v = judge_lab_run(read_text(node.dir / "report.json"), read_text(node.dir / "status.json"));
+  if (v.exit_code == 2) {
+    std::string why = v.summary;
+    if (timed_out) why += ": timed out after " + std::to_string(o.timeout_s) + " s";
+    else if (!node.process->how_it_ended().empty()) why += " (QEMU " + node.process->how_it_ended() + ")";
+    return harness_error(why, &node);
+  }
+  if (auto s = copy_out(node.dir / "report.json", o.report_out); !s.ok()) return harness_error(s.error(), nullptr);
+  std::cout << "railyard qemu: " << v.summary << "\n";
+  for (const auto& d : v.detail) std::cout << "  " << d << "\n";
+  auto status = nlohmann::json::parse(read_text(node.dir / "status.json"), nullptr, false);
+  if (!status.is_discarded() && status.contains("report_uptime_s"))
+    std::cout << "  boot to report: " << status["report_uptime_s"].dump() << " s of guest uptime; node VM "
+              << static_cast<long>(node_s) << " s; whole run " << seconds() << " s\n";
+  return v.exit_code;
+}
+
+}  // namespace
+
+int run_lab(const LabOptions& o) {
+  fs::path run = o.run_dir;
+  bool temporary = run.empty();
+  if (temporary) {
+    std::string templ = (fs::temp_directory_path() / "railyard-qemu.XXXXXX").string();
+    if (!::mkdtemp(templ.data())) return harness_error(templ + ": cannot create the run directory", nullptr);
+    run = templ;
+  }
+  int rc = run_in(o, run);
+  std::error_code ec;
+  // The initrd copies are the image again: never keep them. The rest is kept on a harness
+  // error (logs to look at) or when the caller named the directory.
+  for (const char* vm : {"node", "target"}) fs::remove(run / vm / "initrd.img", ec);
+  if (temporary && rc != 2) fs::remove_all(run, ec);
+  else if (temporary) std::cerr << "railyard qemu: the run's files are in " << run.string() << "\n";
+  return rc;
+}
+
+}  // namespace railyard

@@ -1,0 +1,42 @@
+// `railyard qemu`: a built image booted as a lab node on the lab topology (vm_command.h),
+// with a storage target VM from the same image when asked, the outcome judged from what the
+// guest hands back over virtio-serial (lab_result.h). Every VM runs under the run's deadline.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lab_identity.h"
+
+namespace railyard {
+
+// The guest address that reaches `collector`: the lab recipe's [join] report_url host.
+inline constexpr const char* kLabCollectorGuestAddress = "10.0.2.100:80";
+
+struct LabOptions {
+  std::string image_dir;
+  int rails = 4;
+  bool storage_target = false;
+  LabIdentity node;
+  LabIdentity target;
+  std::vector<int> links_down;      // rails whose NIC has no link from power-on
+  std::vector<std::string> append;  // more kernel command line words, for both VMs
+  std::string pxe_tree;             // network boot the node from this TFTP tree (boot.ipxe)
+  std::string collector;            // IPV4:PORT of a `railyard collect`; "" refuses report POSTs
+  std::string relay_program;        // this railyard, run by QEMU per forwarded connection
+  std::string report_out;           // copy of the node's report
+  std::string console_log;          // copy of the node's serial console
+  std::string run_dir;              // kept as given; "" = a temporary one, removed afterwards
+  int timeout_s = 1200;             // for the whole run, both VMs
+  bool kvm = false;
+  int memory_mib = 2048;
+  int cpus = 2;
+  std::string qemu = "qemu-system-x86_64";
+  std::string ipxe_rom = "/usr/lib/ipxe/qemu/efi-virtio.rom";
+};
+
+// Returns the exit code: 0 joined, 1 self-test failed, 2 harness error (no report, timeout,
+// QEMU failed, bad input). Progress and the verdict go to stdout, errors to stderr.
+int run_lab(const LabOptions& options);
+
+}  // namespace railyard

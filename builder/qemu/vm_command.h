@@ -1,0 +1,68 @@
+// One lab VM as a QEMU command line: q35, two NUMA nodes, a management virtio NIC on the
+// root complex (user networking, restricted), the rail virtio NICs of pcie_layout(), the
+// serial console in a file and the virtio-serial ports the guest reports through. Pure:
+// the same spec always gives the same arguments.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace railyard {
+
+// The lab's rail switch: every rail NIC of a VM on one Ethernet segment (a QEMU hub, as
+// one switch carrying every rail's VLAN), joined to the peer VM's segment by UDP datagrams
+// on 127.0.0.1. Without a VM at `peer_port` the NICs still have carrier, like cables into a
+// switch nobody else is on. One segment, not one per rail: Soft-RoCE writes from one rail to
+// another of the same host leave by one NIC and must come back in by the other.
+struct UdpWire {
+  int local_port = 0;
+  int peer_port = 0;
+};
+
+// A virtio-serial port the guest writes to (/dev/virtio-ports/NAME), kept in a host file.
+struct SerialPort {
+  std::string name;  // "org.railyard.report"
+  std::string path;
+};
+
+// QEMU user networking's guestfwd: guest connections to `guest` (10.0.2.100:80) are
+// handed to `target`, in QEMU's words: "cmd:PROGRAM ARGS" runs PROGRAM per connection.
+struct GuestForward {
+  std::string guest;
+  std::string target;
+};
+
+struct VmSpec {
+  std::string name = "node";  // prefixes ids; the node and its storage target differ
+  std::string qemu = "qemu-system-x86_64";
+  bool kvm = false;            // else TCG with -cpu max
+  int cpus = 2;                // one per NUMA node, or split evenly
+  int memory_mib = 2048;       // split evenly over the two NUMA nodes
+  // Direct kernel boot; when `kernel` is empty the VM boots from its management NIC's iPXE ROM.
+  std::string kernel;
+  std::string initrd;
+  std::string append;
+  std::string management_mac;
+  std::string uuid;  // the SMBIOS system UUID (the node's stable NVMe host identity); "" for none
+  std::string ipxe_rom;   // the management NIC's option ROM when network booting
+  std::string tftp_root;  // user networking's TFTP server and boot file, for network boots
+  std::string bootfile;
+  std::vector<GuestForward> forwards;
+  std::vector<std::string> rail_macs;  // one per rail, 1..kMaxRails
+  UdpWire wire;
+  std::vector<SerialPort> ports;
+  std::string console_log;
+  std::string qmp_socket;  // a QMP server socket, for link changes before the guest runs
+  bool paused = false;     // start stopped (-S) until QMP says `cont`
+};
+
+// The argument vector, argv[0] included. Assumes a spec that vm_spec_error() accepts.
+std::vector<std::string> qemu_argv(const VmSpec& spec);
+
+// Why the spec cannot make a VM, or "" when it can.
+std::string vm_spec_error(const VmSpec& spec);
+
+// The NIC id QEMU knows rail `index` by (for QMP set_link).
+std::string rail_nic_id(const VmSpec& spec, int index);
+
+}  // namespace railyard

@@ -80,10 +80,11 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
   settings.source_date_epoch = *epoch;
   BuildPlan plan = plan_build(*lr, *digests, settings, hasher);
 
-  // Lookups only read, so a dry run leaves the cache exactly as it was.
+  // Lookups only read, so a dry run leaves the cache exactly as it was. A build makes its
+  // own, verifying only the entry it starts from.
   std::vector<bool> cached;
   std::vector<std::string> notes;
-  if (!opt.no_cache) {
+  if (!opt.no_cache && opt.dry_run) {
     StageCache cache(cache_dir, hasher);
     for (const auto& s : plan.stages) {
       if (!stage_is_stored(s.stage)) {

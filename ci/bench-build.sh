@@ -26,13 +26,16 @@ cp -r "$src/recipes" "$src/drivers" "$src/overlays" "$work/src/"
 recipe=$work/src/recipes/qemu-virt.toml
 pkgs=$(sed -n 's/^packages = \[\(.*\)\]/\1/p' "$recipe" | tr -d ' "')
 drv=$(sed -n '/^packages = \[/,/\]/p' "$work/src/drivers/debian12-inbox.toml" | grep -o '"[^"]*"' | tr -d '"' | paste -sd,)
-sources=$(ls /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
-  while read -r f; do [[ -s $f ]] && echo "$f"; done)
+sources=()  # the host's apt sources, as railyard uses them for mirror = "host"
+shopt -s nullglob
+for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+  [[ -s $f ]] && sources+=("$f")
+done
+shopt -u nullglob
 
 echo "== 1. baseline: mmdebstrap + zstd"
 t=$(now)
-# shellcheck disable=SC2086
-mmdebstrap --mode=root --variant=minbase --include="linux-image-amd64,$pkgs,$drv" bookworm "$work/base.tar" $sources \
+mmdebstrap --mode=root --variant=minbase --include="linux-image-amd64,$pkgs,$drv" bookworm "$work/base.tar" "${sources[@]}" \
   >"$work/baseline.log" 2>&1
 zstd -q -T0 -3 "$work/base.tar" -o "$work/base.tar.zst"
 baseline=$(elapsed "$t")

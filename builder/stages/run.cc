@@ -116,6 +116,7 @@ Outcome<BuildReport> run_build_stages(const BuildRequest& req, OpenSslHasher& ha
   std::optional<StageCache> cache;
   std::optional<FileLock> cache_hold;
   std::vector<bool> cached;
+  std::string reused_output;
   if (!req.cache_dir.empty()) {
     cache.emplace(req.cache_dir, hasher);
     auto held = cache->hold_shared();
@@ -123,7 +124,20 @@ Outcome<BuildReport> run_build_stages(const BuildRequest& req, OpenSslHasher& ha
     if (!*held) return Result::fail(req.cache_dir + ": a cache prune is running; try again when it is done");
     cache_hold.emplace(std::move(**held));
     if (auto cleaned = cache->clean_tmp(); !cleaned.ok()) return Result::fail(cleaned.error());
-    for (const auto& s : req.plan.stages) cached.push_back(stage_is_stored(s.stage) && cache->lookup(s.stage, s.key).hit);
+    // Only the last stored stage that verifies matters: look from the end, and stop there
+    // (verifying an entry hashes all of it).
+    cached.assign(req.plan.stages.size(), false);
+    for (std::size_t i = req.plan.stages.size(); i-- > 0;) {
+      const StagePlan& s = req.plan.stages[i];
+      if (!stage_is_stored(s.stage)) continue;
+      CacheLookup l = cache->lookup(s.stage, s.key);
+      if (l.hit) {
+        cached[i] = true;
+        reused_output = l.output;
+        break;
+      }
+      if (l.why_not != "absent") progress("note: " + to_string(s.stage) + " entry " + s.key.substr(0, kKeyPrefix) + " not used: " + l.why_not);
+    }
   }
   std::vector<StageAction> actions =
       cached.empty() ? std::vector<StageAction>(req.plan.stages.size(), StageAction::build) : decide_actions(cached);
@@ -141,10 +155,8 @@ Outcome<BuildReport> run_build_stages(const BuildRequest& req, OpenSslHasher& ha
       continue;
     }
     if (actions[i] == StageAction::reuse) {
-      CacheLookup hit = cache->lookup(sp.stage, sp.key);
-      if (!hit.hit) return Result::fail(label + ": cache entry vanished: " + hit.why_not);
       progress(label + ": reusing " + sp.key.substr(0, kKeyPrefix) + " from the cache");
-      if (auto s = copy_tree(hit.output, output); !s.ok()) return Result::fail(s.error());
+      if (auto s = copy_tree(reused_output, output); !s.ok()) return Result::fail(s.error());
       report.stages.push_back({sp.stage, "reused", since(t0), tree_bytes(output)});
       progress(label + ": reused in " + seconds_text(report.stages.back().seconds));
       continue;

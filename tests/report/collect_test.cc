@@ -267,3 +267,16 @@ TEST_CASE("collect: what the agent POSTs (report_and_join over libcurl, with its
   REQUIRE(stored_files(dir.path()) == std::vector<std::string>{rel});
   CHECK(test::read_all(dir / rel) == root.read("/var/lib/railyard/report.json"));
 }
+
+TEST_CASE("collect: a report over 1 MiB, which libcurl sends with Expect: 100-continue, is stored") {
+  test::TempDir dir;
+  Receiver rx(dir.path());
+  auto loaded = parse_report(golden("hgx-pfc-link"));
+  REQUIRE(loaded.ok());
+  loaded->report.checks[0].detail = std::string(1500000, 'x');  // a very long kernel message
+  std::string body = to_json(loaded->report).dump(2) + "\n";
+  REQUIRE(body.size() > (1u << 20));
+  NativeJoinEffects agent;
+  CHECK(agent.post(rx.url(), body, "", "", 10000) == "");
+  CHECK(test::read_all(dir / ("hgx-r001-n02/" + loaded->report.host.boot_id + ".json")) == body);
+}

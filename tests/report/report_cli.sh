@@ -35,6 +35,14 @@ assert j["result"] == "fail" and j["node"] == "stor-r005-n03", j
 assert j["problems"][0]["hint"].startswith("RDMA NICs are missing"), j["problems"]
 PY
 
+# On a terminal (script(1) gives it one): colour, unless NO_COLOR is set.
+command -v script >/dev/null || fail "script(1) is missing (Debian: bsdutils)"
+script -qec "'$railyard' report show '$golden/hgx-pfc-link.json'" /dev/null >"$tmp/tty" || true
+grep -q $'\033\\[1;31mFAIL' "$tmp/tty" || fail "no colour on a terminal"
+NO_COLOR=1 script -qec "'$railyard' report show '$golden/hgx-pfc-link.json'" /dev/null >"$tmp/tty" || true
+grep -q $'\033' "$tmp/tty" && fail "colour on a terminal with NO_COLOR set"
+grep -q "FAIL  rail.5.pfc" "$tmp/tty" || fail "show on a terminal: $(head -3 "$tmp/tty")"
+
 # Bad input: exit 2, the file named, the line and column given.
 expect_rc 2 "$railyard" report show "$tmp/missing.json"
 grep -q "railyard report show: $tmp/missing.json: No such file or directory" "$tmp/err" || fail "missing file: $(cat "$tmp/err")"

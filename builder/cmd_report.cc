@@ -67,23 +67,19 @@ int run_html(const ReportOptions& opt) {
     std::cerr << "railyard report html: " << fleet.error() << "\n";
     return kExitBadInput;
   }
-  std::vector<LoadedReport> nodes;
-  for (const auto& d : fleet->nodes) {
+  auto load = [](const ReportDigest& d) {
     auto text = read_text_file(d.path);
-    auto r = text.ok() ? parse_report(*text) : Outcome<LoadedReport>::fail(text.error());
-    if (!r.ok()) {
-      fleet->unreadable.push_back({d.path, r.error()});
-      continue;
-    }
-    nodes.push_back(std::move(*r));
-  }
-  FleetSummary s = summarize(*fleet);
-  if (Status st = write_file_atomically(opt.output, fleet_page(s, nodes)); !st.ok()) {
+    return text.ok() ? parse_report(*text) : Outcome<LoadedReport>::fail(text.error());
+  };
+  std::vector<UnreadableReport> unreadable;
+  std::string page = fleet_page(summarize(*fleet), fleet->nodes, load, unreadable);
+  if (Status st = write_file_atomically(opt.output, page); !st.ok()) {
     std::cerr << "railyard report html: " << st.error() << "\n";
     return kExitFailed;
   }
+  fleet->unreadable.insert(fleet->unreadable.end(), unreadable.begin(), unreadable.end());
   print_unreadable("html", *fleet);
-  std::cerr << "railyard report html: " << opt.output << ": " << nodes.size() << " nodes\n";
+  std::cerr << "railyard report html: " << opt.output << ": " << fleet->nodes.size() << " nodes\n";
   return fleet->unreadable.empty() ? kExitOk : kExitBadInput;
 }
 

@@ -39,7 +39,7 @@ std::string id_for(const std::string& node) {
   return out;
 }
 
-std::string node_label(const LoadedReport& r) { return r.name().empty() ? "(unnamed)" : r.name(); }
+std::string node_label(const std::string& name) { return name.empty() ? "(unnamed)" : name; }
 
 void group_table(std::ostringstream& out, const std::string& title, const std::vector<GroupCount>& groups,
                  const std::string& cls) {
@@ -53,8 +53,8 @@ void group_table(std::ostringstream& out, const std::string& title, const std::v
 
 void node_section(std::ostringstream& out, const LoadedReport& lr) {
   const Report& r = lr.report;
-  out << "<section class=\"node\" id=\"" << id_for(lr.name()) << "\">\n<h2>" << html_escape(node_label(lr)) << " <span class=\""
-      << (lr.passed ? "pass\">PASS" : "fail\">FAIL") << "</span></h2>\n";
+  out << "<section class=\"node\" id=\"" << id_for(lr.name()) << "\">\n<h2>" << html_escape(node_label(lr.name()))
+      << " <span class=\"" << (lr.passed ? "pass\">PASS" : "fail\">FAIL") << "</span></h2>\n";
   std::vector<std::string> meta{"recipe " + r.recipe};
   if (!r.host.kernel.empty()) meta.push_back("kernel " + r.host.kernel);
   if (!r.host.drivers.empty()) meta.push_back("drivers " + join(r.host.drivers, ", "));
@@ -76,7 +76,8 @@ void node_section(std::ostringstream& out, const LoadedReport& lr) {
 
 }  // namespace
 
-std::string fleet_page(const FleetSummary& s, const std::vector<LoadedReport>& nodes) {
+std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& nodes, const ReportLoader& load,
+                       std::vector<UnreadableReport>& unreadable) {
   std::ostringstream out;
   std::size_t failed = s.nodes - s.passed;
   out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>railyard fleet: " << s.nodes
@@ -108,31 +109,37 @@ std::string fleet_page(const FleetSummary& s, const std::vector<LoadedReport>& n
   }
 
   // Failing nodes first, then by name.
-  std::vector<const LoadedReport*> order;
+  std::vector<const ReportDigest*> order;
   for (const auto& n : nodes) order.push_back(&n);
-  std::stable_sort(order.begin(), order.end(), [](const LoadedReport* a, const LoadedReport* b) { return !a->passed && b->passed; });
+  std::stable_sort(order.begin(), order.end(), [](const ReportDigest* a, const ReportDigest* b) { return !a->passed && b->passed; });
   out << "<h2>Nodes</h2>\n<table id=\"fleet\"><tr><th>node</th><th>result</th><th>recipe</th><th>kernel</th>"
          "<th>drivers</th><th>failing checks</th><th>first boot</th><th>started</th></tr>\n";
   for (const auto* n : order) {
-    const Report& r = n->report;
     std::vector<std::string> failing;
-    for (const auto& c : r.checks)
-      if (c.failing()) failing.push_back(c.name);
-    if (!r.problems.empty()) failing.insert(failing.begin(), "(plan: " + std::to_string(r.problems.size()) + " problems)");
-    double total = 0;
-    for (const auto& p : r.phases) total += p.ms;
+    if (!n->problems.empty()) failing.push_back("(plan: " + std::to_string(n->problems.size()) + " problems)");
+    for (const auto& f : n->failures) failing.push_back(f.name);
     const char* cls = n->passed ? "pass" : "fail";
-    out << "<tr class=\"node-row " << cls << "\"><td><a href=\"#" << id_for(n->name()) << "\">" << html_escape(node_label(*n))
-        << "</a></td><td class=\"" << cls << "\">" << cls << "</td><td>" << html_escape(r.recipe) << "</td><td>"
-        << html_escape(r.host.kernel) << "</td><td>" << html_escape(join(r.host.drivers, ", ")) << "</td><td>"
-        << html_escape(join(failing, ", ")) << "</td><td class=\"num\">" << html_escape(duration_text(total)) << "</td><td>"
-        << html_escape(r.started_at) << "</td></tr>\n";
+    out << "<tr class=\"node-row " << cls << "\"><td><a href=\"#" << id_for(n->node) << "\">" << html_escape(node_label(n->node))
+        << "</a></td><td class=\"" << cls << "\">" << cls << "</td><td>" << html_escape(n->recipe) << "</td><td>"
+        << html_escape(n->kernel) << "</td><td>" << html_escape(join(n->drivers, ", ")) << "</td><td>"
+        << html_escape(join(failing, ", ")) << "</td><td class=\"num\">" << html_escape(duration_text(n->total_ms()))
+        << "</td><td>" << html_escape(n->started_at) << "</td></tr>\n";
   }
   out << "</table>\n";
   out << "<p class=\"legend\">Rails: each GPU joined to its rail NIC, labelled with the pair's PCIe affinity "
          "(PIX/PXB green, PHB/NODE amber, SYS red), grouped by the NIC's NUMA node. NIC colour: green link up and "
          "RDMA port ACTIVE, amber up but the port not ACTIVE, red link down, grey unknown.</p>\n";
-  for (const auto* n : order) node_section(out, *n);
+  for (const auto* n : order) {
+    auto r = load(*n);
+    if (r.ok()) {
+      node_section(out, *r);
+      continue;
+    }
+    unreadable.push_back({n->path, r.error()});
+    out << "<section class=\"node\" id=\"" << id_for(n->node) << "\">\n<h2>" << html_escape(node_label(n->node))
+        << "</h2>\n<p><span class=\"fail\">unreadable</span> " << html_escape(n->path) << ": " << html_escape(r.error())
+        << "</p>\n</section>\n";
+  }
   out << "</body></html>\n";
   return out.str();
 }

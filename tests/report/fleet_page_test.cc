@@ -20,11 +20,14 @@ std::size_t count(const std::string& hay, const std::string& needle) {
 
 struct Page {
   FleetSummary summary;
-  std::vector<LoadedReport> nodes;
+  std::vector<ReportDigest> nodes;
+  std::vector<UnreadableReport> unreadable;
   std::string html;
 };
 
-Page page_of_goldens() {
+Outcome<LoadedReport> load_file(const ReportDigest& d) { return parse_report(test::read_all(d.path)); }
+
+Page page_of_goldens(const ReportLoader& load = load_file) {
   test::TempDir dir;
   for (const char* name : {"hgx-pass", "hgx-pfc-link", "gpu4-downtrained-nvmeof", "lab-soft-roce", "storage-problem"})
     dir.write(std::string(name) + ".json",
@@ -33,12 +36,8 @@ Page page_of_goldens() {
   REQUIRE(fleet.ok());
   Page p;
   p.summary = summarize(*fleet);
-  for (const auto& d : fleet->nodes) {
-    auto r = parse_report(test::read_all(d.path));
-    REQUIRE(r.ok());
-    p.nodes.push_back(*r);
-  }
-  p.html = fleet_page(p.summary, p.nodes);
+  p.nodes = fleet->nodes;
+  p.html = fleet_page(p.summary, p.nodes, load, p.unreadable);
   return p;
 }
 
@@ -75,12 +74,28 @@ TEST_CASE("report fleet_page: self-contained: nothing is loaded from anywhere") 
 }
 
 TEST_CASE("report fleet_page: names and messages are escaped") {
-  Page p = page_of_goldens();
-  p.nodes[0].report.node = "<b>evil</b>";
-  p.nodes[0].report.checks[0].status = CheckStatus::fail;
-  p.nodes[0].report.checks[0].observed = "x < y & \"z\"";
-  std::string h = fleet_page(p.summary, p.nodes);
-  CHECK(h.find("<b>evil</b>") == std::string::npos);
-  CHECK(h.find("&lt;b&gt;evil&lt;/b&gt;") != std::string::npos);
-  CHECK(h.find("x &lt; y &amp; &quot;z&quot;") != std::string::npos);
+  Page p = page_of_goldens([](const ReportDigest& d) {
+    auto r = load_file(d);
+    if (r.ok() && r->report.node == "hgx-r001-n01") {
+      r->report.node = "<b>evil</b>";
+      r->report.checks[0].status = CheckStatus::fail;
+      r->report.checks[0].observed = "x < y & \"z\"";
+    }
+    return r;
+  });
+  CHECK(p.html.find("<b>evil</b>") == std::string::npos);
+  CHECK(p.html.find("&lt;b&gt;evil&lt;/b&gt;") != std::string::npos);
+  CHECK(p.html.find("x &lt; y &amp; &quot;z&quot;") != std::string::npos);
+}
+
+TEST_CASE("report fleet_page: a report that cannot be loaded for its section is named, and returned") {
+  Page p = page_of_goldens([](const ReportDigest& d) {
+    if (d.node == "lab-node01") return Outcome<LoadedReport>::fail(d.path + ": vanished");
+    return load_file(d);
+  });
+  REQUIRE(p.unreadable.size() == 1);
+  CHECK(p.unreadable[0].error.find(": vanished") != std::string::npos);
+  CHECK(p.html.find("<span class=\"fail\">unreadable</span>") != std::string::npos);
+  CHECK(count(p.html, "<section class=\"node\"") == 5);
+  CHECK(count(p.html, "<svg class=\"rails\"") == 4);
 }

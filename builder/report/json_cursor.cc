@@ -92,9 +92,10 @@ std::uint64_t bits_of(Bytes16 hit) {
 #endif
 }
 
-// Where the quotes, backslashes, brackets and control characters are in 64 bytes at p.
+// Where the quotes and brackets are in 64 bytes at p, and the bytes that need the byte-wise
+// path when inside a string: a backslash (an escape) or a control character.
 struct BlockMasks {
-  std::uint64_t quote = 0, backslash = 0, bracket = 0, control = 0;
+  std::uint64_t quote = 0, bracket = 0, special = 0;
 };
 
 BlockMasks block_masks(const char* p) {
@@ -102,10 +103,10 @@ BlockMasks block_masks(const char* p) {
   for (int i = 0; i < 4; ++i) {
     Bytes16 v;
     std::memcpy(&v, p + 16 * i, 16);
+    Bytes16 folded = v | 0x20;  // '[' and ']' become '{' and '}'
     m.quote |= bits_of(v == '"') << (16 * i);
-    m.backslash |= bits_of(v == '\\') << (16 * i);
-    m.bracket |= bits_of((v == '{') | (v == '}') | (v == '[') | (v == ']')) << (16 * i);
-    m.control |= bits_of(v < 0x20) << (16 * i);
+    m.bracket |= bits_of((folded == '{') | (folded == '}')) << (16 * i);
+    m.special |= bits_of((v == '\\') | (v < 0x20)) << (16 * i);
   }
   return m;
 }
@@ -113,7 +114,12 @@ BlockMasks block_masks(const char* p) {
 // Bit i set when an odd number of bits up to and including i are set in x: with the quotes'
 // bits, the bytes from an opening quote up to (not including) its closing one.
 std::uint64_t prefix_xor(std::uint64_t x) {
-  for (int shift = 1; shift < 64; shift *= 2) x ^= x << shift;
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
   return x;
 }
 
@@ -140,6 +146,12 @@ const char* string_stop(const char* p, const char* end) {
   return p;
 }
 
+[[gnu::cold]] std::string too_deep() { return "nested deeper than " + std::to_string(kMaxDepth) + " levels"; }
+
+[[gnu::cold]] std::string mismatched(char close, char open) {
+  return std::string("'") + close + "' closes a '" + open + "'";
+}
+
 }  // namespace
 
 bool JsonCursor::fail(const std::string& what) { return fail_at(offset(), what); }
@@ -155,8 +167,7 @@ bool JsonCursor::fail_at(std::size_t offset, const std::string& what) {
   return false;
 }
 
-void JsonCursor::skip_ws() {
-  if (p_ < end_ && static_cast<unsigned char>(*p_) > ' ') return;  // most calls: nothing to skip
+void JsonCursor::skip_ws_run() {
   for (;;) {
     // Pretty-printed JSON: a line break, then the indentation.
     while (p_ < end_ && (*p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
@@ -173,7 +184,7 @@ void JsonCursor::skip_ws() {
   }
 }
 
-bool JsonCursor::expect(char c, const char* what) {
+bool JsonCursor::expect_after_ws(char c, const char* what) {
   skip_ws();
   if (p_ == end_ || *p_ != c) return fail(p_ == end_ ? std::string("unexpected end of input, expected ") + what
                                                      : std::string("expected ") + what);
@@ -198,13 +209,13 @@ JsonCursor::Kind JsonCursor::peek() {
 
 bool JsonCursor::begin_object() {
   if (failed() || !expect('{', "an object")) return false;
-  first_.push_back(true);
+  first_.push_back(1);
   return true;
 }
 
 bool JsonCursor::begin_array() {
   if (failed() || !expect('[', "an array")) return false;
-  first_.push_back(true);
+  first_.push_back(1);
   return true;
 }
 
@@ -218,7 +229,7 @@ bool JsonCursor::next_key(std::string_view& key) {
     return false;
   }
   if (!first_.back() && !expect(',', "',' or '}'")) return false;
-  first_.back() = false;
+  first_.back() = 0;
   skip_ws();
   if (p_ == end_ || *p_ != '"') return fail("expected a key (a string)");
   const char* start = p_ + 1;
@@ -244,7 +255,7 @@ bool JsonCursor::next_element() {
     return false;
   }
   if (!first_.back() && !expect(',', "',' or ']'")) return false;
-  first_.back() = false;
+  first_.back() = 0;
   return true;
 }
 
@@ -278,41 +289,46 @@ bool JsonCursor::skip_balanced() {
   if (p_ == end_ || (*p_ != '{' && *p_ != '[')) return skip_value();  // a scalar: cheap to check whole
   char open[kMaxDepth];
   int depth = 0;
+  const int outer = static_cast<int>(first_.size());
   // A bracket at `at`: 1 when it closes the value, 0 to go on, -1 on error.
   auto bracket = [&](const char* at) {
     p_ = at;
     char c = *at;
     if (c == '{' || c == '[') {
-      if (depth + static_cast<int>(first_.size()) >= kMaxDepth)
-        return fail("nested deeper than " + std::to_string(kMaxDepth) + " levels"), -1;
+      if (depth + outer >= kMaxDepth) return fail(too_deep()), -1;
       open[depth++] = c;
     } else if (open[depth - 1] != (c == '}' ? '{' : '[')) {
-      return fail(std::string("'") + c + "' closes a '" + open[depth - 1] + "'"), -1;
+      return fail(mismatched(c, open[depth - 1])), -1;
     } else if (--depth == 0) {
       p_ = at + 1;
       return 1;
     }
-    p_ = at + 1;
     return 0;
   };
+  // The opening quote of a string that runs on past the blocks read so far.
+  const char* string_start = nullptr;
   for (;;) {
-    // Sixty-four bytes at a time, starting outside a string, while they hold no escape and
-    // no control character inside a string (those take the byte-wise path below).
+    // Sixty-four bytes at a time while no string in them holds an escape or a control
+    // character; those, and the last bytes, take the byte-wise path below. (A backslash
+    // outside a string is not JSON, and among what is not checked here.)
     if (end_ - p_ >= 64) {
       const char* block = p_;
       BlockMasks m = block_masks(block);
-      std::uint64_t in_string = prefix_xor(m.quote);
-      if (m.backslash == 0 && (m.control & in_string) == 0) {
+      std::uint64_t in_string = prefix_xor(m.quote) ^ (string_start ? ~std::uint64_t{0} : 0);
+      if ((m.special & in_string) == 0) {
         for (std::uint64_t b = m.bracket & ~in_string; b; b &= b - 1)
           if (int r = bracket(block + std::countr_zero(b)); r != 0) return r > 0;
-        if (in_string >> 63) {  // a string runs past the block: from its opening quote
-          p_ = block + (63 - std::countl_zero(m.quote));
-          if (!scan_string(nullptr)) return false;
-        } else {
-          p_ = block + 64;
-        }
+        if (!(in_string >> 63)) string_start = nullptr;
+        else if (m.quote) string_start = block + (63 - std::countl_zero(m.quote));  // the last quote opened it
+        p_ = block + 64;
         continue;
       }
+    }
+    if (string_start) {  // back to the string's start, outside it, for the byte-wise path
+      p_ = string_start;
+      string_start = nullptr;
+      if (!scan_string(nullptr)) return false;
+      continue;
     }
     p_ = find_first_of<'"', '{', '}', '[', ']'>(p_, end_);
     if (p_ == end_) return fail("unexpected end of input inside an object or array");
@@ -320,6 +336,8 @@ bool JsonCursor::skip_balanced() {
       if (!scan_string(nullptr)) return false;
     } else if (int r = bracket(p_); r != 0) {
       return r > 0;
+    } else {
+      ++p_;
     }
   }
 }

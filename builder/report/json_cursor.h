@@ -57,8 +57,16 @@ class JsonCursor {
   std::size_t offset() const { return static_cast<std::size_t>(p_ - begin_); }
 
  private:
-  void skip_ws();
-  bool expect(char c, const char* what);
+  // Most calls find nothing to skip, or exactly the character expected: those stay inline.
+  void skip_ws() {
+    if (p_ == end_ || static_cast<unsigned char>(*p_) <= ' ') skip_ws_run();
+  }
+  void skip_ws_run();
+  bool expect(char c, const char* what) {
+    if (p_ < end_ && *p_ == c) return ++p_, true;
+    return expect_after_ws(c, what);
+  }
+  bool expect_after_ws(char c, const char* what);
   bool scan_string(std::string* out);  // at the opening quote
   bool scan_number(double* out);
   bool scan_literal(std::string_view word);
@@ -67,7 +75,7 @@ class JsonCursor {
   const char* begin_;
   const char* p_;
   const char* end_;
-  std::vector<bool> first_;  // per open container: no member read yet
+  std::vector<char> first_;  // per open container: 1 while no member has been read
   std::string key_;          // a key that had escapes, decoded
   std::string error_;
 };

@@ -116,6 +116,15 @@ TEST_CASE("json_cursor: skip_balanced over a whole report, 64 bytes at a time, f
     CAPTURE(at);
     CHECK(balanced(t).find("closes a '['") != std::string::npos);
   }
+  // One string over several blocks, with an escape or a control character late in it.
+  for (std::size_t len : {std::size_t{100}, std::size_t{200}, std::size_t{333}}) {
+    CAPTURE(len);
+    std::string head = R"({"plan": [{"x": ")" + std::string(len, 'a');
+    CHECK(balanced(head + R"(\"b]"}], "y": 1})") == "");
+    CHECK(balanced(head + "\x02\"}], \"y\": 1}").find("control character") != std::string::npos);
+    CHECK(balanced(head + R"("}}, "y": 1})").find("closes a '['") != std::string::npos);
+    CHECK(balanced(head + R"(")").find("unexpected end of input") != std::string::npos);
+  }
   CHECK(cuts > 1000);
   CHECK(controls > 50);
   CHECK(swaps > 20);

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# A recipe that expects a GPU, on a node without one: the image of a recipe extending
+# qemu-virt with gpu_count = 1 (a second build; every stage before the agent's comes from
+# the stage cache) boots beside the storage target. Only gpu.count may fail, and the node
+# must not join.
+source "$(dirname "$0")/lib/lab.bash"
+lab_init "$@"
+lab_image "$SRC/tests/e2e/recipes/qemu-virt-gpu.toml"
+lab_collector
+lab_boot gpu-missing --storage-target --target-node lab-target01
+lab_expect_rc 1
+
+lab_assert <<'PY'
+expect(report["recipe"] == "qemu-virt-gpu", "the GPU recipe ran: %s" % report["recipe"])
+expect(report["result"] == "fail", "result fail")
+c = check("gpu.count")
+expect(c["status"] == "fail" and c["expected"] == "1" and c["observed"] == "0", "gpu.count failed 1 vs 0: %s" % c)
+failed = sorted(c["name"] for c in report["checks"] if c["status"] == "fail")
+expect(failed == ["gpu.count"], "nothing else failed: %s" % failed)
+expect(status["joined"] is False and status["ready_unit"] != "active", "not joined: %s" % status)
+expect(status["agent_exit"] == 1, "the agent exits 1 (quarantined): %s" % status["agent_exit"])
+PY

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Rail 1's NIC has no link from power-on (railyard qemu --link-down 1, QEMU's set_link
+# before the guest runs): the node fails on rail.1.link, only rail 1 and the writes that
+# need it fail, and it does not join.
+source "$(dirname "$0")/lib/lab.bash"
+lab_init "$@"
+lab_image "$SRC/recipes/qemu-virt.toml"
+lab_collector
+lab_boot link-down --storage-target --target-node lab-target01 --link-down 1
+lab_expect_rc 1
+
+lab_assert <<'PY'
+expect(report["result"] == "fail", "result fail")
+c = check("rail.1.link")
+expect(c["status"] == "fail" and c["observed"] != "up", "rail.1.link failed: %s" % c)
+failed = sorted(c["name"] for c in report["checks"] if c["status"] == "fail")
+others = [n for n in failed if not n.startswith("rail.1.") and n != "rails.cross_rdma_write"]
+expect(others == [], "only rail 1 and the writes through it fail: %s" % failed)
+for i in (0, 2, 3):
+    expect(check("rail.%d.link" % i)["status"] == "pass", "rail %d keeps its link" % i)
+expect(check("nvmeof.0.connected")["status"] == "pass", "storage on rail 0 is unaffected")
+expect(status["joined"] is False and status["ready_unit"] != "active", "not joined: %s" % status)
+PY

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The lab recipe end to end: recipes/qemu-virt.toml built into an image, booted by
+# railyard qemu as lab-node01 beside its NVMe-oF storage target. The node must map its rails
+# to the NICs where the PCIe tree put them, bring up Soft-RoCE with RoCE v2 GIDs on VLAN
+# rails, move data over RDMA per rail and between rails, reach the target over NVMe-oF RDMA,
+# write its NCCL profile, report to the collector, pass and start its join unit; a second
+# agent run in the same boot must change nothing.
+source "$(dirname "$0")/lib/lab.bash"
+lab_init "$@"
+lab_image "$SRC/recipes/qemu-virt.toml"
+lab_collector
+lab_boot pass --storage-target --target-node lab-target01 --append railyard.qemu.rerun=1
+lab_expect_rc 0
+
+lab_assert <<'PY'
+expect(report["result"] == "pass", "result pass, not %s" % report["result"])
+expect(report["node"] == "lab-node01", "the node is lab-node01")
+expect(report["problems"] == [], "no planning problems: %s" % report["problems"])
+expect(target and target["result"] == "ready", "the storage target served its export: %s" % target)
+
+# Rails: in PCI order on the NICs railyard qemu placed, NUMA nodes as the topology says.
+rails = report["plan"]["rails"]
+expect(len(rails) == 4, "4 rails planned")
+for slot in topology["rails"]:
+    i = slot["rail"]
+    r = rails[i]
+    expect(r["nic_pci"] == slot["pci"], "rail %d on %s, not %s" % (i, slot["pci"], r["nic_pci"]))
+    expect(r["ifname"] == "enp%ds0" % int(slot["pci"][5:7], 16), "rail %d named by its bus: %s" % (i, r["ifname"]))
+    expect(r["netdev"] == r["ifname"] + ".100", "rail %d carries VLAN 100" % i)
+    expect(r["rdma_device"] == "rxe%d" % i, "rail %d is rxe%d" % (i, i))
+for i in range(4):
+    for what in ("link", "mtu", "vlan", "address", "rdma_port", "roce_v2_gid", "rdma_write", "no_default_route"):
+        c = check("rail.%d.%s" % (i, what))
+        expect(c["status"] == "pass", "rail.%d.%s passes: %s %s" % (i, what, c["observed"], c["detail"]))
+    expect("ACTIVE" in check("rail.%d.rdma_port" % i)["observed"], "rail %d port ACTIVE" % i)
+    expect(check("rail.%d.vlan" % i)["observed"].endswith("id 100"), "rail %d VLAN 100" % i)
+    # Virtio has no DCB: the best-effort knobs are reported, never passed.
+    expect(check("rail.%d.pfc" % i)["status"] == "unsupported", "rail %d PFC unsupported on virtio" % i)
+expect(check("rails.cross_rdma_write")["status"] == "pass",
+       "RDMA between rails: %s" % check("rails.cross_rdma_write"))
+expect(check("rails.cross_rdma_write")["observed"].count("Mb/s") == 6, "all 6 rail pairs measured")
+expect(check("nvmeof.0.connected")["status"] == "pass", "NVMe-oF connected: %s" % check("nvmeof.0.connected"))
+expect("live over rdma" in check("nvmeof.0.connected")["observed"], "the controller is live over rdma")
+expect(check("nvmeof.0.namespace_read")["status"] == "pass", "namespace read: %s" % check("nvmeof.0.namespace_read"))
+
+# The NCCL profile the agent wrote, as the guest has it.
+conf = files.get("/etc/nccl.conf", "")
+expect("NCCL_IB_HCA==rxe0:1,rxe1:1,rxe2:1,rxe3:1\n" in conf, "NCCL_IB_HCA lists the rails in order:\n" + conf)
+expect("NCCL_SOCKET_IFNAME==enp0s2\n" in conf, "NCCL bootstraps over the management NIC")
+expect("NCCL_IB_TC=106\n" in conf, "NCCL traffic class = DSCP 26 with ECT")
+gid = check("rail.0.roce_v2_gid")["observed"].split(" ")[1]  # "index 2 on enp17s0.100"
+expect("NCCL_IB_GID_INDEX=%s\n" % gid in conf, "NCCL gets the rails' RoCE v2 GID index, known after apply:\n" + conf)
+expect("/etc/nccl/topo.xml" in files, "the NCCL topology file is written")
+expect(files.get("/etc/nvme/hostnqn", "").startswith("nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-525400000001"),
+       "the NVMe host NQN comes from the VM's SMBIOS UUID: %r" % files.get("/etc/nvme/hostnqn"))
+
+# Joined: the agent said so and the join unit runs.
+expect(status["agent_exit"] == 0 and status["joined"] is True, "joined: %s" % status)
+expect(status["ready_unit"] == "active", "railyard-ready.service started: %s" % status["ready_unit"])
+expect(set(p["phase"] for p in report["phases"]) >= {"discover", "plan", "apply", "verify"}, "phases timed")
+
+# The report reached the collector on the host (and the rerun's too).
+mine = [c for c in collected if c.get("node") == "lab-node01" and c.get("result") == "pass"]
+expect(len(mine) >= 1, "the collector holds lab-node01's report (%d reports)" % len(collected))
+
+# A second agent run in the same boot: passes, changes nothing.
+expect(status["rerun_exit"] == 0, "the second run exits 0: %s" % status["rerun_exit"])
+expect(rerun and rerun["result"] == "pass", "the second run passes")
+changed = [c for c in (rerun or {}).get("changes", []) if c.get("outcome") not in ("unchanged", "unsupported")]
+expect(changed == [], "the second run changes nothing: %s" % changed)
+expect(rerun_files == files, "the second run writes the same files: %s" %
+       sorted(k for k in set(files) | set(rerun_files) if files.get(k) != rerun_files.get(k)))
+expect(collector_log.count("201 stored lab-node01/") == 2, "both runs reported to the collector:\n" + collector_log)
+PY

@@ -47,6 +47,23 @@ Status run_trim(StageContext& ctx) {
   auto dep = read_whole_file((moddir / "modules.dep").string());
   if (!dep.ok()) return Status::fail(dep.error());
   std::vector<std::string> stranded = stranded_modules(*dep, dropped);
+  // Modules a driver bundle built on purpose are never dropped quietly: the recipe asked for
+  // both, and they contradict each other.
+  if (auto record = read_whole_file(ctx.root + "/" + kImageRecordDir + "/drivers.json"); record.ok()) {
+    auto bundles = nlohmann::json::parse(*record, nullptr, false);
+    std::vector<std::string> wanted;
+    if (bundles.is_array())
+      for (const auto& b : bundles)
+        for (const auto& k : b.value("dkms", nlohmann::json::array()))
+          for (const auto& f : k.value("files", std::vector<std::string>{}))
+            for (const auto& m : stranded)
+              if (f == "lib/modules/" + *kver + "/" + m)
+                wanted.push_back(m + " (DKMS module " + k.value("module", "?") + " of driver bundle " +
+                                 b.value("name", "?") + ")");
+    if (!wanted.empty())
+      return Status::fail("image.drop_modules removes what driver modules need; keep those directories:\n  " +
+                          join(wanted, "\n  ") + "\n  (modules.dep names what each needs)");
+  }
   std::uint64_t files = 0, bytes = 0;
   nlohmann::ordered_json per_dir = nlohmann::ordered_json::array();
   for (const auto& d : dropped) {

@@ -123,7 +123,7 @@ const bool registered = register_subcommand(80, [](CLI::App& app) {
       ->allow_extra_args(false);
   sub->add_option("--collector", a->lab.collector,
                   std::string("IPV4:PORT of a railyard collect; the guest reaches it as ") + kLabCollectorGuestAddress);
-  sub->add_option("--pxe", a->lab.pxe_tree, "Network boot the node through iPXE from this railyard pxe tree (TFTP)");
+  sub->add_option("--pxe", a->lab.pxe_tree, "Network boot the node with QEMU's iPXE ROM from this railyard pxe tree (TFTP)");
   sub->add_option("--append", a->lab.append, "More kernel command line words for the VMs (railyard.qemu.rerun=1, railyard.qemu.bench=1)")
       ->allow_extra_args(false);
   sub->add_option("--report-out", a->lab.report_out, "Where to copy the node's report");
@@ -134,8 +134,6 @@ const bool registered = register_subcommand(80, [](CLI::App& app) {
   sub->add_option("--cpus", a->lab.cpus, "vCPUs per VM, split over its two NUMA nodes")->default_val(2);
   sub->add_flag("--kvm", a->lab.kvm, "Use KVM (needs a usable /dev/kvm); TCG emulation otherwise");
   sub->add_option("--qemu", a->lab.qemu, "The QEMU binary")->default_val("qemu-system-x86_64");
-  sub->add_option("--ipxe-rom", a->lab.ipxe_rom, "The management NIC's iPXE ROM for --pxe")
-      ->default_val("/usr/lib/ipxe/qemu/efi-virtio.rom");
   // QEMU runs `railyard qemu --relay ADDR` for each connection the guest makes to the collector.
   sub->add_option("--relay", a->relay)->group("");
   return Subcommand{sub, [a](const CommandContext& ctx) { return run_qemu(ctx.files, *a); }};

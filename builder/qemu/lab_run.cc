@@ -144,7 +144,8 @@ Status prepare(Vm& vm, const LabOptions& o, const LabIdentity& id, const ImageBo
   if (network_boot) {
     s.tftp_root = o.pxe_tree;
     s.bootfile = "boot.ipxe";
-    s.ipxe_rom = o.ipxe_rom;
+    s.bios_serial_console = (vm.dir / "sercon-port").string();
+    std::ofstream(s.bios_serial_console, std::ios::binary) << '\xf8' << '\x03';  // COM1, 0x3f8
   } else {
     fs::path identity = vm.dir / "identity.cpio.zst";
     if (auto st = write_identity_initrd(id, vm.dir.string(), identity.string()); !st.ok()) return st;

@@ -32,7 +32,6 @@ struct LabOptions {
   int memory_mib = 2048;
   int cpus = 2;
   std::string qemu = "qemu-system-x86_64";
-  std::string ipxe_rom = "/usr/lib/ipxe/qemu/efi-virtio.rom";
 };
 
 // Returns the exit code: 0 joined, 1 self-test failed, 2 harness error (no report, timeout,

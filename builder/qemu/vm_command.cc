@@ -49,7 +49,11 @@ void machine(const VmSpec& s, std::vector<std::string>& argv) {
 }
 
 void boot(const VmSpec& s, std::vector<std::string>& argv) {
-  if (s.kernel.empty()) return;  // network boot: the management NIC has bootindex=0
+  if (s.kernel.empty()) {  // network boot: the management NIC has bootindex=0
+    if (!s.bios_serial_console.empty())
+      add(argv, "-fw_cfg", "name=etc/sercon-port,file=" + value(s.bios_serial_console));
+    return;
+  }
   add(argv, "-kernel", value(s.kernel));
   if (!s.initrd.empty()) add(argv, "-initrd", value(s.initrd));
   if (!s.append.empty()) add(argv, "-append", s.append);
@@ -64,7 +68,7 @@ void management(const VmSpec& s, std::vector<std::string>& argv) {
   add(argv, "-netdev", net);
   std::string nic = "virtio-net-pci,id=" + s.name + "-mgmt,netdev=" + s.name + "-mgmt,mac=" + s.management_mac +
                     ",bus=pcie.0,addr=" + std::to_string(kManagementSlot);
-  nic += s.kernel.empty() ? ",romfile=" + value(s.ipxe_rom) + ",bootindex=0" : ",romfile=";
+  nic += s.kernel.empty() ? ",bootindex=0" : ",romfile=";
   add(argv, "-device", nic);
 }
 
@@ -115,8 +119,8 @@ std::string vm_spec_error(const VmSpec& s) {
       return "rail " + std::to_string(i) + " MAC '" + s.rail_macs[i] + "' is not a MAC address";
   for (int port : {s.wire.local_port, s.wire.peer_port})
     if (port <= 0 || port > 65535) return "wire port " + std::to_string(port) + " is not a UDP port";
-  if (s.kernel.empty() && (s.ipxe_rom.empty() || s.bootfile.empty()))
-    return "a network boot needs the iPXE ROM and a boot file";
+  if (s.kernel.empty() && (s.tftp_root.empty() || s.bootfile.empty()))
+    return "a network boot needs a TFTP tree and a boot file";
   if (s.console_log.empty()) return "no console log file";
   return "";
 }

@@ -44,9 +44,13 @@ struct VmSpec {
   std::string append;
   std::string management_mac;
   std::string uuid;  // the SMBIOS system UUID (the node's stable NVMe host identity); "" for none
-  std::string ipxe_rom;   // the management NIC's option ROM when network booting
-  std::string tftp_root;  // user networking's TFTP server and boot file, for network boots
+  // For network boots: QEMU's own iPXE ROM on the management NIC (an explicit romfile=
+  // would not have its PCI IDs patched to the NIC's, and SeaBIOS would skip it), user
+  // networking's TFTP server and boot file, and SeaBIOS's console on the serial port
+  // (fw_cfg etc/sercon-port from this file: 0x3f8, little endian) so that iPXE shows there.
+  std::string tftp_root;
   std::string bootfile;
+  std::string bios_serial_console;
   std::vector<GuestForward> forwards;
   std::vector<std::string> rail_macs;  // one per rail, 1..kMaxRails
   UdpWire wire;

@@ -203,22 +203,26 @@ TEST_CASE("consoles: serial in a file, one virtio-serial port per exported file,
   CHECK(has(argv, "-S"));
 }
 
-TEST_CASE("a network boot keeps the management NIC's iPXE ROM and serves the tree over TFTP") {
+TEST_CASE("a network boot keeps QEMU's own iPXE ROM, serves the tree over TFTP and shows the BIOS on serial") {
   VmSpec s = node_spec(2);
   s.kernel.clear();
   s.initrd.clear();
   s.tftp_root = "/srv/tree";
   s.bootfile = "boot.ipxe";
-  s.ipxe_rom = "/usr/lib/ipxe/qemu/efi-virtio.rom";
+  s.bios_serial_console = "/run/node/sercon-port";
   REQUIRE(vm_spec_error(s).empty());
   auto argv = qemu_argv(s);
   CHECK(values(argv, "-kernel").empty());
+  CHECK(values(argv, "-append").empty());
   CHECK(values(argv, "-netdev")[0] == "user,id=node-mgmt,restrict=on,tftp=/srv/tree,bootfile=boot.ipxe");
+  CHECK(values(argv, "-fw_cfg") == std::vector<std::string>{"name=etc/sercon-port,file=/run/node/sercon-port"});
   auto mgmt = devices(argv, "virtio-net-pci")[0];
-  CHECK(prop(mgmt, "romfile") == "/usr/lib/ipxe/qemu/efi-virtio.rom");
+  // No romfile= at all: only QEMU's default ROM gets its PCI IDs patched to match the NIC.
+  CHECK(prop(mgmt, "romfile") == "<none>");
   CHECK(prop(mgmt, "bootindex") == "0");
   for (std::size_t i = 1; i < devices(argv, "virtio-net-pci").size(); ++i)
     CHECK(prop(devices(argv, "virtio-net-pci")[i], "romfile") == "");
+  CHECK(values(qemu_argv(node_spec(2)), "-fw_cfg").empty());
 }
 
 TEST_CASE("specs that cannot make a VM are refused with the reason") {
@@ -238,5 +242,5 @@ TEST_CASE("specs that cannot make a VM are refused with the reason") {
   CHECK(vm_spec_error(port).find("not a UDP port") != std::string::npos);
   VmSpec pxe = node_spec(2);
   pxe.kernel.clear();
-  CHECK(vm_spec_error(pxe).find("iPXE ROM") != std::string::npos);
+  CHECK(vm_spec_error(pxe).find("TFTP tree") != std::string::npos);
 }

@@ -84,6 +84,10 @@ Outcome<std::string> ProcessRunner::execute(const Command& cmd, bool capture_std
     ::dup2(devnull, 0);
     ::dup2(capture_stdout ? pipefd[1] : log, 1);
     ::dup2(log, 2);
+    // Nothing else the builder holds (or inherited: a test runner's or a lock's descriptors)
+    // reaches the command: mmdebstrap hands apt a descriptor number, and dash cannot
+    // redirect to one above 9.
+    ::close_range(3, ~0U, 0);
     ::execvpe(argv[0], argv.data(), envp.data());
     std::string msg = std::string(argv[0]) + ": " + std::strerror(errno) + "\n";
     (void)!::write(2, msg.data(), msg.size());

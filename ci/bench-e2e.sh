@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Benchmark of one lab boot (recipes/qemu-virt.toml under railyard qemu, with its storage
+# target, TCG): boot-to-report time, the agent's time per phase (from its report), and its
+# RDMA self-test throughput against ib_write_bw on the same Soft-RoCE device in the same
+# boot (with railyard.qemu.bench=1 the guest runs, on rail 0, the agent and ib_write_bw in
+# the agent's own shape — 64 KiB WRITEs, 16 in flight, 1 MiB — in turns, three rounds; then
+# 2000 WRITEs loopback and to the target over the wire). Target: the agent's median at
+# >= 0.8x ib_write_bw's in the same shape.
+# Usage: ci/bench-e2e.sh [BUILD_DIR]   (as root; builds the image once into BUILD_DIR/e2e/)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=$(realpath "${1:-build/ci}")
+railyard=$build/railyard
+[[ -x $railyard ]] || { echo "build first: cmake --build $build" >&2; exit 2; }
+[[ $(id -u) -eq 0 ]] || { echo "run as root: the image build bootstraps a root file system" >&2; exit 2; }
+command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86_64 missing (ci/setup-deps.sh)" >&2; exit 2; }
+
+cache=${RAILYARD_E2E_CACHE:-$build/e2e}
+image=$cache/images/qemu-virt
+work=$(mktemp -d "${TMPDIR:-/tmp}/railyard-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$cache"
+
+start=$SECONDS
+(flock 9; SOURCE_DATE_EPOCH=0 "$railyard" build recipes/qemu-virt.toml -o "$image" --cache "$cache/stages" >"$work/build.log" 2>&1) \
+  9>"$cache/build.lock" || { tail -n 30 "$work/build.log" >&2; exit 1; }
+echo "image: $image (build or cache check: $((SECONDS - start)) s)"
+
+start=$SECONDS
+rc=0
+timeout 1500 "$railyard" qemu "$image" --storage-target --nodes recipes/inventories/qemu-lab.toml \
+  --node lab-node01 --target-node lab-target01 --append railyard.qemu.bench=1 --run-dir "$work/run" \
+  --timeout 1200 >"$work/qemu.out" 2>&1 || rc=$?
+cat "$work/qemu.out"
+echo "railyard qemu exited $rc after $((SECONDS - start)) s (both VMs, TCG, $(nproc) host cores)"
+((rc <= 1)) || exit 1
+
+python3 - "$work/run" <<'PY'
+import json, re, sys
+run = sys.argv[1]
+report = json.load(open(run + "/node/report.json"))
+status = json.load(open(run + "/node/status.json"))
+bench = open(run + "/node/bench.txt").read()
+
+print("\nboot to report: %.1f s of guest uptime (kernel start to the report exported)" % status["report_uptime_s"])
+print("agent phases:")
+for p in report["phases"]:
+    print("  %-10s %9.1f ms" % (p["phase"], p["ms"]))
+print("  %-10s %9.1f ms" % ("total", sum(p["ms"] for p in report["phases"])))
+
+# ib_write_bw's result line: "#bytes #iterations BW peak[Gb/sec] BW average[Gb/sec] MsgRate[Mpps]".
+sections = {}
+for part in re.split(r"^# ", bench, flags=re.M)[1:]:
+    title, _, body = part.partition("\n")
+    sections[title] = body
+def ib_write_bw(body):
+    for line in body.splitlines():
+        f = line.split()
+        if len(f) == 5 and f[0] == "65536" and f[1].isdigit():
+            return float(f[3]) * 1000
+    return None
+def agent(body):
+    m = re.search(r"agent rail.0.rdma_write: .* at (\d+) Mb/s", body)
+    return float(m.group(1)) if m else None
+def median(v):
+    v = sorted(x for x in v if x is not None)
+    return v[len(v) // 2] if v else None
+def show(x):
+    return "%.0f" % x if x is not None else "n/a"
+
+rounds = sorted({int(m) for m in re.findall(r"^round (\d+):", "\n".join(sections), flags=re.M)})
+agents = [agent(sections.get("round %d: the agent" % r, "")) for r in rounds]
+same = [ib_write_bw(b) for t, b in sections.items() if t.startswith("round") and "16 writes" in t]
+long_run = next((ib_write_bw(b) for t, b in sections.items() if "2000 writes" in t and "loopback" in t), None)
+wire = next((ib_write_bw(b) for t, b in sections.items() if t.startswith("to the target")), None)
+first = next((float(m) for m in re.findall(r"at (\d+) Mb/s", next((c["observed"] for c in report["checks"]
+                                                                     if c["name"] == "rail.0.rdma_write"), ""))), None)
+
+print("\nRDMA WRITE on rail 0 (rxe0), Mb/s (TCG; rounds taken in turns in the same boot):")
+print("  agent self-test at first boot (1 MiB, 64 KiB x 16 in flight)  %s" % show(first))
+print("  agent self-test, rounds      %-24s median %s" % (" ".join(show(x) for x in agents), show(median(agents))))
+print("  ib_write_bw, same shape      %-24s median %s" % (" ".join(show(x) for x in same), show(median(same))))
+print("  ib_write_bw loopback, 2000 x 64 KiB                            %s" % show(long_run))
+print("  ib_write_bw to the target over the wire, 2000 x 64 KiB        %s" % show(wire))
+a, b = median(agents), median(same)
+if a and b:
+    print("  agent / ib_write_bw (same shape, medians): %.2fx (target >= 0.8x): %s" % (a / b, "met" if a / b >= 0.8 else "NOT met"))
+if a and long_run:
+    print("  agent / ib_write_bw (2000 writes): %.2fx" % (a / long_run))
+if None in agents + same or not same or long_run is None or wire is None:
+    print("\nbench output (something did not measure):\n" + bench)
+PY

@@ -4,7 +4,7 @@
 # to the NICs where the PCIe tree put them, bring up Soft-RoCE with RoCE v2 GIDs on VLAN
 # rails, move data over RDMA per rail and between rails, reach the target over NVMe-oF RDMA,
 # write its NCCL profile, report to the collector, pass and start its join unit; a second
-# agent run in the same boot must change nothing.
+# agent run in the same boot, and a second run of the target, must change nothing.
 source "$(dirname "$0")/lib/lab.bash"
 lab_init "$@"
 lab_image "$SRC/recipes/qemu-virt.toml"
@@ -17,6 +17,10 @@ expect(report["result"] == "pass", "result pass, not %s" % report["result"])
 expect(report["node"] == "lab-node01", "the node is lab-node01")
 expect(report["problems"] == [], "no planning problems: %s" % report["problems"])
 expect(target and target["result"] == "ready", "the storage target served its export: %s" % target)
+# railyard.qemu.rerun=1 ran the target twice too; what it sent is the second run's.
+target_changed = [c for c in (target or {}).get("changes", []) if c.get("outcome") not in ("unchanged", "unsupported")]
+expect(target_changed == [], "the target's second run changes nothing: %s" % target_changed)
+expect(any(c["object"].startswith("nvmet port") for c in (target or {}).get("changes", [])), "the export was checked")
 
 # Rails: in PCI order on the NICs railyard qemu placed, NUMA nodes as the topology says.
 rails = report["plan"]["rails"]

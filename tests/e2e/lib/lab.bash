@@ -55,18 +55,10 @@ lab_image() {
   LAB_IMAGE=$LAB_CACHE/images/$name
   echo "e2e: image $name (cache $LAB_CACHE)"
   local start=$SECONDS
-  (
-    # mmdebstrap hands apt a pipe on its first free descriptor, and dash, which runs apt's
-    # hooks, cannot name one above 9; ctest leaves 3, 10 and 251 open. Start clean.
-    local fd
-    for fd in /proc/$BASHPID/fd/*; do
-      fd=${fd##*/}
-      if ((fd > 2)); then eval "exec $fd>&-" 2>/dev/null || true; fi
-    done
-    SOURCE_DATE_EPOCH=0 flock -o "$LAB_CACHE/build.lock" timeout 2400 "$RAILYARD" --drivers "$SRC/drivers" \
-      --overlays "$SRC/overlays" build "$recipe" -o "$LAB_IMAGE" --cache "$LAB_CACHE/stages" \
-      >"$LAB_WORK/build-$name.log" 2>&1
-  ) || {
+  # flock -o: the build does not inherit the lock's descriptor.
+  SOURCE_DATE_EPOCH=0 flock -o "$LAB_CACHE/build.lock" timeout 2400 "$RAILYARD" --drivers "$SRC/drivers" \
+    --overlays "$SRC/overlays" build "$recipe" -o "$LAB_IMAGE" --cache "$LAB_CACHE/stages" \
+    >"$LAB_WORK/build-$name.log" 2>&1 || {
     tail -n 40 "$LAB_WORK/build-$name.log" >&2
     lab_fail "railyard build $recipe failed"
   }

@@ -68,7 +68,7 @@ TEST_CASE("every input the recipe names is digested") {
   SUBCASE("only apt source files count") {
     f.tmp.write("apt/sources.list.d/notes.txt", "changed\n");
     CHECK(f.digests().host_apt_sources == d.host_apt_sources);
-    f.tmp.write("apt/sources.list", "deb http://deb.debian.org/debian bookworm main\n");
+    f.tmp.write("apt/sources.list", "deb http://mirror.example/debian bookworm main\n");
     CHECK(f.digests().host_apt_sources != d.host_apt_sources);
   }
   SUBCASE("what is absent stays empty") {

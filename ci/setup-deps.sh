@@ -19,6 +19,8 @@ packages=(
   dnsmasq-base ipxe python3-yaml
   # image builds: bootstrap, packing, the agent .deb
   mmdebstrap dpkg-dev zstd squashfs-tools cpio
+  # vendor apt keys fetched by key_url are read and checked with gpg
+  gpg
   # end to end: QEMU (TCG) with its iPXE ROMs, the fetch tests' HTTP server
   qemu-system-x86 ipxe-qemu python3
   # report pages rendered headless in tests

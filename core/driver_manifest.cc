@@ -67,7 +67,10 @@ schema::Schema<DriverManifest> build() {
       .strings("components", &AptSource::components, {}, "Components; empty for a flat repository.")
       .string("key_file", &AptSource::key_file, "", "Signing key shipped in drivers/ (path relative to the manifest).",
               check_relative, "a path inside drivers/")
-      .string("key_url", &AptSource::key_url, "", "Where the builder fetches the signing key.",
+      .string("key_url", &AptSource::key_url, "", "Where the builder fetches the signing key (armored or binary). Read with gpg: the "
+              "file must hold exactly one key, neither revoked nor expired, with key_fingerprint when set; "
+              "a pinned key is kept in the cache's downloads under its fingerprint, an unpinned one fetched "
+              "at every build.",
               [](const std::string& v) { return check_http_url(v); }, "an http(s):// URL")
       .string("key_fingerprint", &AptSource::key_fingerprint, "",
               "Full fingerprint the fetched key must have (40 hex digits); needed when key_url is http://.",

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -153,31 +154,23 @@ std::uint64_t size_of(int fd) {
   return ::fstat(fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
 }
 
-}  // namespace
+// The download loop both entry points share: `accept` judges a complete download (nothing
+// when it is right, else why not).
+using Acceptance = std::function<Outcome<std::optional<std::string>>(const std::string& path)>;
 
-Outcome<FetchResult> fetch_verified(const std::string& url, const std::string& expected_sha256, const std::string& dest,
-                                    const FetchOptions& o) {
+Outcome<FetchResult> fetch_into(const std::string& url, const Acceptance& accept, const std::string& dest,
+                                const FetchOptions& o) {
   using Result = Outcome<FetchResult>;
   static std::once_flag curl_ready;
   std::call_once(curl_ready, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-  if (auto why = check_hex(expected_sha256, 64)) return Result::fail(url + ": expected sha256 '" + expected_sha256 + "': " + *why);
   if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
     return Result::fail(url + ": only http:// and https:// URLs are fetched");
   auto wait = o.sleep ? o.sleep : [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
   auto log = [&](const std::string& line) {
     if (o.log) o.log(line);
   };
-  OpenSslHasher hasher;
   FetchResult r;
   std::error_code ec;
-  if (fs::is_regular_file(dest, ec)) {
-    auto have = hasher.sha256_file(dest);
-    if (have.ok() && *have == expected_sha256) {
-      r.bytes = fs::file_size(dest, ec);
-      r.already_present = true;
-      return r;
-    }
-  }
   fs::create_directories(fs::path(dest).parent_path(), ec);
   std::string part = dest + ".part";
   auto lock = FileLock::try_lock(part, FileLock::Mode::exclusive);
@@ -223,11 +216,10 @@ Outcome<FetchResult> fetch_verified(const std::string& url, const std::string& e
       delay = std::min(delay * 2, o.max_backoff);
       continue;
     }
-    auto got = hasher.sha256_file(part);
-    if (!got.ok()) return Result::fail(got.error());
-    if (*got != expected_sha256) {
-      std::string why = "sha256 mismatch: expected " + expected_sha256 + ", got " + *got + " (" +
-                        std::to_string(size_of(fd)) + " bytes; deleted)";
+    auto wrong = accept(part);
+    if (!wrong.ok()) return Result::fail(wrong.error());
+    if (*wrong) {
+      std::string why = **wrong + " (" + std::to_string(size_of(fd)) + " bytes; deleted)";
       if (::ftruncate(fd, 0) != 0) return Result::fail(part + ": cannot empty the corrupt download: " + std::strerror(errno));
       // Pieces of two transfers may not belong together (the file changed in between):
       // once more from scratch. A whole transfer that is wrong stays wrong.
@@ -245,6 +237,42 @@ Outcome<FetchResult> fetch_verified(const std::string& url, const std::string& e
     return r;
   }
   return Result::fail(url + ": gave up after " + std::to_string(r.attempts) + " attempts; last: " + last);
+}
+
+}  // namespace
+
+Outcome<FetchResult> fetch_verified(const std::string& url, const std::string& expected_sha256, const std::string& dest,
+                                    const FetchOptions& o) {
+  using Result = Outcome<FetchResult>;
+  if (auto why = check_hex(expected_sha256, 64)) return Result::fail(url + ": expected sha256 '" + expected_sha256 + "': " + *why);
+  OpenSslHasher hasher;
+  std::error_code ec;
+  if (fs::is_regular_file(dest, ec)) {
+    auto have = hasher.sha256_file(dest);
+    if (have.ok() && *have == expected_sha256) {
+      FetchResult r;
+      r.bytes = fs::file_size(dest, ec);
+      r.already_present = true;
+      return r;
+    }
+  }
+  auto accept = [&](const std::string& part) -> Outcome<std::optional<std::string>> {
+    auto got = hasher.sha256_file(part);
+    if (!got.ok()) return Outcome<std::optional<std::string>>::fail(got.error());
+    if (*got == expected_sha256) return std::optional<std::string>();
+    return std::optional<std::string>("sha256 mismatch: expected " + expected_sha256 + ", got " + *got);
+  };
+  return fetch_into(url, accept, dest, o);
+}
+
+Outcome<FetchResult> fetch_checked(const std::string& url, const FetchCheck& check, const std::string& dest,
+                                   const FetchOptions& o) {
+  auto accept = [&](const std::string& part) -> Outcome<std::optional<std::string>> {
+    Status s = check(part);
+    if (s.ok()) return std::optional<std::string>();
+    return std::optional<std::string>(s.error());
+  };
+  return fetch_into(url, accept, dest, o);
 }
 
 }  // namespace railyard

@@ -56,4 +56,12 @@ struct FetchResult {
 Outcome<FetchResult> fetch_verified(const std::string& url, const std::string& expected_sha256, const std::string& dest,
                                     const FetchOptions& options = {});
 
+// For what is pinned otherwise than by digest (an apt signing key by its fingerprint, or by
+// TLS alone): always fetched, with the same resume and retry rules; `check` judges the
+// complete file, and DEST appears only when it passes. A rejected file is deleted and the
+// error says why.
+using FetchCheck = std::function<Status(const std::string& path)>;
+Outcome<FetchResult> fetch_checked(const std::string& url, const FetchCheck& check, const std::string& dest,
+                                   const FetchOptions& options = {});
+
 }  // namespace railyard

@@ -1,17 +1,18 @@
 #include "drivers.h"
 
+#include <cctype>
+#include <ctime>
 #include <filesystem>
-
-#include <archive.h>
-#include <archive_entry.h>
 
 #include <nlohmann/json.hpp>
 
 #include "apt.h"
+#include "apt_key.h"
 #include "fetch/fetch.h"
 #include "image_files.h"
 #include "stage.h"
 #include "text.h"
+#include "unpack.h"
 
 namespace railyard {
 
@@ -79,13 +80,44 @@ std::string drivers_record_json(const std::vector<DriverRecord>& records) {
 
 namespace {
 
+// The bundle's signing key: shipped beside its manifest (key_file), or fetched (key_url) and
+// accepted only as the one key pinned by key_fingerprint (or, unpinned, over https alone).
+// A pinned key is kept in the downloads under its fingerprint and not fetched again.
+Outcome<std::string> repository_key(StageContext& ctx, const DriverManifest& m) {
+  using Result = Outcome<std::string>;
+  if (!m.apt.key_file.empty()) {
+    auto key = read_whole_file(path_join(dir_name(m.path), m.apt.key_file));
+    if (!key.ok()) return Result::fail(m.path + ": apt.key_file: " + key.error());
+    return *key;
+  }
+  std::int64_t now = std::time(nullptr);
+  auto check = [&](const std::string& path) -> Status {
+    auto keys = read_public_keys(ctx.runner, path);
+    if (!keys.ok()) return Status::fail(keys.error());
+    return check_pinned_key(*keys, m.apt.key_fingerprint, now);
+  };
+  std::error_code ec;
+  std::string pinned;
+  for (char c : m.apt.key_fingerprint)
+    if (c != ' ') pinned += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::string dest = ctx.downloads + "/keys/" + (pinned.empty() ? m.name + ".unpinned" : pinned) + ".key";
+  if (pinned.empty() || !fs::is_regular_file(dest, ec) || !check(dest).ok()) {
+    if (pinned.empty()) fs::remove(dest, ec);  // authenticated by TLS only: never reused
+    FetchOptions o;
+    o.log = [&](const std::string& line) { ctx.step(line); };
+    ctx.step("fetch " + m.name + "'s signing key " + m.apt.key_url + (pinned.empty() ? "" : " (pinned " + pinned + ")"));
+    auto got = fetch_checked(m.apt.key_url, check, dest, o);
+    if (!got.ok()) return Result::fail(m.path + ": apt.key_url: " + got.error());
+  }
+  auto key = read_whole_file(dest);
+  if (!key.ok()) return Result::fail(m.path + ": apt.key_url: " + key.error());
+  return *key;
+}
+
 Status add_repository(StageContext& ctx, const LoadedManifest& lm) {
   const DriverManifest& m = lm.manifest;
-  if (m.apt.key_file.empty())
-    return Status::fail(m.path + ": [apt] key_url is not fetched by this build; vendor the key and set key_file");
-  std::string key_src = path_join(dir_name(m.path), m.apt.key_file);
-  auto key = read_whole_file(key_src);
-  if (!key.ok()) return Status::fail(m.path + ": apt.key_file: " + key.error());
+  auto key = repository_key(ctx, m);
+  if (!key.ok()) return Status::fail(key.error());
   bool armored = key->find("-----BEGIN PGP PUBLIC KEY BLOCK-----") != std::string::npos;
   std::string keyring = keyring_path(m, armored);
   if (auto s = write_file_atomic(ctx.root + keyring, *key); !s.ok()) return s;
@@ -134,47 +166,6 @@ Outcome<std::vector<DkmsBuilt>> build_dkms(StageContext& ctx, const DriverManife
   return out;
 }
 
-// Unpacks an archive (any format and compression libarchive reads) under `dir`, refusing
-// entries that would land outside it.
-Status unpack(const std::string& archive_path, const std::string& dir) {
-  std::unique_ptr<struct archive, decltype(&archive_read_free)> in(archive_read_new(), &archive_read_free);
-  std::unique_ptr<struct archive, decltype(&archive_write_free)> out(archive_write_disk_new(), &archive_write_free);
-  archive_read_support_filter_all(in.get());
-  archive_read_support_format_all(in.get());
-  // Entries are re-rooted under `dir` below, after refusing absolute names and "..".
-  archive_write_disk_set_options(out.get(), ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-                                                ARCHIVE_EXTRACT_SECURE_SYMLINKS);
-  if (archive_read_open_filename(in.get(), archive_path.c_str(), 1 << 16) != ARCHIVE_OK)
-    return Status::fail(archive_path + ": " + archive_error_string(in.get()));
-  for (;;) {
-    struct archive_entry* e = nullptr;
-    int r = archive_read_next_header(in.get(), &e);
-    if (r == ARCHIVE_EOF) break;
-    if (r != ARCHIVE_OK) return Status::fail(archive_path + ": " + archive_error_string(in.get()));
-    auto outside = [](const std::string& name) {
-      return name.starts_with("/") || name == ".." || name.starts_with("../") || name.find("/../") != std::string::npos ||
-             name.ends_with("/..");
-    };
-    std::string name = archive_entry_pathname(e);
-    const char* hl = archive_entry_hardlink(e);
-    if (outside(name) || (hl && outside(hl)))
-      return Status::fail(archive_path + ": entry " + name + " would land outside the unpack directory");
-    archive_entry_set_pathname(e, (dir + "/" + name).c_str());
-    if (hl) archive_entry_set_hardlink(e, (dir + "/" + hl).c_str());
-    if (archive_write_header(out.get(), e) != ARCHIVE_OK)
-      return Status::fail(archive_path + ": " + archive_error_string(out.get()));
-    const void* buf;
-    size_t size;
-    la_int64_t offset;
-    while ((r = archive_read_data_block(in.get(), &buf, &size, &offset)) == ARCHIVE_OK)
-      if (archive_write_data_block(out.get(), buf, size, offset) != ARCHIVE_OK)
-        return Status::fail(archive_path + ": " + archive_error_string(out.get()));
-    if (r != ARCHIVE_EOF) return Status::fail(archive_path + ": " + archive_error_string(in.get()));
-    archive_write_finish_entry(out.get());
-  }
-  return success();
-}
-
 // A vendor tarball: fetched once (kept by its sha256), unpacked under /var/tmp in the image,
 // its install commands run there, then removed.
 Status install_tarball(StageContext& ctx, const DriverManifest& m) {
@@ -190,7 +181,7 @@ Status install_tarball(StageContext& ctx, const DriverManifest& m) {
   std::string inside = "/var/tmp/railyard-" + m.name;
   fs::remove_all(ctx.root + inside, ec);
   fs::create_directories(ctx.root + inside, ec);
-  if (auto s = unpack(dest, ctx.root + inside); !s.ok()) return s;
+  if (auto u = unpack_archive(dest, ctx.root + inside, {}); !u.ok()) return Status::fail(u.error());
   for (const auto& cmd : m.tarball.install) {
     ctx.step(m.name + ": " + cmd);
     Command c = in_image(ctx.root, {"/bin/sh", "-ec", "cd " + inside + " && " + cmd}, m.name + " install: " + cmd);

@@ -14,7 +14,7 @@ namespace {
 
 // Bumped when a stage's code starts producing different output from the same inputs, so
 // that old cache entries stop matching. Indexed by Stage.
-constexpr int kStageVersion[] = {1, 1, 1, 1, 1, 2, 1};
+constexpr int kStageVersion[] = {2, 1, 1, 1, 2, 2, 1};
 static_assert(std::size(kStageVersion) == kStages.size());
 
 struct Defined {
@@ -48,16 +48,25 @@ Defined base(const Recipe& r, const ContentDigests& d, const BuildSettings& s) {
   toml::table rendered = recipe_schema().render(r);
   const toml::table& image = *rendered["image"].as_table();
   Defined out;
-  for (const char* k : {"distro", "suite", "mirror", "arch", "components", "kernel"})
+  // A vendor root filesystem is its sha256 (the URL may move); a bootstrap is its mirror.
+  const bool tarball = !r.image.rootfs_url.empty();
+  for (const char* k : {"distro", "suite", "arch", "components", "kernel"})
     if (const toml::node* n = image.get(k)) out.inputs.insert_or_assign(k, *n);
+  if (tarball)
+    out.inputs.insert_or_assign("rootfs_sha256", r.image.rootfs_sha256);
+  else if (const toml::node* n = image.get("mirror"))
+    out.inputs.insert_or_assign("mirror", *n);
   out.inputs.insert_or_assign("packages", strings(sorted_unique(r.image.packages)));
-  bool host = r.image.mirror == "host";
+  bool host = !tarball && r.image.mirror == "host";
   if (host) out.inputs.insert_or_assign("host_apt_sources_sha256", or_missing(d.host_apt_sources));
   out.inputs.insert_or_assign("source_date_epoch", s.source_date_epoch);
   std::string arch = image["arch"].value_or(std::string("?"));
-  out.summary = to_string(r.image.distro) + " " + r.image.suite + " " + arch + " from " +
-                (host ? "the host's apt sources (" + short_digest(d.host_apt_sources) + ")" : r.image.mirror) +
-                "; " + r.image.kernel + " + " + std::to_string(sorted_unique(r.image.packages).size()) + " packages";
+  std::string from = tarball ? "the root filesystem " + r.image.rootfs_url.substr(r.image.rootfs_url.find_last_of('/') + 1) +
+                                   " (" + r.image.rootfs_sha256.substr(0, 8) + ")"
+                     : host  ? "the host's apt sources (" + short_digest(d.host_apt_sources) + ")"
+                             : r.image.mirror;
+  out.summary = to_string(r.image.distro) + " " + r.image.suite + " " + arch + " from " + from + "; " + r.image.kernel +
+                " + " + std::to_string(sorted_unique(r.image.packages).size()) + " packages";
   return out;
 }
 
@@ -201,6 +210,11 @@ std::string to_string(StageAction a) {
 }
 
 bool stage_is_stored(Stage s) { return s == Stage::base || s == Stage::drivers || s == Stage::pack; }
+
+bool stage_worth_storing(Stage s, double seconds) {
+  if (!stage_is_stored(s)) return false;
+  return s != Stage::drivers || seconds >= kDriversStoredAfterSeconds;
+}
 
 std::vector<StageAction> decide_actions(const std::vector<bool>& cached) {
   std::vector<StageAction> out(cached.size(), StageAction::build);

@@ -26,6 +26,12 @@ std::optional<Stage> parse_stage(const std::string& name);
 // storing and verifying a copy of the whole root filesystem after each would cost more than
 // redoing them. pack is stored: its output is small and a full hit skips the build.
 bool stage_is_stored(Stage s);
+// Whether a stage that may be stored is worth storing, having taken `seconds` to build:
+// base and pack always; drivers only when it took longer than storing and later copying
+// back a root filesystem would (a few seconds a GiB), as DKMS builds and vendor installers
+// do, not when it installed a few distribution packages in seconds.
+inline constexpr double kDriversStoredAfterSeconds = 10;
+bool stage_worth_storing(Stage s, double seconds);
 
 // What the recipe names but only the builder can read from disk, as digests (sha256 hex).
 // A name missing from a map, or an empty string, is planned as "missing": the key still

@@ -110,7 +110,8 @@ TEST_CASE("the plan has every stage in order, each with its own key") {
     CHECK(p.stages[i].stage == kStages[i]);
     CHECK(p.stages[i].key.size() == 64);
     CHECK(!p.stages[i].inputs.empty());
-    CHECK(p.stages[i].inputs.find(kStages[i] == Stage::trim ? "stage_version = 2" : "stage_version = 1") != std::string::npos);
+    bool bumped = kStages[i] == Stage::base || kStages[i] == Stage::hygiene || kStages[i] == Stage::trim;
+    CHECK(p.stages[i].inputs.find(bumped ? "stage_version = 2" : "stage_version = 1") != std::string::npos);
     for (std::size_t j = 0; j < i; ++j) CHECK(p.stages[i].key != p.stages[j].key);
   }
   CHECK(p.recipe_name == "lab");
@@ -187,6 +188,22 @@ TEST_CASE("the host's apt sources count only when the recipe builds from them") 
   CHECK(plan(url).at(Stage::base).summary.find("from http://mirror.example/debian;") != std::string::npos);
 }
 
+TEST_CASE("a vendor root filesystem keys the base by its sha256, not by a mirror or the host's sources") {
+  Inputs a;
+  a.recipe = replace(a.recipe, R"(mirror = "host")",
+                     "rootfs_url = \"https://vendor.example/v1/rootfs.tar.zst\"\nrootfs_sha256 = \"" + std::string(64, 'a') + "\"");
+  Inputs moved = a, host = a, other = a;
+  moved.recipe = replace(moved.recipe, "/v1/", "/mirror2/");
+  host.digests.host_apt_sources = "99ff";
+  other.recipe = replace(other.recipe, std::string(64, 'a'), std::string(64, 'b'));
+  // The archive moved: the base and drivers stay; the image carries the recipe, which changed.
+  CHECK(changed(plan(a), plan(moved)) == "agent hygiene trim pack");
+  CHECK(changed(plan(a), plan(host)) == "");
+  CHECK(changed(plan(a), plan(other)) == "base drivers overlays agent hygiene trim pack");
+  CHECK(plan(a).at(Stage::base).inputs.find("mirror") == std::string::npos);
+  CHECK(plan(a).at(Stage::base).summary.find("from the root filesystem rootfs.tar.zst (aaaaaaaa);") != std::string::npos);
+}
+
 TEST_CASE("what is missing is planned as missing and said in the summary") {
   Inputs in;
   in.digests = {};
@@ -231,6 +248,11 @@ TEST_CASE("only the stages worth storing are stored") {
   for (Stage s : kStages)
     if (stage_is_stored(s)) stored.push_back(s);
   CHECK(stored == std::vector<Stage>{Stage::base, Stage::drivers, Stage::pack});
+  CHECK(stage_worth_storing(Stage::base, 0.5));
+  CHECK(stage_worth_storing(Stage::pack, 0.5));
+  CHECK_FALSE(stage_worth_storing(Stage::drivers, 3));  // a few distro packages: redone
+  CHECK(stage_worth_storing(Stage::drivers, 240));      // DKMS modules built: kept
+  CHECK_FALSE(stage_worth_storing(Stage::trim, 240));
 }
 
 TEST_CASE("the dry-run table") {

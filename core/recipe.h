@@ -29,6 +29,9 @@ struct ImageSpec {
   Distro distro = Distro::debian;
   std::string suite;
   std::string mirror;
+  // A vendor root filesystem archive to start from instead of bootstrapping; pinned by sha256.
+  std::string rootfs_url;
+  std::string rootfs_sha256;
   Arch arch = Arch::amd64;
   std::vector<std::string> components;
   std::string kernel;

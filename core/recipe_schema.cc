@@ -117,6 +117,13 @@ schema::Schema<Recipe> build() {
       .string("mirror", &ImageSpec::mirror, "host",
               "Package mirror: an http(s):// or file:// URL, or \"host\" to use the build host's apt sources.",
               check_mirror, "\"host\" or a URL")
+      .string("rootfs_url", &ImageSpec::rootfs_url, "",
+              "Start from this vendor root filesystem archive (tar in any compression) instead of bootstrapping "
+              "with mmdebstrap: fetched (resumed, retried), checked against rootfs_sha256, unpacked as root. The "
+              "kernel and packages it lacks are installed from its own apt sources; mirror is not used.",
+              [](const std::string& v) { return check_http_url(v); }, "an http(s):// URL")
+      .string("rootfs_sha256", &ImageSpec::rootfs_sha256, "", "sha256 of the rootfs_url archive.",
+              [](const std::string& v) { return check_hex(v, 64); }, "64 hex digits")
       .choice("arch", &ImageSpec::arch, Arch::amd64, kArchs, "Architecture of the image.")
       .strings("components", &ImageSpec::components, {"main"}, "Archive components (Ubuntu: main, universe...).",
                check_name, "names")

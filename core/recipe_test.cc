@@ -59,6 +59,44 @@ kernel = "linux-image-generic-hwe-24.04"
 )").diags) == "");
 }
 
+TEST_CASE("a vendor root filesystem is pinned by sha256 and replaces the mirror") {
+  const std::string sha(64, 'a');
+  CHECK(all(load(R"(
+[image]
+suite = "bookworm"
+rootfs_url = "https://vendor.example/rootfs.tar.zst"
+rootfs_sha256 = ")" + sha + R"("
+)").diags) == "");
+  CHECK(one(load(R"(
+[image]
+suite = "bookworm"
+rootfs_url = "https://vendor.example/rootfs.tar.zst"
+)").diags, "image.rootfs_url needs image.rootfs_sha256 (the archive's sha256, 64 hex digits)") == "r.toml:4:14");
+  CHECK(one(load(R"(
+[image]
+suite = "bookworm"
+rootfs_sha256 = ")" + sha + R"("
+)").diags, "image.rootfs_sha256 is only used with image.rootfs_url") == "r.toml:4:17");
+  CHECK(one(load(R"(
+[image]
+suite = "bookworm"
+mirror = "host"
+rootfs_url = "https://vendor.example/rootfs.tar.zst"
+rootfs_sha256 = ")" + sha + R"("
+)").diags, "image.mirror is not used with image.rootfs_url: the root filesystem's own apt sources install what it "
+           "lacks; remove one of them") == "r.toml:4:10");
+  auto bad = load(R"(
+[image]
+suite = "bookworm"
+rootfs_url = "ftp://vendor.example/rootfs.tar.zst"
+rootfs_sha256 = "abc"
+)");
+  CHECK(at(bad.diags, "image.rootfs_url: 'ftp://vendor.example/rootfs.tar.zst' is not an http:// or https:// URL") ==
+        "r.toml:4:14");
+  CHECK(at(bad.diags, "image.rootfs_sha256: 'abc' is not 64 hexadecimal digits") == "r.toml:5:17");
+  CHECK(bad.diags.size() == 2);  // no cascade from the rejected keys
+}
+
 TEST_CASE("an empty kernel resolves to the distro's package for the architecture") {
   CHECK(load(R"(
 [image]

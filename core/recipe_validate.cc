@@ -59,6 +59,14 @@ class Checker {
 
   void image() {
     const auto& suite = r_.image.suite;
+    const bool url = !r_.image.rootfs_url.empty(), sha = !r_.image.rootfs_sha256.empty();
+    if (url && !sha && ok({"image.rootfs_sha256"}))
+      error("image.rootfs_url", "image.rootfs_url needs image.rootfs_sha256 (the archive's sha256, 64 hex digits)");
+    if (sha && !url && ok({"image.rootfs_url"}))
+      error("image.rootfs_sha256", "image.rootfs_sha256 is only used with image.rootfs_url");
+    if (url && pos_.count("image.mirror") && ok({"image.rootfs_url"}))
+      error("image.mirror", "image.mirror is not used with image.rootfs_url: the root filesystem's own apt sources "
+                            "install what it lacks; remove one of them");
     if (r_.image.distro == Distro::debian && kUbuntuSuites.count(suite) && ok({"image.distro", "image.suite"}))
       error("image.suite", "image.suite '" + suite + "' is an Ubuntu release, but image.distro is \"debian\"");
     if (r_.image.distro == Distro::ubuntu && kDebianSuites.count(suite) && ok({"image.distro", "image.suite"}))

@@ -26,4 +26,16 @@ class AptSession {
 // the image.
 Status apt_install(StageContext& ctx, const std::vector<std::string>& packages, const std::string& why);
 
+// Debian's own initramfs (/boot/initrd.img) is never booted, since the image is the
+// initramfs, yet building one takes about 20 s at every kernel, DKMS or hook-carrying
+// package install. While the image is built, update-initramfs is diverted (dpkg-divert,
+// so that packages installing it land beside it) to a no-op; hygiene restores it.
+inline constexpr const char* kInitramfsUpdater = "/usr/sbin/update-initramfs";
+// sh commands taking the image root as $1: mmdebstrap's --essential-hook, or run on a root
+// filesystem that exists.
+std::string divert_initramfs_script();
+// The diversion undone and the no-op removed, when the image has them; the /initrd.img
+// links left pointing at nothing are removed too.
+Status restore_initramfs(StageContext& ctx);
+
 }  // namespace railyard

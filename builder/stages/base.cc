@@ -2,10 +2,16 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 
+#include "apt.h"
+#include "fetch/fetch.h"
+#include "image_files.h"
+#include "manifest.h"
 #include "stage.h"
 #include "text.h"
+#include "unpack.h"
 
 namespace railyard {
 
@@ -33,7 +39,9 @@ Command bootstrap_command(const ImageSpec& image, const std::string& root, const
             "--aptopt=APT::Install-Recommends \"false\"",
             // The package index stays for the drivers stage (it installs from the same
             // snapshot of the mirror the base came from); hygiene removes it from the image.
-            "--skip=cleanup/apt/lists"};
+            "--skip=cleanup/apt/lists",
+            // Before the kernel is installed: its initramfs would never be booted.
+            "--essential-hook=" + divert_initramfs_script()};
   if (image.distro == Distro::ubuntu) c.argv.push_back(std::string("--keyring=") + kUbuntuKeyring);
   c.argv.push_back(image.suite);
   c.argv.push_back(root);
@@ -46,8 +54,66 @@ Command bootstrap_command(const ImageSpec& image, const std::string& root, const
   return c;
 }
 
+std::vector<std::string> missing_packages(const std::string& dpkg_status, const std::vector<std::string>& wanted) {
+  std::vector<std::string> have;
+  for (const auto& p : installed_packages(dpkg_status)) have.push_back(p.name);
+  std::vector<std::string> out;
+  for (const auto& w : wanted) {
+    std::string name = w.substr(0, w.find_first_of(":=/"));  // "pkg:amd64", "pkg=1.2", "pkg/suite"
+    if (!std::binary_search(have.begin(), have.end(), name) && std::find(out.begin(), out.end(), w) == out.end())
+      out.push_back(w);
+  }
+  return out;
+}
+
+namespace {
+
+// A vendor root filesystem: fetched once (kept by its sha256), unpacked as root with owners
+// and capabilities, then completed with the recipe's kernel and packages from its own apt
+// sources when it lacks them.
+Status base_from_archive(StageContext& ctx, const ImageSpec& image) {
+  std::string file = image.rootfs_url.substr(image.rootfs_url.find_last_of('/') + 1);
+  std::string dest = ctx.downloads + "/" + image.rootfs_sha256.substr(0, 16) + "-" + (file.empty() ? "rootfs" : file);
+  FetchOptions o;
+  o.log = [&](const std::string& line) { ctx.step(line); };
+  ctx.step("fetch " + image.rootfs_url);
+  auto got = fetch_verified(image.rootfs_url, image.rootfs_sha256, dest, o);
+  if (!got.ok()) return Status::fail(ctx.recipe.path + ": image.rootfs_url: " + got.error());
+  std::error_code ec;
+  fs::remove_all(ctx.root, ec);
+  fs::create_directories(ctx.root, ec);
+  if (ec) return Status::fail(ctx.root + ": " + ec.message());
+  ctx.step("unpack " + file + " (" + std::to_string(got->bytes >> 20) + " MiB)");
+  auto unpacked = unpack_archive(dest, ctx.root, UnpackOptions{.root_filesystem = true});
+  if (!unpacked.ok()) return Status::fail(ctx.recipe.path + ": image.rootfs_url: " + unpacked.error());
+  auto status = read_whole_file(ctx.root + "/var/lib/dpkg/status");
+  if (!status.ok())
+    return Status::fail(ctx.recipe.path + ": image.rootfs_url: " + file +
+                        " is not a Debian or Ubuntu root filesystem (no var/lib/dpkg/status at its top level; " +
+                        std::to_string(unpacked->entries) + " entries unpacked)");
+  std::vector<std::string> wanted = image.packages;
+  wanted.insert(wanted.begin(), image.kernel);
+  std::vector<std::string> missing = missing_packages(*status, wanted);
+  if (missing.empty()) {
+    ctx.step("the root filesystem has the kernel and all " + std::to_string(image.packages.size()) + " packages");
+    return success();
+  }
+  AptSession session(ctx.root);
+  if (auto s = ctx.runner.run(Command{{"sh", "-ec", divert_initramfs_script(), "sh", ctx.root}, {},
+                                      "divert update-initramfs while the image is built"});
+      !s.ok())
+    return s;
+  ctx.step("apt-get update (the root filesystem's own sources)");
+  if (auto s = ctx.runner.run(in_image(ctx.root, {"apt-get", "update", "-q"}, "apt-get update in the image")); !s.ok())
+    return s;
+  return apt_install(ctx, missing, "install what the root filesystem lacks: " + join(missing, " "));
+}
+
+}  // namespace
+
 Status run_base(StageContext& ctx) {
   const ImageSpec& image = ctx.recipe.recipe.image;
+  if (!image.rootfs_url.empty()) return base_from_archive(ctx, image);
   std::vector<std::string> sources;
   if (image.mirror == "host") {
     sources = host_apt_source_files(ctx.where.apt_dir);

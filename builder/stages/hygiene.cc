@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "apt.h"
 #include "image_hygiene.h"
 #include "stage.h"
 #include "text.h"
@@ -39,6 +40,8 @@ std::vector<fs::path> expand(const fs::path& root, const std::string& pattern) {
 }  // namespace
 
 Status run_hygiene(StageContext& ctx) {
+  // The build's own scaffolding goes first, so that the rules see the image as shipped.
+  if (auto s = restore_initramfs(ctx); !s.ok()) return s;
   std::size_t touched = 0;
   for (const auto& rule : hygiene_rules()) {
     for (const auto& p : expand(ctx.root, rule.pattern)) {

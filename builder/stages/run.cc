@@ -168,7 +168,8 @@ Outcome<BuildReport> run_build_stages(const BuildRequest& req, OpenSslHasher& ha
     if (auto s = run_stage(sp.stage, ctx); !s.ok()) return Result::fail(label + ": " + s.error());
     double built = since(t0);
     std::uint64_t bytes = 0;
-    if (cache && stage_is_stored(sp.stage)) {
+    const bool store = cache && stage_worth_storing(sp.stage, built);
+    if (store) {
       auto pending = cache->begin(sp.stage, sp.key);
       if (!pending.ok()) return Result::fail(label + ": " + pending.error());
       if (auto s = copy_tree(output, pending->output()); !s.ok()) return Result::fail(label + ": caching: " + s.error());
@@ -178,7 +179,9 @@ Outcome<BuildReport> run_build_stages(const BuildRequest& req, OpenSslHasher& ha
     bytes = tree_bytes(output);
     report.stages.push_back({sp.stage, "built", since(t0), bytes});
     progress(label + ": built in " + seconds_text(built) +
-             (cache && stage_is_stored(sp.stage) ? " (cached in " + seconds_text(since(t0) - built) + ")" : ""));
+             (store                                           ? " (cached in " + seconds_text(since(t0) - built) + ")"
+              : cache && stage_is_stored(sp.stage) ? " (not cached: quicker to redo than to store)"
+                                                   : ""));
   }
   if (auto s = move_into_place(image, out, (*work)->path); !s.ok()) return Result::fail(s.error());
   report.seconds = since(start);

@@ -5,15 +5,20 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <thread>
+#include <unistd.h>
 
 #include <httplib.h>
 
 #include "builder/temp_dir.h"
 #include "io/disk_source.h"
 #include "recipe_loader.h"
+#include "stages/apt.h"
+#include "stages/apt_key.h"
 #include "stages/base.h"
 #include "stages/drivers.h"
 #include "stages/manifest.h"
@@ -31,6 +36,8 @@ class RecordingRunner : public CommandRunner {
  public:
   std::vector<Command> commands;
   std::function<void(const Command&)> on_run;
+  // Answers captures (e.g. by running gpg for real); empty output otherwise.
+  std::function<Outcome<std::string>(const Command&)> on_capture;
   Status run(const Command& c) override {
     commands.push_back(c);
     if (on_run) on_run(c);
@@ -38,6 +45,7 @@ class RecordingRunner : public CommandRunner {
   }
   Outcome<std::string> capture(const Command& c) override {
     commands.push_back(c);
+    if (on_capture) return on_capture(c);
     return std::string();
   }
 };
@@ -60,8 +68,11 @@ TEST_CASE("base: mmdebstrap from the host's apt sources, every source file as a 
   CHECK(shell_quote(c.argv) ==
         "mmdebstrap --mode=root --variant=minbase --arch=amd64 --components=main "
         "--include=linux-image-amd64,systemd-sysv,udev '--aptopt=Acquire::Retries \"3\"' "
-        "'--aptopt=APT::Install-Recommends \"false\"' --skip=cleanup/apt/lists bookworm /w/root /etc/apt/sources.list "
-        "/etc/apt/sources.list.d/x.sources");
+        "'--aptopt=APT::Install-Recommends \"false\"' --skip=cleanup/apt/lists "
+        "'--essential-hook=chroot \"$1\" dpkg-divert --quiet --local --rename --divert /usr/sbin/update-initramfs.railyard "
+        "--add /usr/sbin/update-initramfs && printf '\\''#!/bin/sh\\n# railyard build: the image is the initramfs; hygiene "
+        "restores this\\nexit 0\\n'\\'' > \"$1/usr/sbin/update-initramfs\" && chmod 0755 \"$1/usr/sbin/update-initramfs\"' "
+        "bookworm /w/root /etc/apt/sources.list /etc/apt/sources.list.d/x.sources");
   CHECK(c.env.at("SOURCE_DATE_EPOCH") == "42");
 }
 
@@ -73,6 +84,9 @@ TEST_CASE("base: Ubuntu suites bootstrap with Ubuntu's keyring and the recipe's 
   i.components = {"main", "restricted", "universe"};
   i.kernel = "linux-image-generic";
   Command c = bootstrap_command(i, "/w/root", {"/etc/apt/sources.list"}, 0);
+  auto hook = std::find(c.argv.begin(), c.argv.end(), "--essential-hook=" + divert_initramfs_script());
+  REQUIRE(hook != c.argv.end());
+  c.argv.erase(hook);
   CHECK(shell_quote(c.argv) ==
         "mmdebstrap --mode=root --variant=minbase --arch=amd64 --components=main,restricted,universe "
         "--include=linux-image-generic,systemd-sysv,udev '--aptopt=Acquire::Retries \"3\"' "
@@ -179,6 +193,37 @@ struct StageFixture {
   }
 };
 
+// Files served over HTTP on 127.0.0.1 for the length of a test.
+class LocalServer {
+ public:
+  explicit LocalServer(std::map<std::string, std::string> files) : files_(std::move(files)) {
+    server_.Get(R"(/(.*))", [this](const httplib::Request& req, httplib::Response& res) {
+      auto it = files_.find(req.matches[1].str());
+      if (it == files_.end()) {
+        res.status = 404;
+        return;
+      }
+      ++hits[it->first];
+      res.set_content(it->second, "application/octet-stream");
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    REQUIRE(port_ > 0);
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~LocalServer() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url(const std::string& name) const { return "http://127.0.0.1:" + std::to_string(port_) + "/" + name; }
+  std::map<std::string, int> hits;
+
+ private:
+  std::map<std::string, std::string> files_;
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
 unsigned mode_of(const std::string& p) {
   struct stat st {};
   REQUIRE(::lstat(p.c_str(), &st) == 0);
@@ -217,7 +262,7 @@ TEST_CASE("hygiene empties the machine id and removes host keys, NVMe identity, 
   f.tmp.write("root/etc/ssh/sshd_config", "kept\n");
   f.tmp.write("root/etc/nvme/hostnqn", "nqn.2014-08.org.nvmexpress:uuid:1\n");
   f.tmp.write("root/etc/nvme/hostid", "1\n");
-  f.tmp.write("root/var/lib/apt/lists/deb.debian.org_dists_bookworm_InRelease", "x");
+  f.tmp.write("root/var/lib/apt/lists/mirror.example_dists_bookworm_InRelease", "x");
   f.tmp.write("root/var/log/apt/history.log", "x");
   f.tmp.write("root/var/log/dpkg.log", "x");
   StageContext ctx = f.context();
@@ -232,6 +277,33 @@ TEST_CASE("hygiene empties the machine id and removes host keys, NVMe identity, 
   CHECK(fs::is_empty(f.tmp / "root/var/lib/apt/lists"));
   CHECK(fs::is_directory(f.tmp / "root/var/log/apt"));  // packages expect their log directories
   CHECK_FALSE(fs::exists(f.tmp / "root/var/log/dpkg.log"));
+  CHECK(f.runner.commands.empty());
+}
+
+TEST_CASE("hygiene undoes the build's update-initramfs diversion and the initrd links it left dangling") {
+  StageFixture f;
+  f.tmp.write("root/var/lib/dpkg/diversions",
+              "/usr/sbin/update-initramfs\n/usr/sbin/update-initramfs.railyard\n:\n");
+  f.tmp.write("root/usr/sbin/update-initramfs", "#!/bin/sh\nexit 0\n", 0755);
+  f.tmp.write("root/boot/vmlinuz-6.1.0-28-amd64", "kernel");
+  fs::create_symlink("boot/initrd.img-6.1.0-28-amd64", f.tmp / "root/initrd.img");
+  fs::create_symlink("/boot/initrd.img-6.1.0-28-amd64", f.tmp / "root/initrd.img.old");
+  fs::create_symlink("boot/vmlinuz-6.1.0-28-amd64", f.tmp / "root/vmlinuz");
+  StageContext ctx = f.context();
+  Status s = run_hygiene(ctx);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  REQUIRE(f.runner.commands.size() == 1);
+  CHECK(f.runner.commands[0].argv.back() == f.tmp / "root");
+  CHECK(f.runner.commands[0].argv[2].find("dpkg-divert --quiet --local --rename --remove /usr/sbin/update-initramfs") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(fs::symlink_status(f.tmp / "root/initrd.img")));
+  CHECK_FALSE(fs::exists(fs::symlink_status(f.tmp / "root/initrd.img.old")));
+  CHECK(fs::is_symlink(f.tmp / "root/vmlinuz"));
+
+  // Without the diversion (a vendor root filesystem that had everything), nothing is run.
+  f.tmp.write("root/var/lib/dpkg/diversions", "");
+  f.runner.commands.clear();
+  REQUIRE(run_hygiene(ctx).ok());
   CHECK(f.runner.commands.empty());
 }
 
@@ -314,4 +386,239 @@ TEST_CASE("drivers: a tarball bundle is fetched, verified, unpacked in the image
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().find("tarball.url") != std::string::npos);
   CHECK(f.runner.commands.size() == 1);
+}
+
+TEST_CASE("base: packages a vendor root filesystem lacks are named by dpkg's status, arch and version suffixes ignored") {
+  std::string status =
+      "Package: udev\nStatus: install ok installed\nVersion: 252\nArchitecture: amd64\n\n"
+      "Package: linux-image-amd64\nStatus: deinstall ok config-files\nVersion: 6.1\nArchitecture: amd64\n\n"
+      "Package: kmod\nStatus: install ok installed\nVersion: 30\nArchitecture: amd64\n";
+  CHECK(missing_packages(status, {"linux-image-amd64", "udev", "kmod:amd64", "iproute2=6.1-1", "iproute2=6.1-1"}) ==
+        std::vector<std::string>{"linux-image-amd64", "iproute2=6.1-1"});
+  CHECK(missing_packages(status, {"udev"}).empty());
+}
+
+namespace {
+
+// A small root filesystem archive: dpkg's status lists `installed`; a setuid file owned by
+// 1234:5678, a hard link and a symlink, as a vendor's tarball would carry them.
+std::string rootfs_archive(TempDir& tmp, const std::vector<std::string>& installed) {
+  std::string status;
+  for (const auto& p : installed)
+    status += "Package: " + p + "\nStatus: install ok installed\nVersion: 1\nArchitecture: amd64\n\n";
+  tmp.write("rootfs/var/lib/dpkg/status", status);
+  tmp.write("rootfs/usr/bin/tool", "#!/bin/sh\n", 04755);
+  tmp.write("rootfs/etc/os-release", "ID=debian\n");
+  tmp.write("rootfs/usr/share/doc/caf\xc3\xa9/r\xc3\xa9sum\xc3\xa9.txt", "non-ASCII names, as packages ship them\n");
+  fs::create_hard_link(tmp / "rootfs/usr/bin/tool", tmp / "rootfs/usr/bin/tool2");
+  fs::create_symlink("usr/bin", tmp / "rootfs/bin");
+  // pax: names as UTF-8, as vendors' tools and `tar --xattrs` write them.
+  std::string cmd = "tar -C " + (tmp / "rootfs") + " --format=pax --numeric-owner --owner=1234 --group=5678 -cJf " +
+                    (tmp / "rootfs.tar.xz") + " .";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  return read_all(tmp / "rootfs.tar.xz");
+}
+
+}  // namespace
+
+TEST_CASE("base: a vendor root filesystem is fetched, verified and unpacked with owners, modes and links") {
+  StageFixture f;
+  std::string archive = rootfs_archive(f.tmp, {"linux-image-amd64", "systemd-sysv", "udev", "iproute2", "kmod", "ca-certificates",
+                                               "rdma-core", "ibverbs-providers", "libibverbs1", "librdmacm1", "ibverbs-utils",
+                                               "perftest", "infiniband-diags", "rdmacm-utils"});
+  LocalServer server({{"vendor/rootfs.tar.xz", archive}});
+  ImageSpec& image = f.lr.recipe.image;
+  image.rootfs_url = server.url("vendor/rootfs.tar.xz");
+  image.rootfs_sha256 = f.hasher.sha256_hex(archive);
+  f.tmp.write("root/stale", "left from an earlier try\n");
+  StageContext ctx = f.context();
+  Status s = run_base(ctx);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  CHECK(f.runner.commands.empty());  // everything the recipe asks for is there: no apt
+  CHECK_FALSE(fs::exists(f.tmp / "root/stale"));
+  CHECK(read_all(f.tmp / "root/etc/os-release") == "ID=debian\n");
+  CHECK(mode_of(f.tmp / "root/usr/bin/tool") == 04755);
+  CHECK(fs::equivalent(f.tmp / "root/usr/bin/tool", f.tmp / "root/usr/bin/tool2"));
+  CHECK(fs::read_symlink(f.tmp / "root/bin") == "usr/bin");
+  CHECK(fs::exists(f.tmp / "root/usr/share/doc/caf\xc3\xa9/r\xc3\xa9sum\xc3\xa9.txt"));
+  if (::geteuid() == 0) {
+    struct stat st {};
+    REQUIRE(::lstat((f.tmp / "root/usr/bin/tool").c_str(), &st) == 0);
+    CHECK(st.st_uid == 1234u);
+    CHECK(st.st_gid == 5678u);
+  }
+  CHECK(fs::exists(f.tmp / ("downloads/" + image.rootfs_sha256.substr(0, 16) + "-rootfs.tar.xz")));
+
+  // A second build takes the download it kept.
+  s = run_base(ctx);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  CHECK(server.hits["vendor/rootfs.tar.xz"] == 1);
+
+  // The wrong digest: nothing unpacked, and the error names the recipe key.
+  image.rootfs_sha256 = std::string(64, 'a');
+  fs::remove_all(f.tmp / "root");
+  Status bad = run_base(ctx);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().find("image.rootfs_url") != std::string::npos);
+  CHECK(bad.error().find("sha256 mismatch") != std::string::npos);
+  CHECK_FALSE(fs::exists(f.tmp / "root/etc"));
+}
+
+TEST_CASE("base: a vendor root filesystem without the kernel gets it from its own apt sources") {
+  StageFixture f;
+  std::string archive = rootfs_archive(f.tmp, {"systemd-sysv", "udev"});
+  LocalServer server({{"rootfs.tar.xz", archive}});
+  ImageSpec& image = f.lr.recipe.image;
+  image.rootfs_url = server.url("rootfs.tar.xz");
+  image.rootfs_sha256 = f.hasher.sha256_hex(archive);
+  image.packages = {"udev", "iproute2"};
+  f.tmp.write("root/lib/modules/6.1.0-28-amd64/modules.dep", "");
+  StageContext ctx = f.context();
+  Status s = run_base(ctx);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  REQUIRE(f.runner.commands.size() == 3);
+  CHECK(f.runner.commands[0].argv == std::vector<std::string>{"sh", "-ec", divert_initramfs_script(), "sh", f.tmp / "root"});
+  CHECK(shell_quote(f.runner.commands[1].argv).find((f.tmp / "root") + " apt-get update") != std::string::npos);
+  std::string install = shell_quote(f.runner.commands[2].argv);
+  CHECK(install.find("install") != std::string::npos);
+  CHECK(install.find("linux-image-amd64 iproute2") != std::string::npos);
+  CHECK(install.find(" udev") == std::string::npos);
+}
+
+TEST_CASE("base: an archive that is not a Debian root filesystem is refused, saying what is missing") {
+  StageFixture f;
+  f.tmp.write("notroot/README", "a vendor tool, not a root filesystem\n");
+  REQUIRE(std::system(("tar -C " + (f.tmp / "notroot") + " -czf " + (f.tmp / "tool.tgz") + " .").c_str()) == 0);
+  std::string archive = read_all(f.tmp / "tool.tgz");
+  LocalServer server({{"tool.tgz", archive}});
+  f.lr.recipe.image.rootfs_url = server.url("tool.tgz");
+  f.lr.recipe.image.rootfs_sha256 = f.hasher.sha256_hex(archive);
+  StageContext ctx = f.context();
+  Status s = run_base(ctx);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().find("tool.tgz is not a Debian or Ubuntu root filesystem (no var/lib/dpkg/status") != std::string::npos);
+}
+
+TEST_CASE("base: a root filesystem archive with an entry outside the tree is refused") {
+  StageFixture f;
+  f.tmp.write("evil/x", "x\n");
+  REQUIRE(std::system(("tar -C " + (f.tmp / "evil") + " -cf " + (f.tmp / "evil.tar") + " --transform 's,^x,../escaped,' x").c_str()) == 0);
+  std::string archive = read_all(f.tmp / "evil.tar");
+  LocalServer server({{"evil.tar", archive}});
+  f.lr.recipe.image.rootfs_url = server.url("evil.tar");
+  f.lr.recipe.image.rootfs_sha256 = f.hasher.sha256_hex(archive);
+  StageContext ctx = f.context();
+  Status s = run_base(ctx);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().find("would land outside") != std::string::npos);
+  CHECK_FALSE(fs::exists(f.tmp / "escaped"));
+}
+
+namespace {
+
+const std::string kKeys = std::string(RAILYARD_SOURCE_DIR) + "/tests/fixtures/keys/";
+const std::string kVendorA = "E483B6A865572B37D9648F5C77F676C54D6B0C75";
+const std::string kVendorB = "60B15173A12812E632EA66BD521A40E804AC1BA1";
+
+// Runs gpg for real (the check under test); anything else captured answers empty.
+Outcome<std::string> real_gpg(const Command& c) {
+  if (c.argv.empty() || c.argv[0] != "gpg") return std::string();
+  TempDir log;
+  ProcessRunner real(log / "gpg.log");
+  return real.capture(c);
+}
+
+DriverManifest key_url_bundle(const std::string& url, const std::string& fingerprint) {
+  DriverManifest m;
+  m.name = "vendor-repo";
+  m.version = "1.0";
+  m.kind = DriverKind::apt;
+  m.apt.uri = "http://127.0.0.1:9/repo";
+  m.apt.suite = "./";
+  m.apt.key_url = url;
+  m.apt.key_fingerprint = fingerprint;
+  m.packages = {"vendor-tools"};
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("apt keys: gpg's colon listing gives each primary key's fingerprint, not its subkeys'") {
+  std::string text =
+      "pub:-:255:22:77F676C54D6B0C75:1795984106:::-:::scESC:::::ed25519:::0:\n"
+      "fpr:::::::::E483B6A865572B37D9648F5C77F676C54D6B0C75:\n"
+      "uid:-::::1795984106::0D5E::railyard test vendor A <vendor-a@example.invalid>::::::::::0:\n"
+      "sub:-:255:18:F7C145A3AD50DA39:1795984108::::::e:::::cv25519::\n"
+      "fpr:::::::::4A4AB4F54F37D28ACAE61820F7C145A3AD50DA39:\n"
+      "pub:r:255:22:0A1B6962E128F47C:1795984108:1900000000::-:::sc:::::ed25519:::0:\n"
+      "fpr:::::::::2eb1ad9ba8163c4659bfb7000a1b6962e128f47c:\n";
+  auto keys = parse_gpg_colons(text);
+  REQUIRE(keys.size() == 2);
+  CHECK(keys[0].fingerprint == kVendorA);
+  CHECK(keys[0].uids == std::vector<std::string>{"railyard test vendor A <vendor-a@example.invalid>"});
+  CHECK_FALSE(keys[0].revoked);
+  CHECK(keys[0].expires == 0);
+  CHECK(keys[1].fingerprint == "2EB1AD9BA8163C4659BFB7000A1B6962E128F47C");
+  CHECK(keys[1].revoked);
+  CHECK(keys[1].expires == 1900000000);
+
+  CHECK(check_pinned_key({keys[0]}, "e483 b6a8 6557 2b37 d964  8f5c 77f6 76c5 4d6b 0c75", 1800000000).ok());
+  CHECK(check_pinned_key({keys[0]}, "", 1800000000).ok());
+  CHECK(check_pinned_key({keys[0]}, kVendorB, 1800000000).error().find("not the pinned " + kVendorB) != std::string::npos);
+  CHECK(check_pinned_key(keys, kVendorA, 1800000000).error().find("holds 2 keys") != std::string::npos);
+  CHECK(check_pinned_key({keys[1]}, "", 1800000000).error().find("is revoked") != std::string::npos);
+  PublicKey old = keys[0];
+  old.expires = 1577836800;
+  CHECK(check_pinned_key({old}, kVendorA, 1800000000).error().find("expired") != std::string::npos);
+}
+
+TEST_CASE("drivers: a repository key fetched from key_url is accepted only as the pinned key, then kept by fingerprint") {
+  StageFixture f;
+  f.runner.on_capture = real_gpg;
+  LocalServer server({{"a.asc", read_all(kKeys + "vendor-a.asc")},
+                      {"b.gpg", read_all(kKeys + "vendor-b.gpg")},
+                      {"two.asc", read_all(kKeys + "two-keys.asc")},
+                      {"expired.asc", read_all(kKeys + "expired.asc")},
+                      {"revoked.asc", read_all(kKeys + "revoked.asc")},
+                      {"junk.asc", "<html>not a key</html>\n"}});
+  f.tmp.write("root/lib/modules/6.1.0-28-amd64/modules.dep", "");
+  StageContext ctx = f.context();
+  auto build_with = [&](const std::string& name, const std::string& fingerprint) {
+    f.lr.drivers = {LoadedManifest{key_url_bundle(server.url(name), fingerprint), {}}};
+    f.runner.commands.clear();
+    return run_drivers(ctx);
+  };
+
+  Status s = build_with("a.asc", kVendorA);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  CHECK(read_all(f.tmp / "root/usr/share/keyrings/railyard-vendor-repo.asc") == read_all(kKeys + "vendor-a.asc"));
+  CHECK(read_all(f.tmp / "root/etc/apt/sources.list.d/railyard-vendor-repo.sources")
+            .find("Signed-By: /usr/share/keyrings/railyard-vendor-repo.asc") != std::string::npos);
+  CHECK(fs::exists(f.tmp / ("downloads/keys/" + kVendorA + ".key")));
+  // Pinned: the next build takes the kept key without fetching it.
+  REQUIRE(build_with("a.asc", kVendorA).ok());
+  CHECK(server.hits["a.asc"] == 1);
+
+  // A binary key, pinned with spaces and lower case as vendors print them.
+  s = build_with("b.gpg", "60b1 5173 a128 12e6 32ea  66bd 521a 40e8 04ac 1ba1");
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  CHECK(fs::exists(f.tmp / "root/usr/share/keyrings/railyard-vendor-repo.gpg"));
+
+  struct Refused {
+    std::string file, fingerprint, why;
+  };
+  for (const Refused& r : {Refused{"a.asc", kVendorB, "not the pinned " + kVendorB},
+                           Refused{"two.asc", kVendorA, "holds 2 keys"},
+                           Refused{"expired.asc", "8AD7D36C7870BF82659C87E3F5EF583ABDD1E7D7", "expired"},
+                           Refused{"revoked.asc", "2EB1AD9BA8163C4659BFB7000A1B6962E128F47C", "is revoked"},
+                           Refused{"junk.asc", kVendorA, "OpenPGP"}}) {
+    CAPTURE(r.file);
+    fs::remove_all(f.tmp / "downloads/keys");
+    Status bad = build_with(r.file, r.fingerprint);
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().find("apt.key_url") != std::string::npos);
+    CHECK(bad.error().find(r.why) != std::string::npos);
+    CHECK(fs::is_empty(f.tmp / "downloads/keys"));  // nothing half-accepted is kept
+    CHECK(f.runner.commands.size() == 1);            // gpg only: no apt-get update with a bad key
+  }
 }

@@ -7,7 +7,7 @@ lab_image "$SRC/recipes/qemu-virt.toml"
 cache=$LAB_CACHE/stages
 out=$LAB_WORK/out/qemu-virt
 
-# Kill the build as each of these stages starts; base and drivers come from the cache.
+# Kill the build as each of these stages starts; the base comes from the cache.
 for stage in overlays trim pack; do
   rm -rf "$cache/pack"  # so that pack runs (and can be interrupted) every time
   log=$LAB_WORK/killed-$stage.log

@@ -108,6 +108,7 @@ struct NvmeofTarget {
 struct SelftestSpec {
   int check_timeout_ms = 10000;
   int link_wait_s = 30;
+  int storage_wait_s = 30;
   int rdma_bytes = 1 << 20;
   int rdma_min_mbps = 0;
   int pause_sample_ms = 1000;

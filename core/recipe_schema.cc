@@ -233,6 +233,9 @@ schema::Schema<Recipe> build() {
   s.section("selftest", &Recipe::selftest, "Self-test thresholds. Every wait is bounded: no check can hang the boot.")
       .integer("check_timeout_ms", &SelftestSpec::check_timeout_ms, 10000, 100, 600000, "Upper bound of any one check.")
       .integer("link_wait_s", &SelftestSpec::link_wait_s, 30, 0, 600, "How long to wait for rail links to come up.")
+      .integer("storage_wait_s", &SelftestSpec::storage_wait_s, 30, 0, 1800,
+               "How long failed NVMe-oF connections are retried (every 2 s): targets may still be starting when "
+               "a rack powers on at once.")
       .integer("rdma_bytes", &SelftestSpec::rdma_bytes, 1 << 20, 4096, 1 << 30,
                "Bytes written and verified per RDMA data-path test.")
       .integer("rdma_min_mbps", &SelftestSpec::rdma_min_mbps, 0, 0, 1600000,

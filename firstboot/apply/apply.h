@@ -2,6 +2,8 @@
 // changing only the difference and saying what it did. A second run changes nothing.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <vector>
 
 #include "change.h"
@@ -28,6 +30,13 @@ void apply_roce_tos(const Plan&, Kernel&, std::vector<Change>&);   // roce_tos.c
 void apply_storm(const Plan&, Kernel&, std::vector<Change>&);      // storm.cc
 void apply_acs(const Plan&, Kernel&, std::vector<Change>&);        // acs.cc
 void apply_nvmeof(const Plan&, Kernel&, std::vector<Change>&);     // nvmeof.cc
+
+// NVMe-oF connections that failed are tried again every `interval` until `wait` has passed:
+// a target may still be starting (a rack powered on at once, a target rebooting). Each
+// one's failed Change is replaced by its last outcome; a late success says after how long.
+// `sleep` waits (tests record instead). Nothing is retried when nothing failed.
+void retry_nvmeof(const Plan& plan, Kernel& kernel, std::vector<Change>& changes, std::chrono::milliseconds wait,
+                  std::chrono::milliseconds interval, const std::function<void(std::chrono::milliseconds)>& sleep);
 
 // Runs every applier in dependency order. Refuses (one failed Change, nothing else done) a
 // plan that would touch the management interface or that has problems.

@@ -261,6 +261,50 @@ TEST_CASE("nvmeof: no DMI UUID falls back to the machine id and says so; an unre
   CHECK(n[0].outcome == Outcome::failed);
 }
 
+TEST_CASE("nvmeof: a target still starting is retried until it answers, or until the wait is over") {
+  Rig rig;
+  rig.host.files["/sys/class/dmi/id/product_uuid"] = "4C4C4544-0042-3510-8052-B4C04F333732";
+  rig.host.connect_errno = ECONNREFUSED;
+  Plan p = nvme_plan();
+  auto changes = rig.run(apply_nvmeof, p);
+  REQUIRE(changes.back().outcome == Outcome::failed);
+  std::vector<std::chrono::milliseconds> slept;
+  // The target comes up during the third wait.
+  auto sleep = [&](std::chrono::milliseconds d) {
+    slept.push_back(d);
+    if (slept.size() == 3) rig.host.connect_errno = 0;
+  };
+  retry_nvmeof(p, rig.kernel, changes, std::chrono::seconds(30), std::chrono::seconds(2), sleep);
+  CHECK(slept.size() == 3);
+  CHECK(rig.host.connects.size() == 1);  // the fake records only connections made
+  CHECK(changes.back().outcome == Outcome::changed);
+  CHECK(changes.back().detail.find("connected after 6.0 s of retries (first: ") != std::string::npos);
+  CHECK(changes.back().detail.find("Connection refused") != std::string::npos);
+
+  // Never answering: retried until the wait is spent, the last step cut to fit, then failed.
+  Rig dead;
+  dead.host.files["/sys/class/dmi/id/product_uuid"] = "4C4C4544-0042-3510-8052-B4C04F333732";
+  dead.host.connect_errno = ECONNREFUSED;
+  auto failed = dead.run(apply_nvmeof, p);
+  slept.clear();
+  retry_nvmeof(p, dead.kernel, failed, std::chrono::milliseconds(5000), std::chrono::seconds(2),
+               [&](std::chrono::milliseconds d) { slept.push_back(d); });
+  CHECK(slept == std::vector<std::chrono::milliseconds>{std::chrono::seconds(2), std::chrono::seconds(2),
+                                                        std::chrono::seconds(1)});
+  CHECK(failed.back().outcome == Outcome::failed);
+  CHECK(failed.back().detail.find("still failing after 5.0 s of retries") != std::string::npos);
+
+  // Nothing failed: nothing waits.
+  Rig fine;
+  fine.host.files["/sys/class/dmi/id/product_uuid"] = "4C4C4544-0042-3510-8052-B4C04F333732";
+  auto ok = fine.run(apply_nvmeof, p);
+  REQUIRE(ok.back().outcome == Outcome::changed);
+  slept.clear();
+  retry_nvmeof(p, fine.kernel, ok, std::chrono::seconds(30), std::chrono::seconds(2),
+               [&](std::chrono::milliseconds d) { slept.push_back(d); });
+  CHECK(slept.empty());
+}
+
 TEST_CASE("apply_plan refuses a plan with problems or one touching the management interface") {
   Rig rig;
   Plan bad;

@@ -102,4 +102,33 @@ void apply_nvmeof(const Plan& plan, Kernel& k, std::vector<Change>& out) {
   }
 }
 
+namespace {
+
+bool failed_connection(const Change& c) { return c.outcome == Outcome::failed && c.object.rfind("NVMe-oF ", 0) == 0; }
+
+}  // namespace
+
+void retry_nvmeof(const Plan& plan, Kernel& k, std::vector<Change>& changes, std::chrono::milliseconds wait,
+                  std::chrono::milliseconds interval, const std::function<void(std::chrono::milliseconds)>& sleep) {
+  std::chrono::milliseconds waited{0};
+  while (waited < wait && std::any_of(changes.begin(), changes.end(), failed_connection)) {
+    auto step = std::min(interval, wait - waited);
+    sleep(step);
+    waited += step;
+    std::vector<Change> again;
+    apply_nvmeof(plan, k, again);
+    for (const auto& a : again) {
+      auto it = std::find_if(changes.begin(), changes.end(), [&](const Change& c) { return c.object == a.object; });
+      if (it == changes.end() || !failed_connection(*it)) continue;
+      std::string first = it->detail;
+      *it = a;
+      std::string after = std::to_string(waited.count() / 1000) + "." + std::to_string(waited.count() % 1000 / 100) + " s";
+      if (a.outcome == Outcome::failed)
+        it->detail = a.detail + " (still failing after " + after + " of retries)";
+      else
+        it->detail = (a.detail.empty() ? "" : a.detail + "; ") + "connected after " + after + " of retries (first: " + first + ")";
+    }
+  }
+}
+
 }  // namespace railyard

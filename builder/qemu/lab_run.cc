@@ -172,15 +172,6 @@ Status launch(Vm& vm) {
 }
 
 // Waits for `file` to hold a whole JSON object while the VM runs; false on exit or deadline.
-bool wait_for_json(Vm& vm, const fs::path& file, Clock::time_point deadline) {
-  while (Clock::now() < deadline) {
-    if (complete_json(file)) return true;
-    if (!vm.process->running()) return complete_json(file);
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  }
-  return false;
-}
-
 std::string tail_lines(const fs::path& p, std::size_t n) {
   std::vector<std::string> lines = split(read_text(p), '\n');
   std::size_t from = lines.size() > n ? lines.size() - n : 0;
@@ -235,14 +226,6 @@ int run_in(const LabOptions& o, const fs::path& run) {
     if (auto s = launch(target); !s.ok()) return harness_error(s.error(), &target);
     std::cout << "railyard qemu: storage target " << o.target.hostname << " booting (" << target.dir.string() << ")"
               << std::endl;
-    if (!wait_for_json(target, target.dir / "target.json", deadline))
-      return harness_error(target.process->running() ? "the storage target did not come up within the timeout"
-                                                     : "the storage target stopped (" + target.process->how_it_ended() + ")",
-                           &target);
-    auto state = nlohmann::json::parse(read_text(target.dir / "target.json"), nullptr, false);
-    if (state.value("result", "") != "ready")
-      return harness_error("the storage target failed: " + read_text(target.dir / "target.json"), &target);
-    std::cout << "railyard qemu: storage target ready after " << seconds() << " s" << std::endl;
   }
 
   Vm node;
@@ -266,9 +249,36 @@ int run_in(const LabOptions& o, const fs::path& run) {
   std::cout << "railyard qemu: node " << o.node.hostname << " booting" << (network_boot ? " from the network" : "")
             << " with " << o.rails << " rails (" << node.dir.string() << ")" << std::endl;
 
-  // Done when the guest has exported its status (then it powers off), or QEMU has exited.
-  bool exported = wait_for_json(node, node.dir / "status.json", deadline);
+  // The two boot side by side: the node's agent retries its NVMe-oF connections while the
+  // target comes up (selftest.storage_wait_s). Done when the node has exported its status
+  // (then it powers off) or QEMU has exited; a target that failed or stopped meanwhile is
+  // the harness's failure, not the node's.
+  bool target_ready = !target.process, exported = false;
+  while (Clock::now() < deadline) {
+    if (!target_ready && complete_json(target.dir / "target.json")) {
+      auto state = nlohmann::json::parse(read_text(target.dir / "target.json"), nullptr, false);
+      if (state.value("result", "") != "ready") {
+        node.process->stop();
+        return harness_error("the storage target failed: " + read_text(target.dir / "target.json"), &target);
+      }
+      target_ready = true;
+      std::cout << "railyard qemu: storage target ready after " << seconds() << " s" << std::endl;
+    }
+    if (!target_ready && !target.process->running()) {
+      node.process->stop();
+      return harness_error("the storage target stopped (" + target.process->how_it_ended() + ")", &target);
+    }
+    if ((exported = complete_json(node.dir / "status.json"))) break;
+    if (!node.process->running()) {
+      exported = complete_json(node.dir / "status.json");
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
   bool timed_out = !exported && node.process->running();
+  if (!target_ready)
+    std::cout << "railyard qemu: the storage target was not ready when the node "
+              << (exported ? "finished" : "stopped") << " (" << seconds() << " s)" << std::endl;
   // A directly booted guest powers itself off (railyard.qemu=1); a network-booted one was
   // given the image's command line only and keeps running.
   if (exported && !network_boot) node.process->wait_until(std::min(deadline, Clock::now() + std::chrono::seconds(20)));

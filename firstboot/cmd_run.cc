@@ -163,8 +163,7 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     Kernel kernel{rtnl, dcb, ethtool, host};
     std::vector<Change> changes = apply_plan(plan, kernel);
     Inventory now = settle(plan, *in);  // what the node is after apply
-    retry_nvmeof(plan, kernel, changes, std::chrono::seconds(in->recipe.selftest.storage_wait_s), std::chrono::seconds(2),
-                 [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); });
+    retry_nvmeof(plan, kernel, changes, std::chrono::seconds(in->recipe.selftest.storage_wait_s), std::chrono::seconds(2));
     // The NCCL profile names GID indices, which exist only once the rails are up: render
     // the files from the node as it is now, so that every run writes the same bytes.
     if (Status s = write_plan_files(settled_plan(plan, now, in->recipe), root); !s.ok())

@@ -31,12 +31,19 @@ void apply_storm(const Plan&, Kernel&, std::vector<Change>&);      // storm.cc
 void apply_acs(const Plan&, Kernel&, std::vector<Change>&);        // acs.cc
 void apply_nvmeof(const Plan&, Kernel&, std::vector<Change>&);     // nvmeof.cc
 
-// NVMe-oF connections that failed are tried again every `interval` until `wait` has passed:
-// a target may still be starting (a rack powered on at once, a target rebooting). Each
-// one's failed Change is replaced by its last outcome; a late success says after how long.
-// `sleep` waits (tests record instead). Nothing is retried when nothing failed.
+// How retries tell time: the real clock and sleep, or a test's.
+struct RetryClock {
+  std::function<std::chrono::steady_clock::time_point()> now = [] { return std::chrono::steady_clock::now(); };
+  std::function<void(std::chrono::milliseconds)> sleep;  // empty: std::this_thread::sleep_for
+};
+
+// NVMe-oF connections that failed are tried again every `interval` until `wait` has passed
+// on the clock (a connect to an absent host takes seconds itself): a target may still be
+// starting (a rack powered on at once, a target rebooting). Each one's failed Change is
+// replaced by its last outcome; a late success says after how long. Nothing is retried
+// when nothing failed.
 void retry_nvmeof(const Plan& plan, Kernel& kernel, std::vector<Change>& changes, std::chrono::milliseconds wait,
-                  std::chrono::milliseconds interval, const std::function<void(std::chrono::milliseconds)>& sleep);
+                  std::chrono::milliseconds interval, const RetryClock& clock = {});
 
 // Runs every applier in dependency order. Refuses (one failed Change, nothing else done) a
 // plan that would touch the management interface or that has problems.

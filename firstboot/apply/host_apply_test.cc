@@ -262,37 +262,47 @@ TEST_CASE("nvmeof: no DMI UUID falls back to the machine id and says so; an unre
 }
 
 TEST_CASE("nvmeof: a target still starting is retried until it answers, or until the wait is over") {
+  using std::chrono::milliseconds;
+  using std::chrono::seconds;
+  // A clock that sleeping moves, and each connect attempt too (to an absent host it takes seconds).
+  std::chrono::steady_clock::time_point t{};
+  std::vector<milliseconds> slept;
+  std::function<void()> on_sleep;
+  RetryClock clock{[&] { return t; }, [&](milliseconds d) {
+                     slept.push_back(d);
+                     t += d;
+                     if (on_sleep) on_sleep();
+                   }};
+
   Rig rig;
   rig.host.files["/sys/class/dmi/id/product_uuid"] = "4C4C4544-0042-3510-8052-B4C04F333732";
   rig.host.connect_errno = ECONNREFUSED;
   Plan p = nvme_plan();
   auto changes = rig.run(apply_nvmeof, p);
   REQUIRE(changes.back().outcome == Outcome::failed);
-  std::vector<std::chrono::milliseconds> slept;
-  // The target comes up during the third wait.
-  auto sleep = [&](std::chrono::milliseconds d) {
-    slept.push_back(d);
-    if (slept.size() == 3) rig.host.connect_errno = 0;
+  on_sleep = [&] {
+    if (slept.size() == 3) rig.host.connect_errno = 0;  // the target comes up during the third wait
   };
-  retry_nvmeof(p, rig.kernel, changes, std::chrono::seconds(30), std::chrono::seconds(2), sleep);
+  retry_nvmeof(p, rig.kernel, changes, seconds(30), seconds(2), clock);
   CHECK(slept.size() == 3);
   CHECK(rig.host.connects.size() == 1);  // the fake records only connections made
   CHECK(changes.back().outcome == Outcome::changed);
   CHECK(changes.back().detail.find("connected after 6.0 s of retries (first: ") != std::string::npos);
   CHECK(changes.back().detail.find("Connection refused") != std::string::npos);
 
-  // Never answering: retried until the wait is spent, the last step cut to fit, then failed.
+  // Never answering, each attempt taking 3 s: the wait is wall time, not the sum of sleeps,
+  // and the last step is cut to fit.
   Rig dead;
   dead.host.files["/sys/class/dmi/id/product_uuid"] = "4C4C4544-0042-3510-8052-B4C04F333732";
   dead.host.connect_errno = ECONNREFUSED;
   auto failed = dead.run(apply_nvmeof, p);
   slept.clear();
-  retry_nvmeof(p, dead.kernel, failed, std::chrono::milliseconds(5000), std::chrono::seconds(2),
-               [&](std::chrono::milliseconds d) { slept.push_back(d); });
-  CHECK(slept == std::vector<std::chrono::milliseconds>{std::chrono::seconds(2), std::chrono::seconds(2),
-                                                        std::chrono::seconds(1)});
+  on_sleep = [&] { t += seconds(3); };
+  retry_nvmeof(p, dead.kernel, failed, milliseconds(12000), seconds(2), clock);
+  CHECK(slept == std::vector<milliseconds>{seconds(2), seconds(2), seconds(2)});  // at 0, 5 and 10 s
   CHECK(failed.back().outcome == Outcome::failed);
-  CHECK(failed.back().detail.find("still failing after 5.0 s of retries") != std::string::npos);
+  CHECK(failed.back().detail.find("still failing after 15.0 s of retries") != std::string::npos);
+  CHECK(failed.back().detail.find("of retries) (still") == std::string::npos);  // said once
 
   // Nothing failed: nothing waits.
   Rig fine;
@@ -300,8 +310,7 @@ TEST_CASE("nvmeof: a target still starting is retried until it answers, or until
   auto ok = fine.run(apply_nvmeof, p);
   REQUIRE(ok.back().outcome == Outcome::changed);
   slept.clear();
-  retry_nvmeof(p, fine.kernel, ok, std::chrono::seconds(30), std::chrono::seconds(2),
-               [&](std::chrono::milliseconds d) { slept.push_back(d); });
+  retry_nvmeof(p, fine.kernel, ok, seconds(30), seconds(2), clock);
   CHECK(slept.empty());
 }
 

@@ -3,6 +3,7 @@
 // autoconnect, and each planned connection made over its rail.
 #include <algorithm>
 #include <cctype>
+#include <thread>
 
 #include "apply.h"
 
@@ -109,24 +110,31 @@ bool failed_connection(const Change& c) { return c.outcome == Outcome::failed &&
 }  // namespace
 
 void retry_nvmeof(const Plan& plan, Kernel& k, std::vector<Change>& changes, std::chrono::milliseconds wait,
-                  std::chrono::milliseconds interval, const std::function<void(std::chrono::milliseconds)>& sleep) {
-  std::chrono::milliseconds waited{0};
-  while (waited < wait && std::any_of(changes.begin(), changes.end(), failed_connection)) {
-    auto step = std::min(interval, wait - waited);
-    sleep(step);
-    waited += step;
+                  std::chrono::milliseconds interval, const RetryClock& clock) {
+  using std::chrono::milliseconds;
+  const auto start = clock.now();
+  auto elapsed = [&] { return std::chrono::duration_cast<milliseconds>(clock.now() - start); };
+  auto text = [](milliseconds d) {
+    return std::to_string(d.count() / 1000) + "." + std::to_string(d.count() % 1000 / 100) + " s";
+  };
+  while (elapsed() < wait && std::any_of(changes.begin(), changes.end(), failed_connection)) {
+    milliseconds step = std::min(interval, wait - elapsed());
+    if (clock.sleep) clock.sleep(step);
+    else std::this_thread::sleep_for(step);
     std::vector<Change> again;
     apply_nvmeof(plan, k, again);
     for (const auto& a : again) {
       auto it = std::find_if(changes.begin(), changes.end(), [&](const Change& c) { return c.object == a.object; });
       if (it == changes.end() || !failed_connection(*it)) continue;
       std::string first = it->detail;
+      auto pos = first.find(" (still failing after ");
+      if (pos != std::string::npos) first = first.substr(0, pos);
       *it = a;
-      std::string after = std::to_string(waited.count() / 1000) + "." + std::to_string(waited.count() % 1000 / 100) + " s";
       if (a.outcome == Outcome::failed)
-        it->detail = a.detail + " (still failing after " + after + " of retries)";
+        it->detail = a.detail + " (still failing after " + text(elapsed()) + " of retries)";
       else
-        it->detail = (a.detail.empty() ? "" : a.detail + "; ") + "connected after " + after + " of retries (first: " + first + ")";
+        it->detail = (a.detail.empty() ? "" : a.detail + "; ") + "connected after " + text(elapsed()) +
+                     " of retries (first: " + first + ")";
     }
   }
 }

@@ -485,16 +485,25 @@ TEST_CASE("base: a vendor root filesystem without the kernel gets it from its ow
   CHECK(install.find(" udev") == std::string::npos);
 }
 
+namespace {
+
+// run_base on `tar -C DIR TAR_ARGS` written to NAME and served on 127.0.0.1.
+Status base_from_tar(StageFixture& f, const std::string& dir, const std::string& name, const std::string& tar_args) {
+  REQUIRE(std::system(("tar -C " + (f.tmp / dir) + " -f " + (f.tmp / name) + " " + tar_args).c_str()) == 0);
+  std::string archive = read_all(f.tmp / name);
+  LocalServer server(std::map<std::string, std::string>{{name, archive}});
+  f.lr.recipe.image.rootfs_url = server.url(name);
+  f.lr.recipe.image.rootfs_sha256 = f.hasher.sha256_hex(archive);
+  StageContext ctx = f.context();
+  return run_base(ctx);
+}
+
+}  // namespace
+
 TEST_CASE("base: an archive that is not a Debian root filesystem is refused, saying what is missing") {
   StageFixture f;
   f.tmp.write("notroot/README", "a vendor tool, not a root filesystem\n");
-  REQUIRE(std::system(("tar -C " + (f.tmp / "notroot") + " -czf " + (f.tmp / "tool.tgz") + " .").c_str()) == 0);
-  std::string archive = read_all(f.tmp / "tool.tgz");
-  LocalServer server({{"tool.tgz", archive}});
-  f.lr.recipe.image.rootfs_url = server.url("tool.tgz");
-  f.lr.recipe.image.rootfs_sha256 = f.hasher.sha256_hex(archive);
-  StageContext ctx = f.context();
-  Status s = run_base(ctx);
+  Status s = base_from_tar(f, "notroot", "tool.tgz", "-cz .");
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().find("tool.tgz is not a Debian or Ubuntu root filesystem (no var/lib/dpkg/status") != std::string::npos);
 }
@@ -502,13 +511,7 @@ TEST_CASE("base: an archive that is not a Debian root filesystem is refused, say
 TEST_CASE("base: a root filesystem archive with an entry outside the tree is refused") {
   StageFixture f;
   f.tmp.write("evil/x", "x\n");
-  REQUIRE(std::system(("tar -C " + (f.tmp / "evil") + " -cf " + (f.tmp / "evil.tar") + " --transform 's,^x,../escaped,' x").c_str()) == 0);
-  std::string archive = read_all(f.tmp / "evil.tar");
-  LocalServer server({{"evil.tar", archive}});
-  f.lr.recipe.image.rootfs_url = server.url("evil.tar");
-  f.lr.recipe.image.rootfs_sha256 = f.hasher.sha256_hex(archive);
-  StageContext ctx = f.context();
-  Status s = run_base(ctx);
+  Status s = base_from_tar(f, "evil", "evil.tar", "-c --transform 's,^x,../escaped,' x");
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().find("would land outside") != std::string::npos);
   CHECK_FALSE(fs::exists(f.tmp / "escaped"));

@@ -162,8 +162,10 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     NativeHost host(root);
     Kernel kernel{rtnl, dcb, ethtool, host};
     std::vector<Change> changes = apply_plan(plan, kernel);
-    Inventory now = settle(plan, *in);  // what the node is after apply
+    // Before settling: the inventory settle returns, which verify reads, must list the
+    // controllers the retries connected.
     retry_nvmeof(plan, kernel, changes, std::chrono::seconds(in->recipe.selftest.storage_wait_s), std::chrono::seconds(2));
+    Inventory now = settle(plan, *in);  // what the node is after apply
     // The NCCL profile names GID indices, which exist only once the rails are up: render
     // the files from the node as it is now, so that every run writes the same bytes.
     if (Status s = write_plan_files(settled_plan(plan, now, in->recipe), root); !s.ok())

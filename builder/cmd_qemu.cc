@@ -82,6 +82,7 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
     if (!n) return kExitBadInput;
     o.node = {n->hostname, n->mac, n};
   }
+  if (o.target_delay_s > 0 && !o.storage_target) return bad("--target-delay needs --storage-target");
   if (!a.target_name.empty()) {
     if (!o.storage_target) return bad("--target-node needs --storage-target");
     auto t = inventory_node(files, a.nodes, a.target_name, "--target-node");
@@ -116,6 +117,10 @@ const bool registered = register_subcommand(80, [](CLI::App& app) {
   sub->add_option("--rails", a->lab.rails, "Rail NICs of the VM (1–8)")->default_val(4);
   sub->add_flag("--storage-target", a->lab.storage_target,
                 "Boot a second VM from the image as the recipe's NVMe-oF target, on the rails' switch");
+  sub->add_option("--target-delay", a->lab.target_delay_s,
+                  "Power the storage target on SECONDS after the node, as a late storage server would be "
+                  "(the node's agent retries for selftest.storage_wait_s)")
+      ->check(CLI::Range(0, 3600));
   sub->add_option("--nodes", a->nodes, "Node inventory the VMs' identities come from");
   sub->add_option("--node", a->node_name, "The inventory's node to boot (its MAC, host name and rail addresses)");
   sub->add_option("--target-node", a->target_name, "The inventory's node the storage target is");

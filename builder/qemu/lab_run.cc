@@ -223,9 +223,17 @@ int run_in(const LabOptions& o, const fs::path& run) {
     cmdline.push_back("railyard.role=storage-target");
     if (auto s = prepare(target, o, o.target, *boot, false, cmdline, kTargetPorts); !s.ok())
       return harness_error(s.error(), nullptr);
-    if (auto s = launch(target); !s.ok()) return harness_error(s.error(), &target);
+  }
+  auto launch_target = [&]() -> Status {
+    if (auto s = launch(target); !s.ok()) return s;
     std::cout << "railyard qemu: storage target " << o.target.hostname << " booting (" << target.dir.string() << ")"
               << std::endl;
+    return success();
+  };
+  bool target_launched = false;
+  if (o.storage_target && o.target_delay_s == 0) {
+    if (auto s = launch_target(); !s.ok()) return harness_error(s.error(), &target);
+    target_launched = true;
   }
 
   Vm node;
@@ -253,9 +261,18 @@ int run_in(const LabOptions& o, const fs::path& run) {
   // target comes up (selftest.storage_wait_s). Done when the node has exported its status
   // (then it powers off) or QEMU has exited; a target that failed or stopped meanwhile is
   // the harness's failure, not the node's.
-  bool target_ready = !target.process, exported = false;
+  if (o.storage_target && !target_launched)
+    std::cout << "railyard qemu: the storage target powers on in " << o.target_delay_s << " s" << std::endl;
+  bool target_ready = !o.storage_target, exported = false;
   while (Clock::now() < deadline) {
-    if (!target_ready && complete_json(target.dir / "target.json")) {
+    if (!target_launched && Clock::now() >= node_start + std::chrono::seconds(o.target_delay_s)) {
+      if (auto s = launch_target(); !s.ok()) {
+        node.process->stop();
+        return harness_error(s.error(), &target);
+      }
+      target_launched = true;
+    }
+    if (target_launched && !target_ready && complete_json(target.dir / "target.json")) {
       auto state = nlohmann::json::parse(read_text(target.dir / "target.json"), nullptr, false);
       if (state.value("result", "") != "ready") {
         node.process->stop();
@@ -264,7 +281,7 @@ int run_in(const LabOptions& o, const fs::path& run) {
       target_ready = true;
       std::cout << "railyard qemu: storage target ready after " << seconds() << " s" << std::endl;
     }
-    if (!target_ready && !target.process->running()) {
+    if (target_launched && !target_ready && !target.process->running()) {
       node.process->stop();
       return harness_error("the storage target stopped (" + target.process->how_it_ended() + ")", &target);
     }

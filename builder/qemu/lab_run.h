@@ -17,6 +17,7 @@ struct LabOptions {
   std::string image_dir;
   int rails = 4;
   bool storage_target = false;
+  int target_delay_s = 0;           // power the target on this long after the node (a late target)
   LabIdentity node;
   LabIdentity target;
   std::vector<int> links_down;      // rails whose NIC has no link from power-on

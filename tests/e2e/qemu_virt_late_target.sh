@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The storage target powers on 60 s after the node, as a storage server rebooting when a rack
+# comes up: the node's first NVMe-oF connect fails, the agent retries it within the lab
+# recipe's selftest.storage_wait_s, connects, reads the namespace, passes and joins; the
+# report says the connection came after retries.
+source "$(dirname "$0")/lib/lab.bash"
+lab_init "$@"
+lab_image "$SRC/recipes/qemu-virt.toml"
+lab_boot late-target --storage-target --target-node lab-target01 --target-delay 60
+lab_expect_rc 0
+
+lab_assert <<'PY'
+expect(report["result"] == "pass", "result pass: %s" % [c["name"] for c in report["checks"] if c["status"] == "fail"])
+nvme = [c for c in report["changes"] if c["object"].startswith("NVMe-oF ")]
+expect(len(nvme) == 1, "one NVMe-oF connection: %s" % nvme)
+if nvme:
+    expect(nvme[0]["outcome"] == "changed", "connected: %s" % nvme[0])
+    expect("connected after " in nvme[0]["detail"] and " of retries (first: " in nvme[0]["detail"],
+           "the connection came after retries, and the first failure is kept: %s" % nvme[0]["detail"])
+expect(check("nvmeof.0.connected")["status"] == "pass", "nvmeof.0.connected: %s" % check("nvmeof.0.connected"))
+expect(check("nvmeof.0.namespace_read")["status"] == "pass", "namespace read: %s" % check("nvmeof.0.namespace_read"))
+expect(status["joined"] is True, "joined: %s" % status)
+PY

@@ -12,18 +12,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
+std::string describe(const PublicKey& k) {
+  return k.fingerprint + (k.uids.empty() ? "" : " (" + k.uids.front() + ")");
+}
+
+}  // namespace
+
 std::string normalized_fingerprint(const std::string& s) {
   std::string out;
   for (char c : s)
     if (!std::isspace(static_cast<unsigned char>(c))) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return out;
 }
-
-std::string describe(const PublicKey& k) {
-  return k.fingerprint + (k.uids.empty() ? "" : " (" + k.uids.front() + ")");
-}
-
-}  // namespace
 
 std::vector<PublicKey> parse_gpg_colons(const std::string& text) {
   // pub:-:255:22:KEYID:CREATED:EXPIRES::-:::scSC::::ed25519:::0:

@@ -21,6 +21,9 @@ struct PublicKey {
   std::vector<std::string> uids;
 };
 
+// A fingerprint as gpg prints it and the key table compares it: spaces dropped, upper case.
+std::string normalized_fingerprint(const std::string& fingerprint);
+
 // `gpg --with-colons --show-keys` output → its primary keys, in file order.
 std::vector<PublicKey> parse_gpg_colons(const std::string& text);
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "apt.h"
-#include "fetch/fetch.h"
+#include "downloads.h"
 #include "image_files.h"
 #include "manifest.h"
 #include "stage.h"
@@ -72,19 +72,15 @@ namespace {
 // and capabilities, then completed with the recipe's kernel and packages from its own apt
 // sources when it lacks them.
 Status base_from_archive(StageContext& ctx, const ImageSpec& image) {
-  std::string file = image.rootfs_url.substr(image.rootfs_url.find_last_of('/') + 1);
-  std::string dest = ctx.downloads + "/" + image.rootfs_sha256.substr(0, 16) + "-" + (file.empty() ? "rootfs" : file);
-  FetchOptions o;
-  o.log = [&](const std::string& line) { ctx.step(line); };
-  ctx.step("fetch " + image.rootfs_url);
-  auto got = fetch_verified(image.rootfs_url, image.rootfs_sha256, dest, o);
+  auto got = fetch_pinned_archive(ctx, image.rootfs_url, image.rootfs_sha256, "rootfs");
   if (!got.ok()) return Status::fail(ctx.recipe.path + ": image.rootfs_url: " + got.error());
+  const std::string& file = got->name;
   std::error_code ec;
   fs::remove_all(ctx.root, ec);
   fs::create_directories(ctx.root, ec);
   if (ec) return Status::fail(ctx.root + ": " + ec.message());
   ctx.step("unpack " + file + " (" + std::to_string(got->bytes >> 20) + " MiB)");
-  auto unpacked = unpack_archive(dest, ctx.root, UnpackOptions{.root_filesystem = true});
+  auto unpacked = unpack_archive(got->path, ctx.root, UnpackOptions{.root_filesystem = true});
   if (!unpacked.ok()) return Status::fail(ctx.recipe.path + ": image.rootfs_url: " + unpacked.error());
   auto status = read_whole_file(ctx.root + "/var/lib/dpkg/status");
   if (!status.ok())

@@ -1,6 +1,5 @@
 #include "drivers.h"
 
-#include <cctype>
 #include <ctime>
 #include <filesystem>
 
@@ -8,7 +7,7 @@
 
 #include "apt.h"
 #include "apt_key.h"
-#include "fetch/fetch.h"
+#include "downloads.h"
 #include "image_files.h"
 #include "stage.h"
 #include "text.h"
@@ -97,16 +96,12 @@ Outcome<std::string> repository_key(StageContext& ctx, const DriverManifest& m) 
     return check_pinned_key(*keys, m.apt.key_fingerprint, now);
   };
   std::error_code ec;
-  std::string pinned;
-  for (char c : m.apt.key_fingerprint)
-    if (c != ' ') pinned += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::string pinned = normalized_fingerprint(m.apt.key_fingerprint);
   std::string dest = ctx.downloads + "/keys/" + (pinned.empty() ? m.name + ".unpinned" : pinned) + ".key";
   if (pinned.empty() || !fs::is_regular_file(dest, ec) || !check(dest).ok()) {
     if (pinned.empty()) fs::remove(dest, ec);  // authenticated by TLS only: never reused
-    FetchOptions o;
-    o.log = [&](const std::string& line) { ctx.step(line); };
     ctx.step("fetch " + m.name + "'s signing key " + m.apt.key_url + (pinned.empty() ? "" : " (pinned " + pinned + ")"));
-    auto got = fetch_checked(m.apt.key_url, check, dest, o);
+    auto got = fetch_checked(m.apt.key_url, check, dest, stage_fetch_options(ctx));
     if (!got.ok()) return Result::fail(m.path + ": apt.key_url: " + got.error());
   }
   auto key = read_whole_file(dest);
@@ -169,19 +164,13 @@ Outcome<std::vector<DkmsBuilt>> build_dkms(StageContext& ctx, const DriverManife
 // A vendor tarball: fetched once (kept by its sha256), unpacked under /var/tmp in the image,
 // its install commands run there, then removed.
 Status install_tarball(StageContext& ctx, const DriverManifest& m) {
-  std::string file = m.tarball.url.substr(m.tarball.url.find_last_of('/') + 1);
-  std::string dest = ctx.downloads + "/" + m.tarball.sha256.substr(0, 16) + "-" + (file.empty() ? m.name : file);
-  std::error_code ec;
-  fs::create_directories(ctx.downloads, ec);
-  FetchOptions o;
-  o.log = [&](const std::string& line) { ctx.step(line); };
-  ctx.step("fetch " + m.tarball.url);
-  auto got = fetch_verified(m.tarball.url, m.tarball.sha256, dest, o);
+  auto got = fetch_pinned_archive(ctx, m.tarball.url, m.tarball.sha256, m.name);
   if (!got.ok()) return Status::fail(m.path + ": tarball.url: " + got.error());
+  std::error_code ec;
   std::string inside = "/var/tmp/railyard-" + m.name;
   fs::remove_all(ctx.root + inside, ec);
   fs::create_directories(ctx.root + inside, ec);
-  if (auto u = unpack_archive(dest, ctx.root + inside, {}); !u.ok()) return Status::fail(u.error());
+  if (auto u = unpack_archive(got->path, ctx.root + inside, {}); !u.ok()) return Status::fail(u.error());
   for (const auto& cmd : m.tarball.install) {
     ctx.step(m.name + ": " + cmd);
     Command c = in_image(ctx.root, {"/bin/sh", "-ec", "cd " + inside + " && " + cmd}, m.name + " install: " + cmd);

@@ -88,11 +88,11 @@ CacheLookup StageCache::lookup(Stage stage, const std::string& key) {
   if (!record.ok()) return {false, "", "corrupt: " + record.error()};
   if (record->stage != to_string(stage) || record->key != key)
     return {false, "", "corrupt: entry.json describes " + record->stage + "/" + record->key};
-  auto scanned = scan_tree((dir / kOutputDir).string(), hasher_);
+  auto scanned = scan_tree((dir / kOutputDir).string(), hasher_, TreeDigest::xxh128);
   if (!scanned.ok()) return {false, "", "corrupt: " + scanned.error()};
   auto same = compare_output(record->files, *scanned);
   if (!same.ok()) return {false, "", "corrupt: output/" + same.error()};
-  return {true, (dir / kOutputDir).string(), ""};
+  return {true, (dir / kOutputDir).string(), "", record->size};
 }
 
 Outcome<PendingEntry> StageCache::begin(Stage stage, const std::string& key) {
@@ -117,7 +117,7 @@ Outcome<PendingEntry> StageCache::begin(Stage stage, const std::string& key) {
 Outcome<std::string> StageCache::commit(PendingEntry entry) {
   using Result = Outcome<std::string>;
   std::string where = to_string(entry.stage_) + "/" + entry.key_.substr(0, kKeyPrefix);
-  auto files = scan_tree(entry.output(), hasher_);
+  auto files = scan_tree(entry.output(), hasher_, TreeDigest::xxh128);
   if (!files.ok()) return Result::fail(files, "cache entry " + where);
   auto record = make_record(to_string(entry.stage_), entry.key_, clock(), std::move(*files));
   // Last inside the entry: an entry without entry.json is never used.

@@ -45,7 +45,7 @@ std::string to_json(const CacheEntryRecord& r) {
     ordered_json j{{"path", f.path}, {"type", std::string(1, type_letter(f.type))}, {"mode", mode}};
     if (f.type == TreeEntry::Type::file) {
       j["size"] = f.size;
-      j["sha256"] = f.sha256;
+      j["xxh128"] = f.digest;
     }
     if (f.type == TreeEntry::Type::symlink) j["target"] = f.target;
     files.push_back(std::move(j));
@@ -73,7 +73,7 @@ Outcome<CacheEntryRecord> parse_record(const std::string& text) {
       e.mode = static_cast<unsigned>(std::stoul(f.at("mode").get<std::string>(), nullptr, 8));
       if (e.type == TreeEntry::Type::file) {
         e.size = f.at("size").get<std::uint64_t>();
-        e.sha256 = f.at("sha256").get<std::string>();
+        e.digest = f.at("xxh128").get<std::string>();
       }
       if (e.type == TreeEntry::Type::symlink) e.target = f.at("target").get<std::string>();
       r.files.push_back(std::move(e));
@@ -95,7 +95,7 @@ Status compare_output(const std::vector<TreeEntry>& recorded, const std::vector<
     const TreeEntry& have = *it->second;
     if (have.type != want.type || have.size != want.size || have.target != want.target)
       return Status::fail(want.path + ": " + describe(have) + ", expected " + describe(want));
-    if (have.sha256 != want.sha256) return Status::fail(want.path + ": content differs from when it was cached");
+    if (have.digest != want.digest) return Status::fail(want.path + ": content differs from when it was cached");
     if (have.mode != want.mode) return Status::fail(want.path + ": mode changed");
     now.erase(it);
   }

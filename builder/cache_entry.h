@@ -11,7 +11,8 @@
 
 namespace railyard {
 
-inline constexpr int kCacheEntrySchema = 1;
+// 2: file digests are XXH3-128 (content_digest.h), no longer SHA-256.
+inline constexpr int kCacheEntrySchema = 2;
 
 struct CacheEntryRecord {
   std::string stage;

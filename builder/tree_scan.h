@@ -17,16 +17,21 @@ struct TreeEntry {
   Type type = Type::file;
   unsigned mode = 0;        // permission bits with setuid/setgid/sticky (07777)
   std::uint64_t size = 0;   // regular files
-  std::string sha256;       // regular files
+  std::string digest;       // regular files: hex, of the scan's TreeDigest
   std::string target;       // symlinks, as stored (never followed)
   bool operator==(const TreeEntry&) const = default;
 };
 
 char type_letter(TreeEntry::Type t);
 
+// SHA-256 where the listing feeds a key (overlays); XXH3-128 where it only has to find damage
+// (cache entries, content_digest.h).
+enum class TreeDigest { sha256, xxh128 };
+
 // Owners and times are left out on purpose: stages normalise them (root, SOURCE_DATE_EPOCH),
-// so a fresh checkout or a `touch` must not change a key.
-Outcome<std::vector<TreeEntry>> scan_tree(const std::string& root, OpenSslHasher& hasher);
+// so a fresh checkout or a `touch` must not change a key. Files are hashed on every core.
+Outcome<std::vector<TreeEntry>> scan_tree(const std::string& root, OpenSslHasher& hasher,
+                                          TreeDigest digest = TreeDigest::sha256);
 
 // One line per entry ("f 0644 etc/motd <sha256>"); control characters in names escaped so
 // that no name can forge another line. What overlay digests are taken over.

@@ -1,4 +1,5 @@
-// builder/tree_scan.cc and builder/openssl_hasher.cc: trees as data, SHA-256 from OpenSSL.
+// builder/tree_scan.cc, builder/openssl_hasher.cc and builder/content_digest.cc: trees as data,
+// SHA-256 from OpenSSL, XXH3-128 from libxxhash.
 #include <doctest/doctest.h>
 
 #include <sys/stat.h>
@@ -6,6 +7,7 @@
 #include <filesystem>
 
 #include "builder/temp_dir.h"
+#include "content_digest.h"
 #include "openssl_hasher.h"
 #include "tree_scan.h"
 
@@ -26,6 +28,34 @@ TEST_CASE("SHA-256 from OpenSSL matches the published test vectors") {
   auto missing = h.sha256_file(tmp / "missing");
   REQUIRE(!missing.ok());
   CHECK(missing.error() == tmp / "missing" + ": No such file or directory");
+}
+
+TEST_CASE("XXH3-128 matches xxh128sum, whole and read in blocks") {
+  CHECK(xxh128_hex("") == "99aa06d3014798d86001c324468d497f");
+  CHECK(xxh128_hex("abc") == "06b05ab6733a618578af5f94892f3950");
+  TempDir tmp;
+  std::string big(3 << 20, 'a');
+  tmp.write("abc", "abc");
+  tmp.write("big", big);
+  CHECK(*xxh128_file(tmp / "abc") == "06b05ab6733a618578af5f94892f3950");
+  CHECK(*xxh128_file(tmp / "big") == xxh128_hex(big));
+  CHECK(xxh128_file(tmp / "missing").error() == tmp / "missing" + ": No such file or directory");
+}
+
+TEST_CASE("a scan hashes many files on every core, each with its own digest") {
+  TempDir tmp;
+  OpenSslHasher h;
+  // Enough bytes for several threads (32 MiB each), in files of different content.
+  for (int i = 0; i < 40; ++i) tmp.write("t/f" + std::to_string(i), std::string(2 << 20, static_cast<char>('a' + i % 26)) + std::to_string(i));
+  auto sha = scan_tree(tmp / "t", h);
+  auto xxh = scan_tree(tmp / "t", h, TreeDigest::xxh128);
+  REQUIRE(sha.ok());
+  REQUIRE(xxh.ok());
+  REQUIRE(sha->size() == 40);
+  for (std::size_t i = 0; i < sha->size(); ++i) {
+    CHECK((*sha)[i].digest == *h.sha256_file(tmp / "t" + "/" + (*sha)[i].path));
+    CHECK((*xxh)[i].digest == *xxh128_file(tmp / "t" + "/" + (*xxh)[i].path));
+  }
 }
 
 TEST_CASE("a tree scan lists content, modes and links in path order, not times") {

@@ -12,6 +12,7 @@
 #include "cache.h"
 #include "commands.h"
 #include "openssl_hasher.h"
+#include "stages/overlay_root.h"
 #include "stages/run.h"
 #include "text.h"
 
@@ -119,6 +120,11 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
     return kExitFailed;
   }
   for (const auto& n : notes) std::cerr << "note: " << n << "\n";
+  // Before any thread starts: the kernel gives a new mount namespace to single-threaded
+  // processes only.
+  Status private_mounts = enter_private_mount_namespace();
+  if (!private_mounts.ok())
+    std::cerr << "note: " << private_mounts.error() << ": a reused cache entry is copied, not layered\n";
   std::filesystem::path out = std::filesystem::path(out_dir).lexically_normal();
   if (out.filename().empty()) out = out.parent_path();
   std::string log_path = out.string() + ".build.log";
@@ -129,7 +135,7 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
     std::filesystem::create_directories(out.parent_path().empty() ? "." : out.parent_path(), ec);
     std::filesystem::remove(log_path, ec);
   }
-  BuildRequest req{*lr, plan, *digests, where, out.string(), opt.no_cache ? "" : cache_dir, log_path};
+  BuildRequest req{*lr, plan, *digests, where, out.string(), opt.no_cache ? "" : cache_dir, log_path, private_mounts.ok()};
   auto built = run_build_stages(req, hasher, [](const std::string& line) { std::cout << line << "\n" << std::flush; });
   if (!built.ok()) {
     std::cerr << "railyard build: " << built.error() << "\nnothing was written to " << out.string() << "\n";

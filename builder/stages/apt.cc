@@ -1,8 +1,10 @@
 #include "apt.h"
 
 #include <filesystem>
+#include <optional>
 
 #include "image_files.h"
+#include "package_pool.h"
 
 namespace railyard {
 
@@ -27,11 +29,23 @@ AptSession::~AptSession() {
 
 Status apt_install(StageContext& ctx, const std::vector<std::string>& packages, const std::string& why) {
   if (packages.empty()) return success();
+  std::optional<PackagePool> own;
+  PackagePool& pool = ctx.packages ? *ctx.packages : own.emplace(ctx.downloads + "/" + kPackagePoolDir, ctx.hasher);
+  auto loan = pool.lend(ctx.root);
+  if (!loan.ok()) return Status::fail(loan.error());
+  if (loan->packages)
+    ctx.step(std::to_string(loan->packages) + " packages (" + std::to_string(loan->bytes >> 10) +
+             " KiB) from the cache's downloads, verified against the package index");
   std::vector<std::string> argv = {"apt-get", "install", "-y", "-q", "--no-install-recommends"};
   argv.insert(argv.end(), packages.begin(), packages.end());
   Command c = in_image(ctx.root, argv, why);
   c.env["SOURCE_DATE_EPOCH"] = std::to_string(ctx.plan.settings.source_date_epoch);
-  return ctx.runner.run(c);
+  Status installed = ctx.runner.run(c);
+  // Kept even when the install failed: what apt downloaded is complete and verified.
+  auto kept = pool.keep(ctx.root, *loan);
+  if (!installed.ok()) return installed;
+  if (!kept.ok()) return Status::fail(kept.error());
+  return success();
 }
 
 namespace {

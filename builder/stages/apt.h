@@ -23,7 +23,9 @@ class AptSession {
 };
 
 // apt-get install without recommends; packages may be names or paths to .deb files inside
-// the image.
+// the image. Packages downloaded by earlier builds are lent to apt from the downloads'
+// packages/ (package_pool.h) and what apt downloads is kept there; none stays in the image.
+inline constexpr const char* kPackagePoolDir = "packages";
 Status apt_install(StageContext& ctx, const std::vector<std::string>& packages, const std::string& why);
 
 // Debian's own initramfs (/boot/initrd.img) is never booted, since the image is the

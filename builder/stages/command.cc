@@ -1,6 +1,8 @@
 #include "command.h"
 
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -74,6 +76,7 @@ Outcome<std::string> ProcessRunner::execute(const Command& cmd, bool capture_std
   for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
 
+  const auto started = std::chrono::steady_clock::now();
   pid_t pid = ::fork();
   if (pid < 0) {
     ::close(log);
@@ -108,6 +111,11 @@ Outcome<std::string> ProcessRunner::execute(const Command& cmd, bool capture_std
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  // How long it took, under its output: where a slow build spends its time.
+  char took[64];
+  int n = std::snprintf(took, sizeof took, "# took %.2f s\n",
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  (void)!::write(log, took, static_cast<std::size_t>(n));
   ::close(log);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return out;
   std::string how = WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))

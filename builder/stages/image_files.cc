@@ -41,9 +41,21 @@ Status write_file_atomic(const std::string& path, const std::string& text, unsig
 Outcome<std::string> read_whole_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Outcome<std::string>::fail(path + ": " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  // Read in one piece where the size is known (package indexes are tens of MB); files that
+  // report no size (/proc, pipes) are read to their end.
+  std::error_code ec;
+  std::uintmax_t size = fs::file_size(path, ec);
+  std::string out;
+  if (!ec && size > 0) {
+    out.resize(size);
+    in.read(out.data(), static_cast<std::streamsize>(size));
+    out.resize(static_cast<std::size_t>(in.gcount()));
+    if (in.gcount() < static_cast<std::streamsize>(size)) return out;
+    in.clear();
+  }
+  std::ostringstream rest;
+  rest << in.rdbuf();
+  return out + rest.str();
 }
 
 Outcome<std::string> image_kernel_version(const std::string& root) {

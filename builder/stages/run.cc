@@ -11,7 +11,9 @@
 
 #include "cache.h"
 #include "file_lock.h"
+#include "apt.h"
 #include "image_files.h"
+#include "overlay_root.h"
 #include "stage.h"
 
 namespace railyard {
@@ -112,11 +114,13 @@ Outcome<BuildReport> run_build_stages(const BuildRequest& req, OpenSslHasher& ha
   auto work = make_work_dir(out);
   if (!work.ok()) return Result::fail(work.error());
   std::string root = (*work)->path + "/root", image = (*work)->path + "/image";
+  std::unique_ptr<OverlayRoot> layered;  // unmounted before the work directory is removed
 
   std::optional<StageCache> cache;
   std::optional<FileLock> cache_hold;
   std::vector<bool> cached;
   std::string reused_output;
+  std::uint64_t reused_bytes = 0;
   if (!req.cache_dir.empty()) {
     cache.emplace(req.cache_dir, hasher);
     auto held = cache->hold_shared();
@@ -134,6 +138,7 @@ Outcome<BuildReport> run_build_stages(const BuildRequest& req, OpenSslHasher& ha
       if (l.hit) {
         cached[i] = true;
         reused_output = l.output;
+        reused_bytes = l.size;
         break;
       }
       if (l.why_not != "absent") progress("note: " + to_string(s.stage) + " entry " + s.key.substr(0, kKeyPrefix) + " not used: " + l.why_not);
@@ -143,6 +148,8 @@ Outcome<BuildReport> run_build_stages(const BuildRequest& req, OpenSslHasher& ha
       cached.empty() ? std::vector<StageAction>(req.plan.stages.size(), StageAction::build) : decide_actions(cached);
 
   ProcessRunner runner(req.log_path);
+  const std::string downloads = req.cache_dir.empty() ? (*work)->path + "/downloads" : req.cache_dir + "/downloads";
+  PackagePool packages(downloads + "/" + kPackagePoolDir, hasher);
   BuildReport report;
   const std::size_t n = req.plan.stages.size();
   for (std::size_t i = 0; i < n; ++i) {
@@ -156,15 +163,26 @@ Outcome<BuildReport> run_build_stages(const BuildRequest& req, OpenSslHasher& ha
     }
     if (actions[i] == StageAction::reuse) {
       progress(label + ": reusing " + sp.key.substr(0, kKeyPrefix) + " from the cache");
-      if (auto s = copy_tree(reused_output, output); !s.ok()) return Result::fail(s.error());
-      report.stages.push_back({sp.stage, "reused", since(t0), tree_bytes(output)});
-      progress(label + ": reused in " + seconds_text(report.stages.back().seconds));
+      // The image root is layered over the entry when it can be; the artifacts are copied
+      // (they are few, and the output must not share the cache's files).
+      if (sp.stage != Stage::pack && req.private_mounts) {
+        auto mounted = OverlayRoot::mount(reused_output, (*work)->path + "/layers", output);
+        if (mounted.ok())
+          layered = std::move(*mounted);
+        else
+          progress("      " + mounted.error() + "; copying the entry instead");
+      }
+      if (!layered)
+        if (auto s = copy_tree(reused_output, output); !s.ok()) return Result::fail(s.error());
+      report.stages.push_back({sp.stage, "reused", since(t0), reused_bytes});
+      progress(label + ": reused in " + seconds_text(report.stages.back().seconds) +
+               (layered ? " (an overlay over the cache entry)" : ""));
       continue;
     }
     progress(label + ": building " + sp.key.substr(0, kKeyPrefix) + " (" + sp.summary + ")");
-    std::string downloads = req.cache_dir.empty() ? (*work)->path + "/downloads" : req.cache_dir + "/downloads";
     StageContext ctx{req.recipe,  req.plan, root,   image,  downloads,
-                     req.where,   req.digests, runner, hasher, [&](const std::string& line) { progress("      " + line); }};
+                     req.where,   req.digests, runner, hasher, [&](const std::string& line) { progress("      " + line); },
+                     &packages};
     if (auto s = run_stage(sp.stage, ctx); !s.ok()) return Result::fail(label + ": " + s.error());
     double built = since(t0);
     std::uint64_t bytes = 0;
@@ -176,7 +194,9 @@ Outcome<BuildReport> run_build_stages(const BuildRequest& req, OpenSslHasher& ha
       auto committed = cache->commit(std::move(*pending));
       if (!committed.ok()) return Result::fail(label + ": caching: " + committed.error());
     }
-    bytes = tree_bytes(output);
+    // Sizes where they cost nothing next to the stage: a walk of the whole image through the
+    // overlay after every stage would add a few tenths of a second to a rebuild.
+    if (store || sp.stage == Stage::pack) bytes = tree_bytes(output);
     report.stages.push_back({sp.stage, "built", since(t0), bytes});
     progress(label + ": built in " + seconds_text(built) +
              (store                                           ? " (cached in " + seconds_text(since(t0) - built) + ")"

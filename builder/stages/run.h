@@ -23,13 +23,16 @@ struct BuildRequest {
   std::string out_dir;
   std::string cache_dir;  // "" = no cache
   std::string log_path;   // every command's output
+  // The process has a mount namespace of its own (enter_private_mount_namespace): a reused
+  // entry is then layered under an overlayfs instead of copied.
+  bool private_mounts = false;
 };
 
 struct StageTiming {
   Stage stage;
   std::string action;  // "reused", "built", "skipped"
   double seconds = 0;
-  std::uint64_t bytes = 0;  // the stage's output as cached (0 when not measured)
+  std::uint64_t bytes = 0;  // the stage's output, for stages stored, reused or packed (else 0: not measured)
 };
 
 struct BuildReport {

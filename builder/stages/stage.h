@@ -9,6 +9,7 @@
 #include "build_plan.h"
 #include "command.h"
 #include "openssl_hasher.h"
+#include "package_pool.h"
 #include "outcome.h"
 #include "recipe_loader.h"
 
@@ -25,6 +26,7 @@ struct StageContext {
   CommandRunner& runner;
   OpenSslHasher& hasher;
   std::function<void(const std::string&)> step;  // one line of progress ("installing 8 packages")
+  PackagePool* packages = nullptr;  // the build's kept packages (package_pool.h); null: one per install
 };
 
 Status run_base(StageContext& ctx);

@@ -23,6 +23,9 @@ for stage in overlays trim pack; do
   kill -9 $pid
   wait $pid 2>/dev/null || true
   [[ ! -e $out ]] || lab_fail "a build killed in $stage left $out"
+  # The root was an overlay in the build's own mount namespace: it died with the build.
+  grep -qF "an overlay over the cache entry" "$log" || lab_fail "the build killed in $stage did not layer over the cache"
+  grep -F "$LAB_WORK/out" /proc/self/mountinfo && lab_fail "a build killed in $stage left a mount behind"
   compgen -G "$LAB_WORK/out/.qemu-virt.build.*" >/dev/null || lab_fail "no work directory left to clean up (was the kill too late?)"
   "$RAILYARD" cache ls --cache "$cache" | grep -E "incomplete" && lab_fail "an incomplete entry is listed after killing $stage"
 done

@@ -7,12 +7,15 @@
 #include <map>
 #include <memory>
 #include <thread>
+#include <utility>
 
 #include <archive.h>
 #include <archive_entry.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "openssl_hasher.h"
 
 namespace railyard {
 
@@ -201,6 +204,29 @@ std::string part_name(const std::string& out_path, std::size_t n) {
   return out_path + suffix;
 }
 
+// Where libarchive's output goes: the file, and a SHA-256 of every byte on the way.
+struct Sink {
+  int fd = -1;
+  Sha256Stream sha256;
+};
+
+la_ssize_t sink_write(struct archive* a, void* data, const void* buffer, size_t n) {
+  auto* sink = static_cast<Sink*>(data);
+  const char* p = static_cast<const char*>(buffer);
+  for (size_t left = n; left > 0;) {
+    ssize_t w = ::write(sink->fd, p, left);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) {
+      archive_set_error(a, errno, "write: %s", std::strerror(errno));
+      return -1;
+    }
+    p += w;
+    left -= static_cast<size_t>(w);
+  }
+  sink->sha256.update(buffer, n);
+  return static_cast<la_ssize_t>(n);
+}
+
 Status write_archive(const std::vector<Item>& items, std::size_t begin, std::size_t end, const std::string& path,
                      const CpioOptions& o, CpioResult& result) {
   Archive a(archive_write_new(), &archive_write_free);
@@ -212,8 +238,18 @@ Status write_archive(const std::vector<Item>& items, std::size_t begin, std::siz
       archive_write_set_filter_option(a.get(), "zstd", "threads", std::to_string(threads).c_str()) != ARCHIVE_OK ||
       // Write the compressed stream in 1 MiB blocks rather than 10 KiB ones.
       archive_write_set_bytes_per_block(a.get(), 1 << 20) != ARCHIVE_OK ||
-      archive_write_set_bytes_in_last_block(a.get(), 1) != ARCHIVE_OK ||
-      archive_write_open_filename(a.get(), path.c_str()) != ARCHIVE_OK)
+      archive_write_set_bytes_in_last_block(a.get(), 1) != ARCHIVE_OK)
+    return Status::fail(why(a.get(), path));
+  Sink sink;
+  sink.fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (sink.fd < 0) return Status::fail(path + ": " + std::strerror(errno));
+  struct CloseFd {  // on the way out of a failure; the success path closes and checks
+    int& fd;
+    ~CloseFd() {
+      if (fd >= 0) ::close(fd);
+    }
+  } close_fd{sink.fd};
+  if (archive_write_open2(a.get(), &sink, nullptr, sink_write, nullptr, nullptr) != ARCHIVE_OK)
     return Status::fail(why(a.get(), path));
   auto buffer = std::make_unique<char[]>(kBlock);
   for (std::size_t i = begin; i < end; ++i) {
@@ -223,7 +259,10 @@ Status write_archive(const std::vector<Item>& items, std::size_t begin, std::siz
     if (items[i].carries_data) result.content_bytes += items[i].size;
   }
   if (archive_write_close(a.get()) != ARCHIVE_OK) return Status::fail(why(a.get(), path));
+  int fd = std::exchange(sink.fd, -1);
+  if (::close(fd) != 0) return Status::fail(path + ": close: " + std::strerror(errno));
   result.files.push_back(path);
+  result.sha256.push_back(sink.sha256.hex());
   return success();
 }
 

@@ -306,6 +306,10 @@ TEST_CASE("a tree over the part size is split into parts that never cut a hard-l
   CHECK(entries == 7);
   CHECK(part_of["f2"] == part_of["f2b"]);
   CHECK(r->content_bytes == 6000);
+  // Each part's SHA-256, taken as it was written, is that of the file on disk.
+  OpenSslHasher h;
+  REQUIRE(r->sha256.size() == r->files.size());
+  for (std::size_t p = 0; p < r->files.size(); ++p) CHECK(r->sha256[p] == *h.sha256_file(r->files[p]));
 
   // Under the budget: one archive under its own name.
   o.part_bytes = 1 << 20;

@@ -29,13 +29,11 @@ std::string to_hex(const XXH128_hash_t& h) {
 
 std::string xxh128_hex(std::string_view data) { return to_hex(XXH3_128bits(data.data(), data.size())); }
 
-Outcome<std::string> xxh128_file(const std::string& path) {
+Status read_in_blocks(const std::string& path, const std::function<void(const char*, std::size_t)>& consume) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return Outcome<std::string>::fail(path + ": " + std::strerror(errno));
-  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(), &XXH3_freeState);
-  XXH3_128bits_reset(state.get());
+  if (fd < 0) return Status::fail(path + ": " + std::strerror(errno));
   static constexpr std::size_t kBlock = 1 << 20;
-  thread_local const std::unique_ptr<char[]> buffer(new char[kBlock]);  // see OpenSslHasher::sha256_file
+  thread_local const std::unique_ptr<char[]> buffer(new char[kBlock]);
   for (;;) {
     ssize_t got = ::read(fd, buffer.get(), kBlock);
     if (got == 0) break;
@@ -43,11 +41,19 @@ Outcome<std::string> xxh128_file(const std::string& path) {
       if (errno == EINTR) continue;
       std::string why = path + ": read: " + std::strerror(errno);
       ::close(fd);
-      return Outcome<std::string>::fail(why);
+      return Status::fail(why);
     }
-    XXH3_128bits_update(state.get(), buffer.get(), static_cast<std::size_t>(got));
+    consume(buffer.get(), static_cast<std::size_t>(got));
   }
   ::close(fd);
+  return success();
+}
+
+Outcome<std::string> xxh128_file(const std::string& path) {
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(), &XXH3_freeState);
+  XXH3_128bits_reset(state.get());
+  auto read = read_in_blocks(path, [&](const char* data, std::size_t n) { XXH3_128bits_update(state.get(), data, n); });
+  if (!read.ok()) return Outcome<std::string>::fail(read.error());
   return to_hex(XXH3_128bits_digest(state.get()));
 }
 

@@ -5,12 +5,19 @@
 // verifying a 700 MiB base cost most of a second on every build.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 
 #include "outcome.h"
 
 namespace railyard {
+
+// Feeds a file's content to `consume` in blocks of up to 1 MiB, through one buffer per
+// thread (a fresh buffer per file costs more, in mmap, page faults and zeroing, than hashing
+// the thousands of small files of a root filesystem). Never follows a symlink.
+Status read_in_blocks(const std::string& path, const std::function<void(const char*, std::size_t)>& consume);
 
 // 32 lowercase hex digits, high half first (XXH128_canonical_t order). Safe from any thread.
 Outcome<std::string> xxh128_file(const std::string& path);

@@ -1,19 +1,12 @@
 #include "openssl_hasher.h"
 
-#include <cerrno>
-#include <cstring>
-#include <memory>
-
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <openssl/evp.h>
+
+#include "content_digest.h"
 
 namespace railyard {
 
 namespace {
-
-using Context = std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)>;
 
 std::string to_hex(const unsigned char* digest, unsigned int n) {
   static const char* hex = "0123456789abcdef";
@@ -48,27 +41,10 @@ std::string OpenSslHasher::sha256_hex(std::string_view data) {
 }
 
 Outcome<std::string> OpenSslHasher::sha256_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return Outcome<std::string>::fail(path + ": " + std::strerror(errno));
-  Context ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
-  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
-  // One buffer per thread, reused: a fresh 1 MiB buffer per file costs more (mmap, page
-  // faults, zeroing) than hashing the thousands of small files of a root filesystem.
-  static constexpr std::size_t kBlock = 1 << 20;
-  thread_local const std::unique_ptr<char[]> buffer(new char[kBlock]);
-  for (;;) {
-    ssize_t got = ::read(fd, buffer.get(), kBlock);
-    if (got == 0) break;
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      std::string why = path + ": read: " + std::strerror(errno);
-      ::close(fd);
-      return Outcome<std::string>::fail(why);
-    }
-    EVP_DigestUpdate(ctx.get(), buffer.get(), static_cast<std::size_t>(got));
-  }
-  ::close(fd);
-  return finish(ctx.get());
+  Sha256Stream sha256;
+  auto read = read_in_blocks(path, [&](const char* data, std::size_t n) { sha256.update(data, n); });
+  if (!read.ok()) return Outcome<std::string>::fail(read.error());
+  return sha256.hex();
 }
 
 }  // namespace railyard

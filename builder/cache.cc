@@ -215,7 +215,19 @@ Outcome<std::size_t> StageCache::clean_tmp() {
   return removed;
 }
 
-Outcome<PruneReport> StageCache::prune(std::size_t keep) {
+DownloadsUsage StageCache::downloads() const {
+  DownloadsUsage u;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(fs::path(root_) / "downloads", ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_regular_file(ec) && !it->is_symlink(ec)) {
+      ++u.files;
+      u.bytes += it->file_size(ec);
+    }
+  return u;
+}
+
+Outcome<PruneReport> StageCache::prune(std::size_t keep, bool downloads) {
   using Result = Outcome<PruneReport>;
   std::error_code ec;
   if (!fs::is_directory(root_, ec)) return PruneReport{};
@@ -232,6 +244,14 @@ Outcome<PruneReport> StageCache::prune(std::size_t keep) {
     if (!gone.ok()) return Result::fail(gone.error());
     report.removed.push_back(e);
     report.freed += e.size;
+  }
+  if (downloads) {
+    report.downloads_removed = this->downloads();
+    fs::path dir = fs::path(root_) / "downloads";
+    if (fs::exists(dir, ec)) {
+      auto gone = discard(dir.string());  // renamed into tmp/ first, like an entry
+      if (!gone.ok()) return Result::fail(gone.error());
+    }
   }
   auto tmp = clean_tmp();
   if (!tmp.ok()) return Result::fail(tmp.error());

@@ -33,10 +33,18 @@ struct CacheListing {
   std::string problem;
 };
 
+// downloads/: fetched archives and keys (kept by digest) and the packages apt downloaded
+// (package_pool.h). Builds refetch whatever is missing, so all of it may go.
+struct DownloadsUsage {
+  std::size_t files = 0;
+  std::uint64_t bytes = 0;
+};
+
 struct PruneReport {
   std::vector<CacheListing> removed;
   std::uint64_t freed = 0;
   std::size_t tmp_removed = 0;
+  DownloadsUsage downloads_removed;
 };
 
 // One stage's output being written under tmp/; removed when dropped without a commit.
@@ -76,8 +84,10 @@ class StageCache {
   Outcome<std::vector<CacheListing>> list() const;
   // Removes what killed builds left in tmp/; directories of live builds are locked and kept.
   Outcome<std::size_t> clean_tmp();
-  // Keeps the newest `keep` complete entries per stage, removes incomplete ones and tmp/.
-  Outcome<PruneReport> prune(std::size_t keep);
+  // Keeps the newest `keep` complete entries per stage, removes incomplete ones and tmp/,
+  // and with `downloads` everything under downloads/ as well.
+  Outcome<PruneReport> prune(std::size_t keep, bool downloads = false);
+  DownloadsUsage downloads() const;
 
   std::function<std::int64_t()> clock;  // Unix seconds for entry.json; tests replace it
 

@@ -58,6 +58,7 @@ int run_cache_ls(const std::string& cache_dir, bool json) {
   }
   std::int64_t now = now_s();
   std::size_t tmp = tmp_leftovers(cache_dir);
+  DownloadsUsage downloads = cache.downloads();
   if (json) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const auto& e : *entries)
@@ -69,7 +70,10 @@ int run_cache_ls(const std::string& cache_dir, bool json) {
                       {"age_s", e.complete ? now - e.created : 0},
                       {"problem", e.problem.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.problem)},
                       {"path", e.dir}});
-    nlohmann::ordered_json out{{"cache", cache_dir}, {"entries", list}, {"tmp_leftovers", tmp}};
+    nlohmann::ordered_json out{{"cache", cache_dir},
+                               {"entries", list},
+                               {"tmp_leftovers", tmp},
+                               {"downloads", {{"files", downloads.files}, {"bytes", downloads.bytes}}}};
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
@@ -85,13 +89,16 @@ int run_cache_ls(const std::string& cache_dir, bool json) {
   }
   if (!entries->empty()) std::cout << entries->size() << " entries, " << human_size(total) << "\n";
   if (tmp > 0) std::cout << "tmp/: " << tmp << " leftover(s) of interrupted builds (railyard cache prune removes them)\n";
+  if (downloads.files > 0)
+    std::cout << "downloads/: " << downloads.files << " file(s), " << human_size(downloads.bytes)
+              << ": fetched archives and keys, kept packages (railyard cache prune --downloads removes them)\n";
   return kExitOk;
 }
 
-int run_cache_prune(const std::string& cache_dir, std::size_t keep) {
+int run_cache_prune(const std::string& cache_dir, std::size_t keep, bool downloads) {
   OpenSslHasher hasher;
   StageCache cache(cache_dir, hasher);
-  auto report = cache.prune(keep);
+  auto report = cache.prune(keep, downloads);
   if (!report.ok()) {
     std::cerr << "railyard cache prune: " << report.error() << "\n";
     return kExitFailed;
@@ -101,6 +108,9 @@ int run_cache_prune(const std::string& cache_dir, std::size_t keep) {
               << (e.complete ? human_size(e.size) : "(incomplete)") << "\n";
   std::cout << report->removed.size() << " entries removed, " << human_size(report->freed) << " freed, "
             << report->tmp_removed << " leftover(s) removed from tmp/; newest " << keep << " per stage kept\n";
+  if (downloads)
+    std::cout << "downloads/: " << report->downloads_removed.files << " file(s) removed, "
+              << human_size(report->downloads_removed.bytes) << " freed\n";
   return kExitOk;
 }
 

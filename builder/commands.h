@@ -39,6 +39,6 @@ struct BuildOptions {
 int run_build(const FileSource& files, const BuildOptions& opt, const CommonOptions& common);
 // `cache_dir` resolved by the caller (--cache or the default).
 int run_cache_ls(const std::string& cache_dir, bool json);
-int run_cache_prune(const std::string& cache_dir, std::size_t keep);
+int run_cache_prune(const std::string& cache_dir, std::size_t keep, bool downloads);
 
 }  // namespace railyard

@@ -58,6 +58,9 @@ int main(int argc, char** argv) {
   cache_ls->add_flag("--json", cache_json, "Print JSON");
   auto* cache_prune = cache->add_subcommand("prune", "Keep the newest entries per stage; remove the rest and tmp/");
   cache_prune->add_option("--keep", keep, "Entries to keep per stage")->default_val(1);
+  bool prune_downloads = false;
+  cache_prune->add_flag("--downloads", prune_downloads,
+                        "Also remove downloads/ (fetched archives and keys, kept packages; fetched again when needed)");
   cache->fallthrough();  // --cache may follow ls/prune
 
   std::vector<Subcommand> registered;
@@ -89,7 +92,7 @@ int main(int argc, char** argv) {
       std::cerr << "railyard cache: neither HOME nor XDG_CACHE_HOME is set; pass --cache DIR\n";
       return kExitBadInput;
     }
-    return *cache_ls ? run_cache_ls(cache_dir, cache_json) : run_cache_prune(cache_dir, keep);
+    return *cache_ls ? run_cache_ls(cache_dir, cache_json) : run_cache_prune(cache_dir, keep, prune_downloads);
   }
   return kExitBadInput;
 }

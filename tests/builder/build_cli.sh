@@ -70,4 +70,11 @@ mkdir -p "$tmp/cache/tmp/base.abc123"  # what a killed build leaves
 "$railyard" cache ls --cache "$tmp/cache" | grep >/dev/null "^tmp/: 1 leftover" || fail "tmp leftovers not listed"
 "$railyard" cache prune --cache "$tmp/cache" | grep >/dev/null "1 leftover(s) removed from tmp/" || fail "tmp leftovers not pruned"
 [[ -z "$(ls -A "$tmp/cache/tmp")" ]] || fail "tmp/ not empty after prune"
+mkdir -p "$tmp/cache/downloads/packages" && echo deb >"$tmp/cache/downloads/packages/x_1_all.deb"
+"$railyard" cache ls --cache "$tmp/cache" | grep >/dev/null "^downloads/: 1 file(s), " || fail "downloads not listed"
+"$railyard" cache ls --json --cache "$tmp/cache" | grep >/dev/null '"files": 1' || fail "downloads not in cache ls --json"
+"$railyard" cache prune --cache "$tmp/cache" >/dev/null
+[[ -e "$tmp/cache/downloads/packages/x_1_all.deb" ]] || fail "cache prune removed downloads without --downloads"
+"$railyard" cache prune --downloads --cache "$tmp/cache" | grep >/dev/null "^downloads/: 1 file(s) removed" || fail "cache prune --downloads"
+[[ ! -e "$tmp/cache/downloads" ]] || fail "downloads/ still there after prune --downloads"
 echo "build_cli: ok"

@@ -206,6 +206,27 @@ TEST_CASE("prune keeps the newest entries per stage and removes incomplete ones"
   }
 }
 
+TEST_CASE("downloads are counted, kept by a prune, and removed only when asked") {
+  TempDir tmp;
+  OpenSslHasher h;
+  StageCache cache(tmp / "cache", h);
+  tmp.write("cache/downloads/0123456789abcdef-rootfs.tar.zst", "archive");
+  tmp.write("cache/downloads/packages/rdma-core_44.0-2_amd64.deb", "deb");
+  CHECK(cache.downloads().files == 2);
+  CHECK(cache.downloads().bytes == 10);
+  auto kept = cache.prune(0);
+  REQUIRE(kept.ok());
+  CHECK(kept->downloads_removed.files == 0);
+  CHECK(cache.downloads().files == 2);
+  auto removed = cache.prune(0, true);
+  REQUIRE_MESSAGE(removed.ok(), removed.error());
+  CHECK(removed->downloads_removed.files == 2);
+  CHECK(removed->downloads_removed.bytes == 10);
+  CHECK(!fs::exists(tmp / "cache/downloads"));
+  CHECK(cache.downloads().files == 0);
+  CHECK(tmp_entries(cache) == 0);  // renamed into tmp/ and removed there
+}
+
 TEST_CASE("prune and list of a cache that does not exist yet") {
   TempDir tmp;
   OpenSslHasher h;

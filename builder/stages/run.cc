@@ -9,9 +9,9 @@
 
 #include <stdlib.h>
 
+#include "apt.h"
 #include "cache.h"
 #include "file_lock.h"
-#include "apt.h"
 #include "image_files.h"
 #include "overlay_root.h"
 #include "stage.h"

@@ -7,8 +7,8 @@ packages=(
   # toolchain
   cmake g++ ninja-build pkg-config
   # libraries (see CMakeLists.txt)
-  libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libssl-dev doctest-dev
-  libarchive-dev libcurl4-openssl-dev libibverbs-dev libnl-3-dev libnl-route-3-dev libudev-dev
+  libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libssl-dev doctest-dev
+  libarchive-dev libcurl4-openssl-dev libibverbs-dev libnl-3-dev libnl-route-3-dev
   libkmod-dev libxxhash-dev
   libcpp-httplib-dev
   # fake hardware for discovery tests, network namespaces, and timing for benchmarks

@@ -165,7 +165,7 @@ schema::Schema<Recipe> build() {
       .choice("max_affinity", &HardwareSpec::max_affinity, Affinity::PXB, kAffinities,
               "Worst GPU↔NIC pairing accepted (PIX best ... SYS worst, as nvidia-smi topo -m).");
 
-  s.section("fabric", &Recipe::fabric, "How the rails are made lossless and isolated (see FABRIC.md).")
+  s.section("fabric", &Recipe::fabric, "How the rails are made lossless and isolated (docs/fabric.md says which kernel interface each value reaches).")
       .choice("pfc", &FabricSpec::pfc, Requirement::required, kRequirements,
               "Priority flow control: required fails the self-test when it cannot be applied; best-effort reports "
               "unsupported and goes on.")
@@ -268,6 +268,7 @@ const schema::Schema<Recipe>& recipe_schema() {
 
 std::string to_string(Requirement r) { return name_of(kRequirements, r); }
 std::string to_string(Affinity a) { return name_of(kAffinities, a); }
+std::string to_string(Trust t) { return name_of(kTrust, t); }
 std::string to_string(GdrLevel g) { return name_of(kGdrLevels, g); }
 std::string to_string(Distro d) { return name_of(kDistros, d); }
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "check_id.h"
 #include "inventory.h"
 #include "node_inventory.h"
 #include "rails.h"
@@ -36,9 +37,11 @@ struct RailPlan {
   std::optional<std::string> address;  // "198.18.0.11/24"; none without node identity
   std::optional<int> table;            // shared subnet: policy routing table
   std::vector<Sysctl> sysctls;
+  int pfc_priority = -1;               // the lossless priority; -1 when PFC is off
   int pfc_enable = 0;                  // bitmap of lossless priorities
-  std::string trust;                   // "dscp" or "pcp"; "" when PFC is off
+  std::optional<Trust> trust;          // what the NIC classifies by; none when PFC is off
   int ecn_priority = -1;               // priority whose ECN (DCQCN) is enabled; -1: off
+  int roce_dscp = 0;                   // RoCE traffic's DSCP: its entry is the one dscp_map checks
   std::vector<int> dscp_to_priority;   // 64 entries
   int roce_tos = 0;
   int storm_timeout_ms = 0;
@@ -63,13 +66,17 @@ struct PlannedFile {
 };
 
 struct PlannedCheck {
-  std::string name;
+  CheckId id;
   std::string expected;
   bool required = true;
 };
 
 struct Plan {
   std::string recipe;
+  // What verify compares the node with, beside the rails: the recipe's expected hardware
+  // and self-test bounds as planned. Verify reads these, never the recipe.
+  HardwareSpec hardware;
+  SelftestSpec selftest;
   std::string node;  // host name; "" without node identity
   std::string management;  // interface never touched
   std::vector<RailPlan> rails;

@@ -37,9 +37,11 @@ ordered_json to_json(const Plan& plan) {
                      {"address", opt(r.address)},
                      {"table", opt(r.table)},
                      {"sysctls", sysctls},
+                     {"pfc_priority", r.pfc_priority < 0 ? ordered_json(nullptr) : ordered_json(r.pfc_priority)},
                      {"pfc_enable", hex(static_cast<unsigned>(r.pfc_enable), 2)},
-                     {"trust", r.trust.empty() ? ordered_json(nullptr) : ordered_json(r.trust)},
+                     {"trust", r.trust ? ordered_json(to_string(*r.trust)) : ordered_json(nullptr)},
                      {"ecn_priority", r.ecn_priority < 0 ? ordered_json(nullptr) : ordered_json(r.ecn_priority)},
+                     {"roce_dscp", r.roce_dscp},
                      {"dscp_to_priority", r.dscp_to_priority},
                      {"roce_tos", r.roce_tos},
                      {"storm_timeout_ms", r.storm_timeout_ms},
@@ -61,8 +63,21 @@ ordered_json to_json(const Plan& plan) {
     mode << "0" << std::oct << f.mode;
     files.push_back({{"path", f.path}, {"mode", mode.str()}, {"bytes", f.content.size()}});
   }
+  const HardwareSpec& hw = plan.hardware;
+  const SelftestSpec& st = plan.selftest;
+  ordered_json hardware = {{"gpu_count", hw.gpu_count},
+                           {"gpu_device_ids", hw.gpu_device_ids},
+                           {"rail_count", hw.rail_count},
+                           {"rail_speed_mbps", hw.rail_speed_mbps},
+                           {"pcie_gen", hw.pcie_gen},
+                           {"pcie_width", hw.pcie_width},
+                           {"max_affinity", to_string(hw.max_affinity)}};
+  ordered_json selftest = {{"check_timeout_ms", st.check_timeout_ms}, {"link_wait_s", st.link_wait_s},
+                           {"storage_wait_s", st.storage_wait_s},     {"rdma_bytes", st.rdma_bytes},
+                           {"rdma_min_mbps", st.rdma_min_mbps},       {"pause_sample_ms", st.pause_sample_ms},
+                           {"pause_storm_pps", st.pause_storm_pps}};
   ordered_json checks = ordered_json::array();
-  for (const auto& c : plan.checks) checks.push_back({{"name", c.name}, {"expected", c.expected}, {"required", c.required}});
+  for (const auto& c : plan.checks) checks.push_back({{"name", c.id.name()}, {"expected", c.expected}, {"required", c.required}});
   return {{"schema", 1},
           {"recipe", plan.recipe},
           {"node", plan.node.empty() ? ordered_json(nullptr) : ordered_json(plan.node)},
@@ -78,6 +93,8 @@ ordered_json to_json(const Plan& plan) {
           {"gpudirect", {{"peermem", plan.peermem}, {"acs_disable", plan.acs_disable}}},
           {"nvmeof", nvmeof},
           {"files", files},
+          {"hardware", hardware},
+          {"selftest", selftest},
           {"checks", checks}};
 }
 
@@ -123,7 +140,7 @@ std::string to_text(const Plan& plan) {
   for (const auto& f : plan.files) out << "  " << f.path << " (" << f.content.size() << " bytes)\n";
   out << "checks: " << plan.checks.size() << "\n";
   for (const auto& c : plan.checks)
-    out << "  " << c.name << ": " << c.expected << (c.required ? "" : " [not required]") << "\n";
+    out << "  " << c.id.name() << ": " << c.expected << (c.required ? "" : " [not required]") << "\n";
   return out.str();
 }
 

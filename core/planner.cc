@@ -45,6 +45,8 @@ class Planner {
 
   Plan run() {
     plan_.recipe = r_.name;
+    plan_.hardware = r_.hardware;
+    plan_.selftest = r_.selftest;
     plan_.node = node_ ? node_->hostname : "";
     if (const Nic* m = inv_.management()) plan_.management = m->ifname;
     else plan_.notes.push_back("no management interface matched: NCCL_SOCKET_IFNAME is left out");
@@ -113,9 +115,13 @@ class Planner {
       p.table = r_.addressing.table_base + rail.index;
       p.sysctls.push_back({conf + "rp_filter", "2"});
     }
-    p.pfc_enable = f.pfc == Requirement::off ? 0 : 1 << f.pfc_priority;
-    if (f.pfc != Requirement::off) p.trust = f.trust == Trust::dscp ? "dscp" : "pcp";
+    if (f.pfc != Requirement::off) {
+      p.pfc_priority = f.pfc_priority;
+      p.pfc_enable = 1 << f.pfc_priority;
+      p.trust = f.trust;
+    }
     if (f.ecn != Requirement::off) p.ecn_priority = f.pfc_priority;
+    p.roce_dscp = f.roce_dscp;
     p.dscp_to_priority.resize(64);
     for (int d = 0; d < 64; ++d) p.dscp_to_priority[static_cast<std::size_t>(d)] = d >> 3;
     p.dscp_to_priority[static_cast<std::size_t>(f.roce_dscp)] = f.pfc_priority;
@@ -164,63 +170,63 @@ class Planner {
     }
   }
 
-  void check(std::string name, std::string expected, bool required = true) {
-    plan_.checks.push_back({std::move(name), std::move(expected), required});
+  void check(CheckId id, std::string expected, bool required = true) {
+    plan_.checks.push_back({std::move(id), std::move(expected), required});
   }
 
   void checks() {
     const HardwareSpec& hw = r_.hardware;
     const FabricSpec& f = r_.fabric;
-    check("gpu.count", std::to_string(hw.gpu_count));
+    using K = CheckKind;
+    check(CheckId::node(K::gpu_count), std::to_string(hw.gpu_count));
     if (!hw.gpu_device_ids.empty()) {
       std::string ids;
       for (const auto& id : hw.gpu_device_ids) ids += (ids.empty() ? "" : " or ") + id;
-      check("gpu.model", "device " + ids);
+      check(CheckId::node(K::gpu_model), "device " + ids);
     }
     std::string link = pcie_expectation();
     if (!link.empty())
-      for (std::size_t g = 0; g < inv_.gpus.size(); ++g) check("gpu." + std::to_string(g) + ".pcie_link", link);
-    check("rails.count", std::to_string(plan_.rails.size()));
+      for (std::size_t g = 0; g < inv_.gpus.size(); ++g) check(CheckId::gpu(K::gpu_pcie_link, static_cast<int>(g)), link);
+    check(CheckId::node(K::rails_count), std::to_string(plan_.rails.size()));
+    const bool pfc = f.pfc != Requirement::off, pfc_required = f.pfc == Requirement::required;
     for (const auto& rail : plan_.rails) {
-      std::string p = "rail." + std::to_string(rail.index) + ".";
-      if (rail.affinity) check(p + "affinity", "at worst " + to_string(hw.max_affinity));
-      if (!link.empty()) check(p + "pcie_link", link);
-      check(p + "link", "up");
-      if (hw.rail_speed_mbps > 0) check(p + "speed", ">= " + std::to_string(hw.rail_speed_mbps) + " Mb/s");
-      check(p + "mtu", std::to_string(rail.mtu));
-      if (rail.vlan) check(p + "vlan", rail.netdev + " id " + std::to_string(*rail.vlan));
-      if (rail.address) check(p + "address", *rail.address + " on " + rail.netdev);
-      check(p + "no_default_route", "no default route via " + rail.netdev);
-      if (f.pfc != Requirement::off)
-        check(p + "pfc", "priority " + std::to_string(f.pfc_priority) + " lossless" + requirement_suffix(f.pfc),
-              f.pfc == Requirement::required);
-      if (f.pfc != Requirement::off) {
-        check(p + "trust", f.trust == Trust::dscp ? "dscp" : "pcp", f.pfc == Requirement::required);
-        check(p + "dscp_map", "DSCP " + std::to_string(f.roce_dscp) + " → priority " + std::to_string(f.pfc_priority),
-              f.pfc == Requirement::required);
+      auto id = [&](CheckKind k) { return CheckId::rail(k, rail.index); };
+      if (rail.affinity) check(id(K::rail_affinity), "at worst " + to_string(hw.max_affinity));
+      if (!link.empty()) check(id(K::rail_pcie_link), link);
+      check(id(K::rail_link), "up");
+      if (hw.rail_speed_mbps > 0) check(id(K::rail_speed), ">= " + std::to_string(hw.rail_speed_mbps) + " Mb/s");
+      check(id(K::rail_mtu), std::to_string(rail.mtu));
+      if (rail.vlan) check(id(K::rail_vlan), rail.netdev + " id " + std::to_string(*rail.vlan));
+      if (rail.address) check(id(K::rail_address), *rail.address + " on " + rail.netdev);
+      check(id(K::rail_no_default_route), "no default route via " + rail.netdev);
+      if (pfc) {
+        check(id(K::rail_pfc), "priority " + std::to_string(f.pfc_priority) + " lossless" + requirement_suffix(f.pfc),
+              pfc_required);
+        check(id(K::rail_trust), to_string(f.trust), pfc_required);
+        check(id(K::rail_dscp_map), "DSCP " + std::to_string(f.roce_dscp) + " → priority " + std::to_string(f.pfc_priority),
+              pfc_required);
       }
       if (f.ecn != Requirement::off)
-        check(p + "ecn", "enabled on priority " + std::to_string(f.pfc_priority) + requirement_suffix(f.ecn),
+        check(id(K::rail_ecn), "enabled on priority " + std::to_string(f.pfc_priority) + requirement_suffix(f.ecn),
               f.ecn == Requirement::required);
-      check(p + "roce_tos", std::to_string(rail.roce_tos));
-      if (f.pfc != Requirement::off)
-        check(p + "storm_prevention", std::to_string(rail.storm_timeout_ms) + " ms", f.pfc == Requirement::required);
-      check(p + "rdma_port", "ACTIVE");
-      check(p + "roce_v2_gid", "RoCE v2 IPv4 GID on " + rail.netdev);
-      check(p + "rdma_write", std::to_string(r_.selftest.rdma_bytes) + " bytes written and verified");
-      if (f.pfc != Requirement::off)
-        check(p + "pause_storm", "< " + std::to_string(r_.selftest.pause_storm_pps) + " pause frames/s",
-              f.pfc == Requirement::required);
+      check(id(K::rail_roce_tos), std::to_string(rail.roce_tos));
+      if (pfc) check(id(K::rail_storm_prevention), std::to_string(rail.storm_timeout_ms) + " ms", pfc_required);
+      check(id(K::rail_rdma_port), "ACTIVE");
+      check(id(K::rail_roce_v2_gid), "RoCE v2 IPv4 GID on " + rail.netdev);
+      check(id(K::rail_rdma_write), std::to_string(r_.selftest.rdma_bytes) + " bytes written and verified");
+      if (pfc)
+        check(id(K::rail_pause_storm), "< " + std::to_string(r_.selftest.pause_storm_pps) + " pause frames/s", pfc_required);
     }
-    if (plan_.rails.size() >= 2) check("rails.cross_rdma_write", "RDMA WRITE between every pair of rails");
+    if (plan_.rails.size() >= 2) check(CheckId::node(K::rails_cross_rdma_write), "RDMA WRITE between every pair of rails");
     for (std::size_t i = 0; i < plan_.nvmeof.size(); ++i) {
       const auto& c = plan_.nvmeof[i];
-      std::string p = "nvmeof." + std::to_string(i) + ".";
-      check(p + "connected", c.nqn + " live over " + (c.transport == NvmeTransport::rdma ? "rdma" : "tcp"), c.required);
-      check(p + "namespace_read", "first namespace readable", c.required);
+      int n = static_cast<int>(i);
+      check(CheckId::nvmeof(K::nvmeof_connected, n), c.nqn + " live over " + (c.transport == NvmeTransport::rdma ? "rdma" : "tcp"),
+            c.required);
+      check(CheckId::nvmeof(K::nvmeof_namespace_read, n), "first namespace readable", c.required);
     }
-    if (plan_.peermem) check("gpudirect.peermem", "nvidia_peermem loaded");
-    for (const auto& b : plan_.acs_disable) check("gpudirect.acs." + b, "ACS P2P redirect off");
+    if (plan_.peermem) check(CheckId::node(K::gpudirect_peermem), "nvidia_peermem loaded");
+    for (const auto& b : plan_.acs_disable) check(CheckId::acs(b), "ACS P2P redirect off");
   }
 
   std::string pcie_expectation() const {

@@ -52,7 +52,7 @@ std::string sysctls(const RailPlan& r) {
 
 const PlannedCheck* find_check(const Plan& p, const std::string& name) {
   for (const auto& c : p.checks)
-    if (c.name == name) return &c;
+    if (c.id.name() == name) return &c;
   return nullptr;
 }
 
@@ -67,7 +67,7 @@ std::string check(const Plan& p, const std::string& name) {
 std::string checks(const Plan& p, const std::string& prefix) {
   std::string out;
   for (const auto& c : p.checks)
-    if (c.name.rfind(prefix, 0) == 0) out += (out.empty() ? "" : " ") + c.name;
+    if (c.id.name().rfind(prefix, 0) == 0) out += (out.empty() ? "" : " ") + c.id.name();
   return out;
 }
 
@@ -674,5 +674,42 @@ TEST_CASE("to_json: one rail in full") {
         R"("rdma_port":1,"gpu_pcis":["0000:12:00.0"],"affinity":"PIX","vlan":200,"netdev":"ens0f0.200","mtu":9000,)"
         R"("roce_path_mtu":4096,"address":"198.18.0.11/24","table":null,)"
         R"("sysctls":{"net/ipv4/conf/ens0f0.200/arp_ignore":"1","net/ipv4/conf/ens0f0.200/arp_announce":"2"},)"
-        R"("pfc_enable":"0x08","trust":"dscp","ecn_priority":3,"roce_tos":106,"storm_timeout_ms":100,"roce_v2_gid_index":null})");
+        R"("pfc_priority":3,"pfc_enable":"0x08","trust":"dscp","ecn_priority":3,"roce_dscp":26,"roce_tos":106,)"
+            R"("storm_timeout_ms":100,"roce_v2_gid_index":null})");
+}
+
+TEST_CASE("plan: carries what verify compares with, so that verify never reads the recipe") {
+  Recipe r = recipe();
+  r.hardware.gpu_device_ids = {"0x2330"};
+  r.hardware.pcie_gen = 5;
+  r.hardware.rail_speed_mbps = 400000;
+  r.hardware.max_affinity = Affinity::PHB;
+  r.selftest.pause_storm_pps = 2500;
+  r.selftest.rdma_min_mbps = 90000;
+  r.fabric.pfc_priority = 4;
+  r.fabric.roce_dscp = 34;
+  r.fabric.trust = Trust::pcp;
+  Plan p = plan(managed_server({{1, 1}}), r);
+  CHECK(p.hardware.gpu_device_ids == std::vector<std::string>{"0x2330"});
+  CHECK(p.hardware.pcie_gen == 5);
+  CHECK(p.hardware.rail_speed_mbps == 400000);
+  CHECK(p.hardware.max_affinity == Affinity::PHB);
+  CHECK(p.selftest.pause_storm_pps == 2500);
+  CHECK(p.selftest.rdma_min_mbps == 90000);
+  REQUIRE(p.rails.size() == 1);
+  CHECK(p.rails[0].pfc_priority == 4);
+  CHECK(p.rails[0].pfc_enable == 0x10);
+  CHECK(p.rails[0].roce_dscp == 34);
+  CHECK(p.rails[0].trust == Trust::pcp);
+  auto j = to_json(p);
+  CHECK(j["hardware"]["max_affinity"] == "PHB");
+  CHECK(j["selftest"]["pause_storm_pps"] == 2500);
+  CHECK(j["rails"][0]["pfc_priority"] == 4);
+  CHECK(j["rails"][0]["trust"] == "pcp");
+
+  r.fabric.pfc = Requirement::off;
+  Plan off = plan(managed_server({{1, 1}}), r);
+  CHECK(off.rails[0].pfc_priority == -1);
+  CHECK_FALSE(off.rails[0].trust.has_value());
+  CHECK(to_json(off)["rails"][0]["pfc_priority"].is_null());
 }

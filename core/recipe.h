@@ -145,6 +145,7 @@ const schema::Schema<Recipe>& recipe_schema();
 // Names used in files and JSON for the enums above.
 std::string to_string(Requirement r);
 std::string to_string(Affinity a);
+std::string to_string(Trust t);
 std::string to_string(GdrLevel g);
 std::string to_string(Distro d);
 std::optional<Affinity> parse_affinity(std::string_view s);

@@ -41,7 +41,7 @@ std::optional<CheckStatus> parse_check_status(const std::string& s) {
 ordered_json to_json(const Report& r) {
   ordered_json checks = ordered_json::array();
   for (const auto& c : r.checks)
-    checks.push_back({{"name", c.name},
+    checks.push_back({{"name", c.name()},
                       {"status", to_string(c.status)},
                       {"expected", c.expected},
                       {"observed", c.observed},
@@ -80,11 +80,11 @@ std::string summary_text(const Report& r) {
   for (const auto& p : r.problems) out << "  PROBLEM     " << p << "\n";
   for (const auto& c : r.checks)
     if (c.failing())
-      out << "  FAIL        " << c.name << ": expected " << c.expected << ", observed " << c.observed
+      out << "  FAIL        " << c.name() << ": expected " << c.expected << ", observed " << c.observed
           << (c.detail.empty() ? "" : " (" + c.detail + ")") << "\n";
   for (const auto& c : r.checks)
     if (!c.failing() && c.status != CheckStatus::pass)
-      out << "  " << std::left << std::setw(12) << to_string(c.status) << c.name << ": " << c.observed
+      out << "  " << std::left << std::setw(12) << to_string(c.status) << c.name() << ": " << c.observed
           << (c.detail.empty() ? "" : " (" + c.detail + ")") << "\n";
   int passed = 0;
   for (const auto& c : r.checks)
@@ -117,7 +117,7 @@ std::string prometheus_text(const Report& r) {
       << "# HELP railyard_selftest_check Status of each first-boot check (1 for the status it has).\n"
       << "# TYPE railyard_selftest_check gauge\n";
   for (const auto& c : r.checks)
-    out << "railyard_selftest_check{check=\"" << label(c.name) << "\",status=\"" << to_string(c.status) << "\"} 1\n";
+    out << "railyard_selftest_check{check=\"" << label(c.name()) << "\",status=\"" << to_string(c.status) << "\"} 1\n";
   out << "# HELP railyard_phase_seconds Duration of each first-boot phase.\n"
       << "# TYPE railyard_phase_seconds gauge\n";
   for (const auto& p : r.phases)

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "check_id.h"
+
 namespace railyard {
 
 inline constexpr int kReportSchema = 1;
@@ -18,7 +20,7 @@ inline constexpr int kReportSchema = 1;
 enum class CheckStatus { pass, fail, skip, warn, unsupported };
 
 struct CheckResult {
-  std::string name;
+  CheckId id;
   CheckStatus status = CheckStatus::skip;
   std::string expected;
   std::string observed;
@@ -26,6 +28,7 @@ struct CheckResult {
   bool required = true;
   // Counts against the node: a failure, or a required check that could not pass.
   bool failing() const;
+  std::string name() const { return id.name(); }
 };
 
 struct PhaseTiming {

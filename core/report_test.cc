@@ -14,7 +14,7 @@ namespace {
 CheckResult check(const std::string& name, CheckStatus status, bool required = true, const std::string& expected = "",
                   const std::string& observed = "", const std::string& detail = "") {
   CheckResult c;
-  c.name = name;
+  c.id = CheckId::parse(name);
   c.status = status;
   c.required = required;
   c.expected = expected;

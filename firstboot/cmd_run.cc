@@ -8,24 +8,26 @@
 #include <iostream>
 #include <thread>
 
-#include "apply.h"
+#include "apply/apply.h"
+#include "checks/hardware.h"
+#include "checks/ibverbs_data_path.h"
 #include "commands.h"
-#include "dcb_native.h"
-#include "discover/discover.h"
-#include "dry_run_dcb.h"
-#include "dry_run_host.h"
-#include "dry_run_rtnl.h"
-#include "ethtool_native.h"
-#include "host_native.h"
-#include "ibverbs_data_path.h"
-#include "join.h"
-#include "management.h"
 #include "discover/default_route.h"
+#include "discover/discover.h"
+#include "join/join.h"
+#include "kernel/dcb_native.h"
+#include "kernel/dry_run_dcb.h"
+#include "kernel/dry_run_host.h"
+#include "kernel/dry_run_rtnl.h"
+#include "kernel/ethtool_native.h"
+#include "kernel/host_native.h"
+#include "kernel/root_files.h"
+#include "kernel/rtnl_native.h"
+#include "management.h"
+#include "objects/nvmeof.h"
 #include "plan.h"
 #include "report.h"
-#include "root_files.h"
-#include "rtnl_native.h"
-#include "verify.h"
+#include "verify/verify.h"
 #include "version.h"
 
 namespace railyard {
@@ -110,18 +112,16 @@ int dry_run(const Inputs& in, const Plan& plan, const std::string& root, bool js
 }
 
 // Links and RDMA ports come up asynchronously after apply: rediscover until every rail's
-// link is up and its RDMA port ACTIVE, or the recipe's link_wait_s has passed.
+// link is up and its RDMA port ACTIVE, or the plan's link_wait_s has passed.
 Inventory settle(const Plan& plan, const Inputs& in) {
-  auto deadline = Clock::now() + std::chrono::seconds(in.recipe.selftest.link_wait_s);
+  auto deadline = Clock::now() + std::chrono::seconds(plan.selftest.link_wait_s);
   for (;;) {
     Inventory now = discover();
     mark_management(now, in.recipe.management, in.node, default_route_ifname());
     bool ready = true;
     for (const auto& rail : plan.rails) {
       const Nic* nic = now.nic(rail.ifname);
-      const RdmaDevice* dev = nullptr;
-      for (const auto& d : now.rdma)
-        if (d.name == rail.rdma_device || d.netdev == rail.ifname) dev = &d;
+      const RdmaDevice* dev = checks::rail_rdma_device(now, rail);
       const RdmaPort* port = dev ? dev->port(rail.rdma_port) : nullptr;
       ready = ready && nic && nic->operstate == "up" && port && port->state == "ACTIVE";
     }
@@ -164,7 +164,7 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     std::vector<Change> changes = apply_plan(plan, kernel);
     // Before settling: the inventory settle returns, which verify reads, must list the
     // controllers the retries connected.
-    retry_nvmeof(plan, kernel, changes, std::chrono::seconds(in->recipe.selftest.storage_wait_s), std::chrono::seconds(2));
+    retry_nvmeof(plan, kernel, changes, std::chrono::seconds(plan.selftest.storage_wait_s), std::chrono::seconds(2));
     Inventory now = settle(plan, *in);  // what the node is after apply
     // The NCCL profile names GID indices, which exist only once the rails are up: render
     // the files from the node as it is now, so that every run writes the same bytes.
@@ -176,12 +176,12 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     print_changes(changes);
     for (const auto& c : changes)
       if (c.outcome == Outcome::failed)
-        report.checks.push_back({"apply." + c.object, CheckStatus::fail, c.after, c.before, c.detail, true});
+        report.checks.push_back({CheckId::apply(c.object), CheckStatus::fail, c.after, c.before, c.detail, true});
 
     t = Clock::now();
     report.inventory = to_json(now);
     IbverbsDataPath rdma;
-    VerifyContext ctx{plan, in->recipe, now, kernel, rdma};
+    VerifyContext ctx{plan, now, kernel, rdma};
     auto results = verify(ctx);
     report.checks.insert(report.checks.end(), results.begin(), results.end());
     report.phases.push_back({"verify", ms_since(t)});

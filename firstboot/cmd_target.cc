@@ -4,13 +4,13 @@
 // the outcome goes to /var/lib/railyard/target.json and the last console line.
 #include <iostream>
 
-#include "apply.h"
+#include "apply/apply.h"
 #include "commands.h"
-#include "dcb_native.h"
-#include "ethtool_native.h"
-#include "host_native.h"
-#include "root_files.h"
-#include "rtnl_native.h"
+#include "kernel/dcb_native.h"
+#include "kernel/ethtool_native.h"
+#include "kernel/host_native.h"
+#include "kernel/root_files.h"
+#include "kernel/rtnl_native.h"
 #include "target/configfs.h"
 #include "target/nvmet.h"
 #include "target/target_plan.h"

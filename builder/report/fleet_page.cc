@@ -66,7 +66,7 @@ void node_section(std::ostringstream& out, const LoadedReport& lr) {
   for (const auto& c : r.checks) {
     if (!c.failing()) continue;
     out << "<div class=\"failure check\"><span class=\"fail\">" << (c.status == CheckStatus::fail ? "FAIL" : "UNSUPPORTED")
-        << "</span> <b>" << html_escape(c.name) << "</b>: expected " << html_escape(c.expected) << ", observed "
+        << "</span> <b>" << html_escape(c.name()) << "</b>: expected " << html_escape(c.expected) << ", observed "
         << html_escape(c.observed) << (c.detail.empty() ? "" : " (" + html_escape(c.detail) + ")");
     if (std::string h = hint_for(c, r.checks); !h.empty()) out << "<br><span class=\"hint\">" << html_escape(h) << "</span>";
     out << "</div>\n";
@@ -117,7 +117,7 @@ std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& n
   for (const auto* n : order) {
     std::vector<std::string> failing;
     if (!n->problems.empty()) failing.push_back("(plan: " + std::to_string(n->problems.size()) + " problems)");
-    for (const auto& f : n->failures) failing.push_back(f.name);
+    for (const auto& f : n->failures) failing.push_back(f.id.name());
     const char* cls = n->passed ? "pass" : "fail";
     out << "<tr class=\"node-row " << cls << "\"><td><a href=\"#" << id_for(n->node) << "\">" << html_escape(node_label(n->node))
         << "</a></td><td class=\"" << cls << "\">" << cls << "</td><td>" << html_escape(n->recipe) << "</td><td>"

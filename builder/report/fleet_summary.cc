@@ -85,7 +85,7 @@ FleetSummary summarize(const Fleet& fleet) {
         if (it->second.examples.size() < kExamplesShown) it->second.examples.push_back(n.node);
       }
     };
-    for (const auto& f : n.failures) add(check_kind(f.name));
+    for (const auto& f : n.failures) add(f.id.pattern());
     for (std::size_t i = 0; i < n.problems.size(); ++i) add("(plan)");
     if (!n.passed && n.failures.empty() && n.problems.empty()) add("(result fail, no failing check)");
   }

@@ -44,7 +44,7 @@ Outcome<LoadedReport> parse_report(std::string_view text) {
   r.problems = strings(j, "problems");
   for (const auto& c : j["checks"]) {
     CheckResult cr;
-    cr.name = str(c, "name");
+    cr.id = CheckId::parse(str(c, "name"));
     cr.status = *parse_check_status(str(c, "status"));
     cr.expected = str(c, "expected");
     cr.observed = str(c, "observed");

@@ -23,7 +23,7 @@ std::size_t array_size(const ordered_json& j, const char* key) {
   return it != j.end() && it->is_array() ? it->size() : 0;
 }
 
-bool is_apply_check(const CheckResult& c) { return c.name.rfind("apply.", 0) == 0; }
+bool is_apply_check(const CheckResult& c) { return c.id.kind == CheckKind::apply_failed; }
 
 // "170 pass, 2 fail, 3 warn" over the checks `pick` selects; statuses with none left out.
 template <class Pick>
@@ -98,7 +98,7 @@ std::string node_text(const LoadedReport& lr, const TextStyle& st) {
     }
     for (const auto& c : r.checks) {
       if (!c.failing()) continue;
-      out << "  " << st.bad(c.status == CheckStatus::fail ? "FAIL" : "UNSUPPORTED") << "  " << st.bold(c.name)
+      out << "  " << st.bad(c.status == CheckStatus::fail ? "FAIL" : "UNSUPPORTED") << "  " << st.bold(c.name())
           << (c.status == CheckStatus::unsupported ? " (required)" : "") << "\n";
       out << "           expected  " << c.expected << "\n";
       out << "           observed  " << c.observed << "\n";
@@ -113,7 +113,7 @@ std::string node_text(const LoadedReport& lr, const TextStyle& st) {
     if (!others) out << "\n" << st.bold("Other results") << "\n";
     others = true;
     std::string label = pad_right(to_string(c.status), 12);
-    out << "  " << (c.status == CheckStatus::warn ? st.warn(label) : st.dim(label)) << c.name << ": " << c.observed
+    out << "  " << (c.status == CheckStatus::warn ? st.warn(label) : st.dim(label)) << c.name() << ": " << c.observed
         << (c.detail.empty() ? "" : " (" + c.detail + ")") << "\n";
   }
 
@@ -139,8 +139,8 @@ ordered_json node_json(const LoadedReport& lr) {
   for (const auto& c : r.checks) {
     counts[to_string(c.status)] = counts[to_string(c.status)].get<int>() + 1;
     if (c.failing())
-      failures.push_back({{"name", c.name},
-                          {"kind", check_kind(c.name)},
+      failures.push_back({{"name", c.name()},
+                          {"kind", c.id.pattern()},
                           {"status", to_string(c.status)},
                           {"required", c.required},
                           {"expected", c.expected},
@@ -148,7 +148,7 @@ ordered_json node_json(const LoadedReport& lr) {
                           {"detail", c.detail},
                           {"hint", hint_for(c, r.checks)}});
     else if (c.status != CheckStatus::pass)
-      other.push_back({{"name", c.name}, {"status", to_string(c.status)}, {"expected", c.expected},
+      other.push_back({{"name", c.name()}, {"status", to_string(c.status)}, {"expected", c.expected},
                        {"observed", c.observed}, {"detail", c.detail}});
   }
   ordered_json phases = ordered_json::array();

@@ -144,9 +144,9 @@ RailsPicture rails_picture(const Report& r) {
       nic = p.nics.end() - 1;
     }
     nic->rail = pr.index;
-    std::string prefix = "rail." + std::to_string(pr.index) + ".";
     for (const auto& c : r.checks)
-      if (c.failing() && c.name.rfind(prefix, 0) == 0) nic->failing.push_back(c.name + ": " + c.observed);
+      if (c.failing() && c.id.scope() == CheckScope::rail && c.id.index == pr.index)
+        nic->failing.push_back(c.name() + ": " + c.observed);
     for (const auto& pci : pr.gpu_pcis)
       if (std::none_of(p.gpus.begin(), p.gpus.end(), [&](const PictureGpu& g) { return g.pci == pci; }))
         p.gpus.push_back({static_cast<int>(p.gpus.size()), pci, "", -1});

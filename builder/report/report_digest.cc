@@ -77,7 +77,7 @@ bool read_checks(JsonCursor& c, ReportDigest& d) {
     auto st = parse_check_status(status);
     if (!st) return c.fail_at(status_at, where(".status: '") + status + "' is not one of pass, fail, skip, warn, unsupported");
     ++d.check_count;
-    if (*st == CheckStatus::fail || (*st == CheckStatus::unsupported && required)) d.failures.push_back({name, *st});
+    if (*st == CheckStatus::fail || (*st == CheckStatus::unsupported && required)) d.failures.push_back({CheckId::parse(name), *st});
   }
   return !c.failed();
 }

@@ -13,7 +13,7 @@
 namespace railyard {
 
 struct FailedCheck {
-  std::string name;
+  CheckId id;
   CheckStatus status = CheckStatus::fail;
 };
 

@@ -1,15 +1,22 @@
-#include "apply.h"
+#include "apply/apply.h"
+
+#include "objects/acs.h"
+#include "objects/address.h"
+#include "objects/dscp_app.h"
+#include "objects/ecn.h"
+#include "objects/link.h"
+#include "objects/modules.h"
+#include "objects/nvmeof.h"
+#include "objects/pfc.h"
+#include "objects/roce_tos.h"
+#include "objects/routing.h"
+#include "objects/soft_roce.h"
+#include "objects/storm.h"
+#include "objects/sysctl.h"
+#include "objects/trust.h"
+#include "objects/vlan.h"
 
 namespace railyard {
-
-std::string rail_label(const RailPlan& rail) { return "rail " + std::to_string(rail.index) + " (" + rail.ifname + ")"; }
-
-Change change_from(const std::string& object, const Status& s, const std::string& before, const std::string& after,
-                   Outcome ok_outcome) {
-  Change c{object, ok_outcome, before, after, s.message};
-  if (!s.ok()) c.outcome = s.unsupported() ? Outcome::unsupported : Outcome::failed;
-  return c;
-}
 
 std::vector<Change> apply_plan(const Plan& plan, Kernel& kernel) {
   std::vector<Change> out;
@@ -26,8 +33,8 @@ std::vector<Change> apply_plan(const Plan& plan, Kernel& kernel) {
   // Order matters: modules before the devices they provide, links before their VLANs,
   // addresses before the routes and rules that name them, rails up before DCB.
   static const Applier appliers[] = {apply_modules, apply_soft_roce, apply_links, apply_vlans,  apply_addresses,
-                                     apply_routing, apply_sysctls,  apply_dcb_pfc, apply_dcb_app, apply_trust,
-                                     apply_ecn,     apply_roce_tos, apply_storm,  apply_acs,     apply_nvmeof};
+                                     apply_routing, apply_sysctls,  apply_pfc,   apply_dscp_app, apply_trust,
+                                     apply_ecn,     apply_roce_tos, apply_storm, apply_acs,      apply_nvmeof};
   for (Applier a : appliers) a(plan, kernel, out);
   return out;
 }

@@ -1,6 +1,15 @@
-#include "change.h"
+#include "apply/change.h"
 
 namespace railyard {
+
+std::string rail_label(const RailPlan& rail) { return "rail " + std::to_string(rail.index) + " (" + rail.ifname + ")"; }
+
+Change change_from(const std::string& object, const Status& s, const std::string& before, const std::string& after,
+                   Outcome ok_outcome) {
+  Change c{object, ok_outcome, before, after, s.message};
+  if (!s.ok()) c.outcome = s.unsupported() ? Outcome::unsupported : Outcome::failed;
+  return c;
+}
 
 std::string to_string(Outcome o) {
   switch (o) {

@@ -6,6 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kernel/status.h"
+#include "plan.h"
+
 namespace railyard {
 
 enum class Outcome {
@@ -24,6 +27,12 @@ struct Change {
 };
 
 std::string to_string(Outcome o);
+// "rail 0 (ens1f0np0)", the prefix of every rail's Change object.
+std::string rail_label(const RailPlan& rail);
+// A Change from a Status: ok → `ok_outcome`; unsupported → unsupported; else failed.
+Change change_from(const std::string& object, const Status& s, const std::string& before, const std::string& after,
+                   Outcome ok_outcome = Outcome::changed);
+
 nlohmann::ordered_json to_json(const Change& c);
 nlohmann::ordered_json to_json(const std::vector<Change>& changes);
 

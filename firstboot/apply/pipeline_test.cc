@@ -3,8 +3,9 @@
 // nothing (knobs the fakes lack stay unsupported, never "changed" again).
 #include <doctest/doctest.h>
 
-#include "apply.h"
+#include "apply/apply.h"
 #include "support/fake_dcb.h"
+#include "support/host_rig.h"
 #include "support/fake_rtnl.h"
 #include "support/hardware_builder.h"
 
@@ -99,4 +100,19 @@ TEST_CASE("apply: the management interface is never among the objects touched") 
   boot(n, p);
   for (const auto& c : apply_plan(p, n.kernel)) CHECK(c.object.find("eno1") == std::string::npos);
   for (const auto& w : n.rtnl.writes) CHECK(w.find("eno1") == std::string::npos);
+}
+
+TEST_CASE("apply_plan refuses a plan with problems or one touching the management interface") {
+  Rig rig;
+  Plan bad;
+  bad.problems = {"the recipe wants 8 rails; 6 RDMA NIC(s) found"};
+  auto c = apply_plan(bad, rig.kernel);
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].outcome == Outcome::failed);
+  Plan mgmt;
+  mgmt.management = "eno1";
+  mgmt.rails = {rail(0, "eno1", "mlx5_0")};
+  c = apply_plan(mgmt, rig.kernel);
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].detail == "the plan would touch the management interface eno1; refused");
 }

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-#include "join.h"
+#include "join/join.h"
 
 namespace railyard {
 

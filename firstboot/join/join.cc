@@ -1,8 +1,8 @@
-#include "join.h"
+#include "join/join.h"
 
 #include <filesystem>
 
-#include "root_files.h"
+#include "kernel/root_files.h"
 
 namespace railyard {
 

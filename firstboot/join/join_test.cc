@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "join.h"
+#include "join/join.h"
 #include "support/fake_join.h"
 
 using namespace railyard;
@@ -27,7 +27,7 @@ const std::string kUrl = "https://fleet.example.net/api/v1/reports";
 
 CheckResult result(const std::string& name, CheckStatus status, bool required = true) {
   CheckResult c;
-  c.name = name;
+  c.id = CheckId::parse(name);
   c.status = status;
   c.expected = "9000";
   c.observed = status == CheckStatus::pass ? "9000" : "1500";

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "join.h"
+#include "join/join.h"
 
 namespace railyard {
 

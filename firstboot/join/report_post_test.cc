@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "join.h"
+#include "join/join.h"
 
 using namespace railyard;
 

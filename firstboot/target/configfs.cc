@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "root_files.h"
+#include "kernel/root_files.h"
 
 namespace railyard {
 

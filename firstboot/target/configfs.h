@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "expected.h"
+#include "kernel/expected.h"
 
 namespace railyard {
 

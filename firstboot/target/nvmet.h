@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "change.h"
+#include "apply/change.h"
 #include "configfs.h"
 
 namespace railyard {

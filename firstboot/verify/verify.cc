@@ -1,56 +1,86 @@
-#include "verify.h"
+#include "verify/verify.h"
 
-#include "checks.h"
+#include "checks/data_path.h"
+#include "checks/hardware.h"
+#include "objects/acs.h"
+#include "objects/address.h"
+#include "objects/dscp_app.h"
+#include "objects/ecn.h"
+#include "objects/link.h"
+#include "objects/modules.h"
+#include "objects/nvmeof.h"
+#include "objects/pfc.h"
+#include "objects/roce_tos.h"
+#include "objects/routing.h"
+#include "objects/storm.h"
+#include "objects/trust.h"
+#include "objects/vlan.h"
+#include "verify/result.h"
 
 namespace railyard {
 
-namespace checks {
+namespace {
 
-CheckResult start(const PlannedCheck& c) {
-  CheckResult r;
-  r.name = c.name;
-  r.expected = c.expected;
-  r.required = c.required;
-  return r;
-}
-
-void pass(CheckResult& r, std::string observed, std::string detail) {
-  r.status = CheckStatus::pass;
-  r.observed = std::move(observed);
-  r.detail = std::move(detail);
-}
-
-void fail(CheckResult& r, std::string observed, std::string detail) {
-  r.status = CheckStatus::fail;
-  r.observed = std::move(observed);
-  r.detail = std::move(detail);
-}
-
-void from_status(CheckResult& r, const Status& s) {
-  r.status = s.unsupported() ? CheckStatus::unsupported : CheckStatus::fail;
-  if (r.observed.empty()) r.observed = s.unsupported() ? "unsupported" : "error";
-  r.detail = s.message;
-}
-
-RailCheck rail_check(const Plan& plan, const std::string& name) {
-  if (name.rfind("rail.", 0) != 0) return {};
-  auto dot = name.find('.', 5);
-  if (dot == std::string::npos) return {};
-  int index = std::atoi(name.substr(5, dot - 5).c_str());
+const RailPlan* rail_of(const Plan& plan, int index) {
   for (const auto& r : plan.rails)
-    if (r.index == index) return {&r, name.substr(dot + 1)};
-  return {};
+    if (r.index == index) return &r;
+  return nullptr;
 }
 
-}  // namespace checks
+const NvmeofConnection* connection_of(const Plan& plan, int index) {
+  if (index < 0 || static_cast<std::size_t>(index) >= plan.nvmeof.size()) return nullptr;
+  return &plan.nvmeof[static_cast<std::size_t>(index)];
+}
+
+// Evaluates one check; false when this agent has no evaluator for it (a kind without one,
+// or a rail or target the plan does not have).
+bool evaluate(const VerifyContext& ctx, CheckResult& r) {
+  using K = CheckKind;
+  const CheckId& id = r.id;
+  const RailPlan* rail = id.scope() == CheckScope::rail ? rail_of(ctx.plan, id.index) : nullptr;
+  const NvmeofConnection* nvme = id.scope() == CheckScope::nvmeof ? connection_of(ctx.plan, id.index) : nullptr;
+  if ((id.scope() == CheckScope::rail && !rail) || (id.scope() == CheckScope::nvmeof && !nvme)) return false;
+  switch (id.kind) {
+    case K::gpu_count: checks::gpu_count(ctx, r); return true;
+    case K::gpu_model: checks::gpu_model(ctx, r); return true;
+    case K::gpu_pcie_link: checks::gpu_pcie_link(ctx, id.index, r); return true;
+    case K::rails_count: checks::rails_count(ctx, r); return true;
+    case K::rail_affinity: checks::rail_affinity(ctx, *rail, r); return true;
+    case K::rail_pcie_link: checks::rail_pcie_link(ctx, *rail, r); return true;
+    case K::rail_link: verify_link(ctx, *rail, r); return true;
+    case K::rail_speed: checks::rail_speed(ctx, *rail, r); return true;
+    case K::rail_mtu: verify_mtu(ctx, *rail, r); return true;
+    case K::rail_vlan: verify_vlan(ctx, *rail, r); return true;
+    case K::rail_address: verify_address(ctx, *rail, r); return true;
+    case K::rail_no_default_route: verify_no_default_route(ctx, *rail, r); return true;
+    case K::rail_pfc: verify_pfc(ctx, *rail, r); return true;
+    case K::rail_trust: verify_trust(ctx, *rail, r); return true;
+    case K::rail_dscp_map: verify_dscp_map(ctx, *rail, r); return true;
+    case K::rail_ecn: verify_ecn(ctx, *rail, r); return true;
+    case K::rail_roce_tos: verify_roce_tos(ctx, *rail, r); return true;
+    case K::rail_storm_prevention: verify_storm_prevention(ctx, *rail, r); return true;
+    case K::rail_rdma_port: checks::rdma_port(ctx, *rail, r); return true;
+    case K::rail_roce_v2_gid: checks::roce_v2_gid(ctx, *rail, r); return true;
+    case K::rail_rdma_write: checks::rdma_write(ctx, *rail, r); return true;
+    case K::rail_pause_storm: verify_pause_storm(ctx, *rail, r); return true;
+    case K::rails_cross_rdma_write: checks::cross_rdma_write(ctx, r); return true;
+    case K::nvmeof_connected: verify_nvmeof_connected(ctx, *nvme, r); return true;
+    case K::nvmeof_namespace_read: verify_nvmeof_namespace(ctx, *nvme, r); return true;
+    case K::gpudirect_peermem: verify_peermem(ctx, r); return true;
+    case K::gpudirect_acs: verify_acs(ctx, id.subject, r); return true;
+    case K::apply_failed:  // apply's own results, never planned
+    case K::other: return false;
+  }
+  return false;
+}
+
+}  // namespace
 
 std::vector<CheckResult> verify(const VerifyContext& ctx) {
   std::vector<CheckResult> out;
   for (const auto& planned : ctx.plan.checks) {
     CheckResult r = checks::start(planned);
-    bool known = checks::hardware(ctx, r) || checks::network(ctx, r) || checks::fabric(ctx, r) ||
-                 checks::data_path(ctx, r);
-    if (!known) {
+    if (!evaluate(ctx, r)) {
       r.status = CheckStatus::skip;
       r.detail = "this agent has no evaluator for the check";
     }

@@ -1,14 +1,14 @@
 // Verify: discover again and compare what the node is with what the plan meant. Every
 // check the plan lists gets a result: pass, fail, skip, warn or unsupported, with the
-// expected and observed values. Every wait is bounded by the recipe's selftest section.
+// expected and observed values. Verify reads the plan and the node, never the recipe:
+// every expectation and every bound (selftest) is in the plan.
 #pragma once
 
 #include <vector>
 
 #include "inventory.h"
-#include "kernel.h"
+#include "kernel/kernel.h"
 #include "plan.h"
-#include "recipe.h"
 #include "report.h"
 
 namespace railyard {
@@ -25,7 +25,6 @@ class RdmaDataPath {
 
 struct VerifyContext {
   const Plan& plan;
-  const Recipe& recipe;
   const Inventory& now;  // discovered again after apply
   Kernel& kernel;
   RdmaDataPath& rdma;

@@ -15,9 +15,11 @@
 #include <cstring>
 #include <string>
 
-#include "apply.h"
-#include "dcb_native.h"
-#include "ethtool_native.h"
+#include "objects/dscp_app.h"
+#include "objects/pfc.h"
+#include "objects/storm.h"
+#include "kernel/dcb_native.h"
+#include "kernel/ethtool_native.h"
 #include "support/fake_dcb.h"
 
 using namespace railyard;
@@ -39,7 +41,9 @@ Plan plan_on(const std::string& ifname) {
   r.ifname = ifname;
   r.netdev = ifname;
   r.pfc_enable = 1 << 3;
-  r.trust = "dscp";
+  r.trust = Trust::dscp;
+  r.pfc_priority = 3;
+  r.roce_dscp = 26;
   r.dscp_to_priority.resize(64);
   for (int d = 0; d < 64; ++d) r.dscp_to_priority[static_cast<std::size_t>(d)] = d >> 3;
   r.storm_timeout_ms = 100;
@@ -142,8 +146,8 @@ TEST_CASE("the DCB and storm appliers on a veth report unsupported with the kern
   test::DcbKernel k(dcb, ethtool);
   std::vector<Change> out;
   const Plan plan = plan_on(ifname);
-  apply_dcb_pfc(plan, k.kernel, out);
-  apply_dcb_app(plan, k.kernel, out);
+  apply_pfc(plan, k.kernel, out);
+  apply_dscp_app(plan, k.kernel, out);
   apply_storm(plan, k.kernel, out);
   REQUIRE(out.size() == 3);
   CHECK(out[0].object == "rail 0 (" + ifname + "): PFC");

@@ -8,10 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "apply.h"
-#include "dry_run_rtnl.h"
-#include "host_native.h"
-#include "rtnl_native.h"
+#include "apply/apply.h"
+#include "objects/address.h"
+#include "objects/link.h"
+#include "objects/routing.h"
+#include "objects/sysctl.h"
+#include "objects/vlan.h"
+#include "kernel/dry_run_rtnl.h"
+#include "kernel/host_native.h"
+#include "kernel/rtnl_native.h"
 #include "support/change_listing.h"
 #include "support/fake_rtnl.h"
 

@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "builder/temp_dir.h"
-#include "join.h"
+#include "join/join.h"
 #include "report/collect_server.h"
 #include "report/loaded_report.h"
 #include "report/report_store.h"

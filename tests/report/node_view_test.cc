@@ -71,7 +71,7 @@ TEST_CASE("report node_text: a required unsupported check is a failure; a passin
   r.report.checks[5].observed = "unsupported";
   r.passed = false;
   std::string s = node_text(r, TextStyle(false));
-  CHECK(s.find("  UNSUPPORTED  " + r.report.checks[5].name + " (required)\n") != std::string::npos);
+  CHECK(s.find("  UNSUPPORTED  " + r.report.checks[5].name() + " (required)\n") != std::string::npos);
 }
 
 TEST_CASE("report node_text: colour codes only when colour is on") {

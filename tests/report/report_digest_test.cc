@@ -52,7 +52,7 @@ TEST_CASE("report digest: the failing checks are those that count against the no
   REQUIRE(d.ok());
   CHECK_FALSE(d->passed);
   std::vector<std::string> names;
-  for (const auto& f : d->failures) names.push_back(f.name);
+  for (const auto& f : d->failures) names.push_back(f.id.name());
   CHECK(names.size() == 6);
   CHECK(std::find(names.begin(), names.end(), "rails.cross_rdma_write") != names.end());
 
@@ -68,9 +68,9 @@ TEST_CASE("report digest: the failing checks are those that count against the no
       {"name":"c","status":"unsupported"},{"name":"d","status":"warn"},{"name":"e","status":"fail","required":false}]})");
   REQUIRE(r.ok());
   REQUIRE(r->failures.size() == 3);
-  CHECK(r->failures[0].name == "a");
-  CHECK(r->failures[1].name == "c");  // required when absent
-  CHECK(r->failures[2].name == "e");
+  CHECK(r->failures[0].id.name() == "a");
+  CHECK(r->failures[1].id.name() == "c");  // required when absent
+  CHECK(r->failures[2].id.name() == "e");
   CHECK(r->failures[0].status == CheckStatus::unsupported);
 }
 

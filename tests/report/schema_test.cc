@@ -33,7 +33,7 @@ void described(const nlohmann::ordered_json& written, const nlohmann::json& desc
 
 TEST_CASE("report schema: describes every field the agent writes") {
   Report r;
-  r.checks.push_back({"rail.0.mtu", CheckStatus::pass, "9000", "9000", "", true});
+  r.checks.push_back({CheckId::rail(CheckKind::rail_mtu, 0), CheckStatus::pass, "9000", "9000", "", true});
   r.phases.push_back({"verify", 12});
   auto j = to_json(r);
   auto s = schema();

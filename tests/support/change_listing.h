@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "change.h"
+#include "apply/change.h"
 
 namespace railyard::test {
 

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernel.h"
+#include "kernel/kernel.h"
 
 namespace railyard::test {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "host.h"
+#include "kernel/host.h"
 
 namespace railyard::test {
 
@@ -94,6 +94,11 @@ class FakeHost : public Host {
     connects.push_back(options);
     return Expected<std::string>::of("instance=" + std::to_string(connects.size()) + ",cntlid=1");
   }
+};
+
+// Ordinary files appear when written (the NVMe identity); kernel files are set up by each test.
+struct OpenHost : FakeHost {
+  OpenHost() { writes_create = true; }
 };
 
 }  // namespace railyard::test

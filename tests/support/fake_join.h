@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "join.h"
+#include "join/join.h"
 
 namespace railyard::test {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "kernel.h"
+#include "kernel/kernel.h"
 #include "support/fake_host.h"
 
 namespace railyard::test {

@@ -1,0 +1,81 @@
+// The identity of a self-test check: a kind and the GPU, rail, NVMe-oF connection, PCIe
+// bridge or applied object it is about. Code passes and switches on this type; the
+// dotted name (`rail.3.pfc`) is only how people and the report's JSON see it, rendered by
+// name() and read back by parse(). No other code takes a check name apart.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace railyard {
+
+// What a check is about beside its kind.
+enum class CheckScope {
+  node,    // gpu.count
+  gpu,     // gpu.N.pcie_link
+  rail,    // rail.N.pfc
+  nvmeof,  // nvmeof.N.connected
+  bridge,  // gpudirect.acs.0000:17:01.0
+  apply,   // apply.<object>: a change the kernel refused
+  other,   // a name this railyard does not know (a newer agent's report)
+};
+
+enum class CheckKind {
+  gpu_count,
+  gpu_model,
+  gpu_pcie_link,
+  rails_count,
+  rail_affinity,
+  rail_pcie_link,
+  rail_link,
+  rail_speed,
+  rail_mtu,
+  rail_vlan,
+  rail_address,
+  rail_no_default_route,
+  rail_pfc,
+  rail_trust,
+  rail_dscp_map,
+  rail_ecn,
+  rail_roce_tos,
+  rail_storm_prevention,
+  rail_rdma_port,
+  rail_roce_v2_gid,
+  rail_rdma_write,
+  rail_pause_storm,
+  rails_cross_rdma_write,
+  nvmeof_connected,
+  nvmeof_namespace_read,
+  gpudirect_peermem,
+  gpudirect_acs,
+  apply_failed,
+  other,
+};
+
+CheckScope scope_of(CheckKind k);
+
+struct CheckId {
+  CheckKind kind = CheckKind::other;
+  int index = -1;       // the GPU, rail or NVMe-oF connection; -1 for other scopes
+  std::string subject;  // the bridge's PCI address, apply's object, or an unknown name
+
+  static CheckId node(CheckKind k) { return {k, -1, ""}; }
+  static CheckId gpu(CheckKind k, int gpu) { return {k, gpu, ""}; }
+  static CheckId rail(CheckKind k, int rail) { return {k, rail, ""}; }
+  static CheckId nvmeof(CheckKind k, int connection) { return {k, connection, ""}; }
+  static CheckId acs(std::string bridge) { return {CheckKind::gpudirect_acs, -1, std::move(bridge)}; }
+  static CheckId apply(std::string object) { return {CheckKind::apply_failed, -1, std::move(object)}; }
+
+  CheckScope scope() const { return scope_of(kind); }
+  // "rail.3.pfc": what the report, the console and the textfile say.
+  std::string name() const;
+  // "rail.*.pfc": what the fleet views group by. Indices and PCI addresses become '*',
+  // also inside apply's objects ("apply.rail *: MTU") and unknown names.
+  std::string pattern() const;
+  // Any name: a known one gives its kind, anything else kind `other` keeping the name.
+  static CheckId parse(std::string_view name);
+
+  friend bool operator==(const CheckId&, const CheckId&) = default;
+};
+
+}  // namespace railyard

@@ -1,0 +1,71 @@
+#include "checks/data_path.h"
+
+#include "checks/hardware.h"
+#include "verify/result.h"
+
+namespace railyard::checks {
+
+namespace {
+
+struct Endpoint {
+  std::string dev;
+  int gid = -1;
+};
+
+std::optional<Endpoint> endpoint(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
+  const RdmaDevice* dev = rail_rdma_device(ctx.now, rail);
+  if (!dev) {
+    fail(r, "no RDMA device", "no RDMA device serves " + rail.ifname);
+    return std::nullopt;
+  }
+  auto gid = roce_v2_gid_index(*dev, rail.rdma_port, rail.netdev, false);
+  if (!gid) {
+    fail(r, "no RoCE v2 GID", "no RoCE v2 IPv4 GID on " + rail.netdev + " to address the test to");
+    return std::nullopt;
+  }
+  return Endpoint{dev->name, *gid};
+}
+
+std::string mbps(double v) { return std::to_string(static_cast<long>(v)) + " Mb/s"; }
+
+}  // namespace
+
+void cross_rdma_write(const VerifyContext& ctx, CheckResult& r) {
+  const auto& st = ctx.plan.selftest;
+  auto bytes = static_cast<std::size_t>(st.rdma_bytes);
+  std::string observed, failures;
+  for (std::size_t a = 0; a < ctx.plan.rails.size(); ++a)
+    for (std::size_t b = a + 1; b < ctx.plan.rails.size(); ++b) {
+      CheckResult tmp;
+      auto from = endpoint(ctx, ctx.plan.rails[a], tmp);
+      auto to = endpoint(ctx, ctx.plan.rails[b], tmp);
+      std::string pair = std::to_string(a) + "→" + std::to_string(b);
+      if (!from || !to) {
+        failures += (failures.empty() ? "" : "; ") + pair + ": " + tmp.detail;
+        continue;
+      }
+      auto t = ctx.rdma.write_test(from->dev, from->gid, to->dev, to->gid, bytes, st.check_timeout_ms);
+      if (t.ok()) observed += (observed.empty() ? "" : ", ") + pair + " " + mbps(*t.value);
+      else failures += (failures.empty() ? "" : "; ") + pair + ": " + t.status.message;
+    }
+  if (failures.empty()) pass(r, observed);
+  else fail(r, observed.empty() ? "failed" : observed, failures);
+}
+
+void rdma_write(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
+  const auto& st = ctx.plan.selftest;
+  auto bytes = static_cast<std::size_t>(st.rdma_bytes);
+  auto ep = endpoint(ctx, rail, r);
+  if (!ep) return;
+  auto t = ctx.rdma.write_test(ep->dev, ep->gid, ep->dev, ep->gid, bytes, st.check_timeout_ms);
+  if (!t.ok()) {
+    fail(r, "failed", t.status.message);
+    return;
+  }
+  std::string obs = std::to_string(bytes) + " bytes verified at " + mbps(*t.value);
+  if (st.rdma_min_mbps > 0 && *t.value < st.rdma_min_mbps)
+    fail(r, obs, "below the recipe's " + mbps(st.rdma_min_mbps) + ": check PFC/ECN on the switch and the link");
+  else pass(r, obs);
+}
+
+}  // namespace railyard::checks

@@ -1,0 +1,12 @@
+// The RDMA data path: an RDMA WRITE per rail (its device to itself, over the wire's
+// loopback in the NIC) and between every pair of rails, bytes compared.
+#pragma once
+
+#include "verify/verify.h"
+
+namespace railyard::checks {
+
+void rdma_write(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r);
+void cross_rdma_write(const VerifyContext& ctx, CheckResult& r);
+
+}  // namespace railyard::checks

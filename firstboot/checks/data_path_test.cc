@@ -1,0 +1,138 @@
+// The RDMA data path checks (checks/data_path.cc): a WRITE per rail and between every pair of
+// rails.
+#include <doctest/doctest.h>
+
+#include "support/verify_node.h"
+
+TEST_CASE("rail.N.rdma_write: the rail's device to itself over its VLAN's RoCE v2 GID") {
+  Node n;
+  n.device("mlx5_1").ports[0].gids = {test::gid(3, "ens1f0"), test::gid(5, "ens1f0.200")};
+  auto r = n.check("rail.1.rdma_write");
+  CAPTURE(text(r));
+  CHECK(r.status == CheckStatus::pass);
+  CHECK(r.expected == "1048576 bytes written and verified");
+  CHECK(r.observed == "1048576 bytes verified at 180000 Mb/s");
+  REQUIRE(n.rdma.calls.size() == 1);
+  const auto& c = n.rdma.calls[0];
+  CHECK(c.from == "mlx5_1");
+  CHECK(c.from_gid == 5);
+  CHECK(c.to == "mlx5_1");
+  CHECK(c.to_gid == 5);
+  CHECK(c.bytes == 1048576);
+  CHECK(c.timeout_ms == n.recipe.selftest.check_timeout_ms);
+}
+
+TEST_CASE("rail.N.rdma_write: below the recipe's rdma_min_mbps fails") {
+  Node n([](Recipe& rc) {
+    rc.selftest.rdma_min_mbps = 100000;
+    rc.selftest.rdma_bytes = 4096;
+  });
+  n.rdma.mbps = 100000;  // exactly the minimum passes
+  CHECK(n.check("rail.0.rdma_write").status == CheckStatus::pass);
+
+  n.rdma.mbps = 42000.7;
+  auto r = n.check("rail.0.rdma_write");
+  CAPTURE(text(r));
+  CHECK(r.status == CheckStatus::fail);
+  CHECK(r.observed == "4096 bytes verified at 42000 Mb/s");
+  CHECK(contains(r.detail, "below the recipe's 100000 Mb/s"));
+  CHECK(n.rdma.calls.back().bytes == 4096);
+}
+
+TEST_CASE("rail.N.rdma_write: rdma_min_mbps 0 (the default) sets no minimum") {
+  Node n;
+  n.rdma.mbps = 1;
+  auto r = n.check("rail.0.rdma_write");
+  CHECK(r.status == CheckStatus::pass);
+  CHECK(r.observed == "1048576 bytes verified at 1 Mb/s");
+}
+
+TEST_CASE("rail.N.rdma_write: an error from the data path fails with its message") {
+  Node n;
+  n.rdma.errors[{"mlx5_2", "mlx5_2"}] = "mlx5_2: RDMA WRITE completion timed out after 10000 ms";
+  auto r = n.check("rail.2.rdma_write");
+  CAPTURE(text(r));
+  CHECK(r.status == CheckStatus::fail);
+  CHECK(r.observed == "failed");
+  CHECK(r.detail == "mlx5_2: RDMA WRITE completion timed out after 10000 ms");
+}
+
+TEST_CASE("rail.N.rdma_write: without a RoCE v2 GID on the VLAN nothing is sent") {
+  Node n;
+  n.device("mlx5_0").ports[0].gids = {test::gid(3, "ens0f0")};
+  auto r = n.check("rail.0.rdma_write");
+  CAPTURE(text(r));
+  CHECK(r.status == CheckStatus::fail);
+  CHECK(r.observed == "no RoCE v2 GID");
+  CHECK(contains(r.detail, "ens0f0.200"));
+  CHECK(n.rdma.calls.empty());
+
+  std::erase_if(n.now.rdma, [](const RdmaDevice& d) { return d.name == "mlx5_0"; });
+  r = n.check("rail.0.rdma_write");
+  CHECK(r.status == CheckStatus::fail);
+  CHECK(r.observed == "no RDMA device");
+  CHECK(n.rdma.calls.empty());
+}
+
+TEST_CASE("rails.cross_rdma_write: every pair of rails, in order") {
+  Node n;
+  n.rdma.rates[{"mlx5_0", "mlx5_2"}] = 150000;
+  auto r = n.check("rails.cross_rdma_write");
+  CAPTURE(text(r));
+  CHECK(r.status == CheckStatus::pass);
+  CHECK(r.observed == "0→1 180000 Mb/s, 0→2 150000 Mb/s, 1→2 180000 Mb/s");
+  REQUIRE(n.rdma.calls.size() == 3);
+  std::vector<std::string> pairs;
+  for (const auto& c : n.rdma.calls)
+    pairs.push_back(c.from + ":" + std::to_string(c.from_gid) + "→" + c.to + ":" + std::to_string(c.to_gid));
+  CHECK(pairs == std::vector<std::string>{"mlx5_0:3→mlx5_1:3", "mlx5_0:3→mlx5_2:3", "mlx5_1:3→mlx5_2:3"});
+}
+
+TEST_CASE("rails.cross_rdma_write: one failing pair fails the check, names it, and every pair is still tried") {
+  Node n;
+  n.rdma.errors[{"mlx5_0", "mlx5_1"}] = "mlx5_0 → mlx5_1: retry exceeded";
+  auto r = n.check("rails.cross_rdma_write");
+  CAPTURE(text(r));
+  CHECK(r.status == CheckStatus::fail);
+  CHECK(n.rdma.calls.size() == 3);
+  CHECK(r.observed == "0→2 180000 Mb/s, 1→2 180000 Mb/s");
+  CHECK(r.detail == "0→1: mlx5_0 → mlx5_1: retry exceeded");
+
+  n.rdma.errors[{"mlx5_1", "mlx5_2"}] = "timeout";
+  r = n.check("rails.cross_rdma_write");
+  CHECK(r.detail == "0→1: mlx5_0 → mlx5_1: retry exceeded; 1→2: timeout");
+  CHECK(r.observed == "0→2 180000 Mb/s");
+
+  n.rdma.errors[{"mlx5_0", "mlx5_2"}] = "down";
+  r = n.check("rails.cross_rdma_write");
+  CHECK(r.status == CheckStatus::fail);
+  CHECK(r.observed == "failed");
+}
+
+TEST_CASE("rails.cross_rdma_write: a rail without a GID fails its pairs; the others are still tested") {
+  Node n;
+  n.device("mlx5_2").ports[0].gids.clear();
+  auto r = n.check("rails.cross_rdma_write");
+  CAPTURE(text(r));
+  CHECK(r.status == CheckStatus::fail);
+  REQUIRE(n.rdma.calls.size() == 1);
+  CHECK(n.rdma.calls[0].from == "mlx5_0");
+  CHECK(n.rdma.calls[0].to == "mlx5_1");
+  CHECK(r.observed == "0→1 180000 Mb/s");
+  CHECK(contains(r.detail, "0→2: no RoCE v2 IPv4 GID on ens2f0.200"));
+  CHECK(contains(r.detail, "1→2: no RoCE v2 IPv4 GID on ens2f0.200"));
+}
+
+TEST_CASE("rails.cross_rdma_write: planned only with two rails or more") {
+  Inventory one = test::managed_server({{1, 1}});
+  Node n(
+      [](Recipe& rc) {
+        rc.addressing.subnets = {"198.18.0.0/24"};
+      },
+      one);
+  for (const auto& c : n.plan.checks) CHECK(c.id.kind != CheckKind::rails_cross_rdma_write);
+  Node two([](Recipe&) {}, test::managed_server({{1, 1}, {1, 1}}));
+  auto r = two.check("rails.cross_rdma_write");
+  CHECK(r.status == CheckStatus::pass);
+  CHECK(r.observed == "0→1 180000 Mb/s");
+}

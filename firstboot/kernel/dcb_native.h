@@ -1,0 +1,50 @@
+// Dcb on the running kernel: RTM_GETDCB / RTM_SETDCB over a NETLINK_ROUTE socket (libnl).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernel/dcb.h"
+#include "kernel/dcb_message.h"
+
+struct nl_sock;
+
+namespace railyard {
+
+// One rtnetlink request and its answer at a time, over a NETLINK_ROUTE socket (libnl)
+// connected on first use.
+class RouteSocket {
+ public:
+  RouteSocket() = default;
+  ~RouteSocket();
+  RouteSocket(const RouteSocket&) = delete;
+  RouteSocket& operator=(const RouteSocket&) = delete;
+
+  // Sends `payload` (what follows struct nlmsghdr) as a `type` request and returns the payload
+  // of the answer of type `reply_type`, or the kernel's errno with `what` in front of its text.
+  Expected<Bytes> transact(int type, int reply_type, const Bytes& payload, const std::string& what);
+
+ private:
+  void close();
+  nl_sock* sock_ = nullptr;
+};
+
+// Errors carry the kernel's errno (EOPNOTSUPP for a device without DCB, ENODEV for no such
+// device) and say which interface and operation, e.g.
+// "ens1f0np0: RTM_SETDCB IEEE PFC: Operation not supported".
+class NativeDcb : public Dcb {
+ public:
+  Expected<IeeePfc> pfc(const std::string& ifname) override;
+  Status set_pfc(const std::string& ifname, const IeeePfc& pfc) override;
+  Expected<std::vector<DcbApp>> apps(const std::string& ifname) override;
+  // Adds `apps` and removes entries they replace: see dcb_native.cc.
+  Status add_apps(const std::string& ifname, const std::vector<DcbApp>& apps) override;
+
+ private:
+  Expected<IeeeState> get(const std::string& ifname, const std::string& what);
+  Status set(const Bytes& payload, const std::string& what);
+
+  RouteSocket socket_;
+};
+
+}  // namespace railyard

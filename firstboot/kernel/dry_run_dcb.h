@@ -1,0 +1,47 @@
+// Dry-run Dcb and Ethtool: reads go to the real kernel, writes are logged instead of made.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernel/dcb.h"
+#include "kernel/ethtool.h"
+
+namespace railyard {
+
+// Later reads show the logged writes over what the kernel says, so an applier's
+// read-back after a write agrees with it and reports "changed" (would be) as in a real run.
+class DryRunDcb : public Dcb {
+ public:
+  DryRunDcb(Dcb& real, std::vector<std::string>& log) : real_(real), log_(log) {}
+  Expected<IeeePfc> pfc(const std::string& ifname) override;
+  Status set_pfc(const std::string& ifname, const IeeePfc& pfc) override;
+  Expected<std::vector<DcbApp>> apps(const std::string& ifname) override;
+  Status add_apps(const std::string& ifname, const std::vector<DcbApp>& apps) override;
+
+ private:
+  Dcb& real_;
+  std::vector<std::string>& log_;
+  std::map<std::string, IeeePfc> pfc_;                 // would-be PFC per interface
+  std::map<std::string, std::vector<DcbApp>> added_;  // would-be app entries per interface
+};
+
+class DryRunEthtool : public Ethtool {
+ public:
+  DryRunEthtool(Ethtool& real, std::vector<std::string>& log) : real_(real), log_(log) {}
+  Expected<std::uint16_t> tunable_u16(const std::string& ifname, std::uint32_t id) override;
+  Status set_tunable_u16(const std::string& ifname, std::uint32_t id, std::uint16_t value) override;
+  Expected<std::map<std::string, std::uint64_t>> stats(const std::string& ifname) override {
+    return real_.stats(ifname);
+  }
+
+ private:
+  Ethtool& real_;
+  std::vector<std::string>& log_;
+  std::map<std::pair<std::string, std::uint32_t>, std::uint16_t> tunables_;  // would-be values
+};
+
+}  // namespace railyard

@@ -1,0 +1,45 @@
+// Rtnl for --dry-run: reads go to the real kernel, writes are logged ("would set MTU 9000 on
+// ens1f0np0") and remembered, so that later reads in the same run see what would be there.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernel/rtnl.h"
+
+namespace railyard {
+
+class DryRunRtnl : public Rtnl {
+ public:
+  DryRunRtnl(Rtnl& real, std::vector<std::string>& log) : real_(real), log_(log) {}
+
+  Expected<LinkInfo> link(const std::string& name) override;
+  Status set_link_up(const std::string& name) override;
+  Status set_mtu(const std::string& name, int mtu) override;
+  Status add_vlan(const std::string& parent, const std::string& name, int id) override;
+  Expected<std::vector<std::string>> addresses(const std::string& name) override;
+  Status add_address(const std::string& name, const std::string& cidr) override;
+  Expected<std::vector<RouteInfo>> routes(int table) override;
+  Status add_route(const RouteInfo& route) override;
+  Expected<std::vector<RuleInfo>> rules() override;
+  Status add_rule(const RuleInfo& rule) override;
+
+ private:
+  // What would have been set on an existing link, laid over what the kernel answers.
+  struct LinkOverlay {
+    std::optional<int> mtu;
+    bool up = false;
+  };
+
+  Rtnl& real_;
+  std::vector<std::string>& log_;
+  std::map<std::string, LinkInfo> created_;  // VLANs "created": empty and down
+  std::map<std::string, LinkOverlay> overlay_;
+  std::map<std::string, std::vector<std::string>> addresses_;
+  std::vector<RouteInfo> routes_;
+  std::vector<RuleInfo> rules_;
+};
+
+}  // namespace railyard

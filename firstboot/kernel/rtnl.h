@@ -1,0 +1,48 @@
+// Links, VLANs, addresses, routes and rules over rtnetlink (libnl-route).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernel/expected.h"
+
+namespace railyard {
+
+struct LinkInfo {
+  std::string name;
+  int ifindex = 0;
+  int mtu = 0;
+  bool up = false;             // administratively up (IFF_UP)
+  std::optional<int> vlan_id;  // set for VLAN devices
+  std::string parent;          // a VLAN's lower device
+};
+
+struct RouteInfo {
+  std::string destination;  // "198.18.0.0/24", or "default"
+  std::string dev;
+  std::string source;  // preferred source address, "" for none
+  int table = 254;     // RT_TABLE_MAIN
+};
+
+struct RuleInfo {
+  int priority = 0;
+  std::string from;  // "198.18.0.11/32"
+  int table = 0;
+};
+
+class Rtnl {
+ public:
+  virtual ~Rtnl() = default;
+  virtual Expected<LinkInfo> link(const std::string& name) = 0;
+  virtual Status set_link_up(const std::string& name) = 0;
+  virtual Status set_mtu(const std::string& name, int mtu) = 0;
+  virtual Status add_vlan(const std::string& parent, const std::string& name, int id) = 0;
+  virtual Expected<std::vector<std::string>> addresses(const std::string& name) = 0;  // IPv4 "a.b.c.d/nn"
+  virtual Status add_address(const std::string& name, const std::string& cidr) = 0;
+  virtual Expected<std::vector<RouteInfo>> routes(int table) = 0;  // IPv4 unicast routes of a table
+  virtual Status add_route(const RouteInfo& route) = 0;
+  virtual Expected<std::vector<RuleInfo>> rules() = 0;  // IPv4 rules
+  virtual Status add_rule(const RuleInfo& rule) = 0;
+};
+
+}  // namespace railyard

@@ -1,0 +1,309 @@
+#include "kernel/rtnl_native.h"
+
+#include <arpa/inet.h>
+#include <linux/fib_rules.h>
+#include <linux/if.h>
+#include <linux/rtnetlink.h>
+#include <netlink/errno.h>
+#include <netlink/netlink.h>
+#include <netlink/route/addr.h>
+#include <netlink/route/link.h>
+#include <netlink/route/link/vlan.h>
+#include <netlink/route/nexthop.h>
+#include <netlink/route/route.h>
+#include <netlink/route/rule.h>
+#include <netlink/socket.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <memory>
+
+namespace railyard {
+
+int errno_from_nl(int nle) {
+  switch (std::abs(nle)) {
+    case 0: return 0;
+    case NLE_OPNOTSUPP: return EOPNOTSUPP;
+    case NLE_OBJ_NOTFOUND:
+    case NLE_NODEV: return ENODEV;
+    case NLE_EXIST: return EEXIST;
+    case NLE_PERM: return EPERM;
+    case NLE_INVAL: return EINVAL;
+    // Not in the usual list, but exact: keep the kernel's own reason where libnl keeps it.
+    case NLE_NOACCESS: return EACCES;
+    case NLE_BUSY: return EBUSY;
+    case NLE_RANGE: return ERANGE;
+    case NLE_NOMEM: return ENOMEM;
+    case NLE_AF_NOSUPPORT: return EAFNOSUPPORT;
+    default: return EIO;
+  }
+}
+
+namespace {
+
+struct LinkPut {
+  void operator()(rtnl_link* l) const { rtnl_link_put(l); }
+};
+struct CachePut {
+  void operator()(nl_cache* c) const { nl_cache_free(c); }
+};
+struct AddrPut {
+  void operator()(nl_addr* a) const { nl_addr_put(a); }
+};
+struct RtnlAddrPut {
+  void operator()(rtnl_addr* a) const { rtnl_addr_put(a); }
+};
+struct RoutePut {
+  void operator()(rtnl_route* r) const { rtnl_route_put(r); }
+};
+struct RulePut {
+  void operator()(rtnl_rule* r) const { rtnl_rule_put(r); }
+};
+using LinkPtr = std::unique_ptr<rtnl_link, LinkPut>;
+using CachePtr = std::unique_ptr<nl_cache, CachePut>;
+using AddrPtr = std::unique_ptr<nl_addr, AddrPut>;
+
+Status nl_error(int nle, const std::string& what) { return Status::from_errno(errno_from_nl(nle), what); }
+
+// "198.18.0.11" of an IPv4 nl_addr, "" for anything else.
+std::string ipv4_text(const nl_addr* a) {
+  if (!a || nl_addr_get_family(a) != AF_INET || nl_addr_get_len(a) != 4) return "";
+  char buf[INET_ADDRSTRLEN];
+  if (!inet_ntop(AF_INET, nl_addr_get_binary_addr(a), buf, sizeof buf)) return "";
+  return buf;
+}
+
+// "198.18.0.0/24"; "default" for a zero-length prefix; `empty` when absent.
+std::string prefix_text(const nl_addr* a, const std::string& empty) {
+  if (!a) return empty;
+  unsigned prefix = nl_addr_get_prefixlen(a);
+  if (prefix == 0) return empty;
+  std::string ip = ipv4_text(a);
+  return ip.empty() ? empty : ip + "/" + std::to_string(prefix);
+}
+
+Status parse_ipv4(const std::string& text, AddrPtr& out, const std::string& what) {
+  nl_addr* a = nullptr;
+  int rc = nl_addr_parse(text.c_str(), AF_INET, &a);
+  if (rc < 0) return Status::from_errno(EINVAL, what + ": \"" + text + "\" is not an IPv4 address");
+  out.reset(a);
+  return Status::success();
+}
+
+// The link as the kernel has it now (one RTM_GETLINK).
+Expected<LinkPtr> get_link(nl_sock* sock, int ifindex, const std::string& name, const std::string& what) {
+  rtnl_link* l = nullptr;
+  int rc = rtnl_link_get_kernel(sock, ifindex, ifindex ? nullptr : name.c_str(), &l);
+  if (rc < 0) return Expected<LinkPtr>::fail(nl_error(rc, what));
+  return Expected<LinkPtr>::of(LinkPtr(l));
+}
+
+}  // namespace
+
+NativeRtnl::NativeRtnl() {
+  sock_ = nl_socket_alloc();
+  if (!sock_) {
+    open_ = Status::from_errno(ENOMEM, "netlink route socket");
+    return;
+  }
+  int rc = nl_connect(sock_, NETLINK_ROUTE);
+  if (rc < 0) open_ = nl_error(rc, "netlink route socket");
+}
+
+NativeRtnl::~NativeRtnl() {
+  if (sock_) nl_socket_free(sock_);  // closes it too
+}
+
+Expected<LinkInfo> NativeRtnl::link(const std::string& name) {
+  if (!open_.ok()) return Expected<LinkInfo>::fail(open_);
+  auto l = get_link(sock_, 0, name, name + ": read link");
+  if (!l.ok()) return Expected<LinkInfo>::fail(l.status);
+  rtnl_link* raw = l.value->get();
+  LinkInfo info;
+  info.name = rtnl_link_get_name(raw) ? rtnl_link_get_name(raw) : name;
+  info.ifindex = rtnl_link_get_ifindex(raw);
+  info.mtu = static_cast<int>(rtnl_link_get_mtu(raw));
+  info.up = (rtnl_link_get_flags(raw) & IFF_UP) != 0;
+  if (rtnl_link_is_vlan(raw)) {
+    info.vlan_id = rtnl_link_vlan_get_id(raw);
+    // IFLA_LINK is the lower device only for a VLAN; a veth's names its peer.
+    if (int lower = rtnl_link_get_link(raw); lower > 0) {
+      auto p = get_link(sock_, lower, "", name + ": read parent");
+      if (!p.ok()) return Expected<LinkInfo>::fail(p.status);
+      info.parent = rtnl_link_get_name(p.value->get()) ? rtnl_link_get_name(p.value->get()) : "";
+    }
+  }
+  return Expected<LinkInfo>::of(std::move(info));
+}
+
+Status NativeRtnl::set_link_up(const std::string& name) {
+  std::string what = name + ": set up";
+  if (!open_.ok()) return open_;
+  auto l = get_link(sock_, 0, name, what);
+  if (!l.ok()) return l.status;
+  LinkPtr change(rtnl_link_alloc());
+  rtnl_link_set_flags(change.get(), IFF_UP);
+  int rc = rtnl_link_change(sock_, l.value->get(), change.get(), 0);
+  return rc < 0 ? nl_error(rc, what) : Status::success();
+}
+
+Status NativeRtnl::set_mtu(const std::string& name, int mtu) {
+  std::string what = name + ": set MTU " + std::to_string(mtu);
+  if (!open_.ok()) return open_;
+  auto l = get_link(sock_, 0, name, what);
+  if (!l.ok()) return l.status;
+  LinkPtr change(rtnl_link_alloc());
+  rtnl_link_set_mtu(change.get(), static_cast<unsigned>(mtu));
+  int rc = rtnl_link_change(sock_, l.value->get(), change.get(), 0);
+  return rc < 0 ? nl_error(rc, what) : Status::success();
+}
+
+Status NativeRtnl::add_vlan(const std::string& parent, const std::string& name, int id) {
+  std::string what = name + ": add VLAN " + std::to_string(id) + " on " + parent;
+  if (!open_.ok()) return open_;
+  auto p = get_link(sock_, 0, parent, what);
+  if (!p.ok()) return p.status;
+  LinkPtr vlan(rtnl_link_vlan_alloc());
+  if (!vlan) return Status::from_errno(ENOMEM, what);
+  rtnl_link_set_name(vlan.get(), name.c_str());
+  rtnl_link_set_link(vlan.get(), rtnl_link_get_ifindex(p.value->get()));
+  int rc = rtnl_link_vlan_set_id(vlan.get(), static_cast<std::uint16_t>(id));
+  if (rc >= 0) rc = rtnl_link_add(sock_, vlan.get(), NLM_F_CREATE | NLM_F_EXCL);
+  return rc < 0 ? nl_error(rc, what) : Status::success();
+}
+
+Expected<std::vector<std::string>> NativeRtnl::addresses(const std::string& name) {
+  using Result = Expected<std::vector<std::string>>;
+  std::string what = name + ": read addresses";
+  if (!open_.ok()) return Result::fail(open_);
+  auto l = get_link(sock_, 0, name, what);
+  if (!l.ok()) return Result::fail(l.status);
+  int ifindex = rtnl_link_get_ifindex(l.value->get());
+  nl_cache* raw = nullptr;
+  if (int rc = rtnl_addr_alloc_cache(sock_, &raw); rc < 0) return Result::fail(nl_error(rc, what));
+  CachePtr cache(raw);
+  std::vector<std::string> out;
+  for (nl_object* o = nl_cache_get_first(raw); o; o = nl_cache_get_next(o)) {
+    auto* a = reinterpret_cast<rtnl_addr*>(o);
+    if (rtnl_addr_get_family(a) != AF_INET || rtnl_addr_get_ifindex(a) != ifindex) continue;
+    std::string ip = ipv4_text(rtnl_addr_get_local(a));
+    if (!ip.empty()) out.push_back(ip + "/" + std::to_string(rtnl_addr_get_prefixlen(a)));
+  }
+  return Result::of(std::move(out));
+}
+
+Status NativeRtnl::add_address(const std::string& name, const std::string& cidr) {
+  std::string what = name + ": add address " + cidr;
+  if (!open_.ok()) return open_;
+  auto l = get_link(sock_, 0, name, what);
+  if (!l.ok()) return l.status;
+  AddrPtr local;
+  if (Status s = parse_ipv4(cidr, local, what); !s.ok()) return s;
+  std::unique_ptr<rtnl_addr, RtnlAddrPut> addr(rtnl_addr_alloc());
+  rtnl_addr_set_ifindex(addr.get(), rtnl_link_get_ifindex(l.value->get()));
+  rtnl_addr_set_family(addr.get(), AF_INET);
+  int rc = rtnl_addr_set_local(addr.get(), local.get());
+  rtnl_addr_set_prefixlen(addr.get(), static_cast<int>(nl_addr_get_prefixlen(local.get())));
+  if (rc >= 0) rc = rtnl_addr_add(sock_, addr.get(), NLM_F_EXCL);
+  return rc < 0 ? nl_error(rc, what) : Status::success();
+}
+
+Expected<std::vector<RouteInfo>> NativeRtnl::routes(int table) {
+  using Result = Expected<std::vector<RouteInfo>>;
+  std::string what = "table " + std::to_string(table) + ": read routes";
+  if (!open_.ok()) return Result::fail(open_);
+  nl_cache* links_raw = nullptr;
+  if (int rc = rtnl_link_alloc_cache(sock_, AF_UNSPEC, &links_raw); rc < 0) return Result::fail(nl_error(rc, what));
+  CachePtr links(links_raw);
+  nl_cache* raw = nullptr;
+  if (int rc = rtnl_route_alloc_cache(sock_, AF_INET, 0, &raw); rc < 0) return Result::fail(nl_error(rc, what));
+  CachePtr cache(raw);
+  std::vector<RouteInfo> out;
+  for (nl_object* o = nl_cache_get_first(raw); o; o = nl_cache_get_next(o)) {
+    auto* r = reinterpret_cast<rtnl_route*>(o);
+    if (rtnl_route_get_family(r) != AF_INET || rtnl_route_get_type(r) != RTN_UNICAST ||
+        static_cast<int>(rtnl_route_get_table(r)) != table)
+      continue;
+    RouteInfo info;
+    info.destination = prefix_text(rtnl_route_get_dst(r), "default");
+    info.source = ipv4_text(rtnl_route_get_pref_src(r));
+    info.table = table;
+    // One entry per next hop, so that a multipath default route shows every device it uses.
+    int n = rtnl_route_get_nnexthops(r);
+    for (int i = 0; i < n; ++i) {
+      char name[IFNAMSIZ] = "";
+      rtnl_link_i2name(links_raw, rtnl_route_nh_get_ifindex(rtnl_route_nexthop_n(r, i)), name, sizeof name);
+      info.dev = name;
+      out.push_back(info);
+    }
+    if (n == 0) out.push_back(info);
+  }
+  return Result::of(std::move(out));
+}
+
+Status NativeRtnl::add_route(const RouteInfo& route) {
+  std::string what = route.dev + ": add route " + route.destination + " table " + std::to_string(route.table);
+  if (!open_.ok()) return open_;
+  auto l = get_link(sock_, 0, route.dev, what);
+  if (!l.ok()) return l.status;
+  AddrPtr dst, src;
+  if (Status s = parse_ipv4(route.destination == "default" ? "0.0.0.0/0" : route.destination, dst, what); !s.ok())
+    return s;
+  if (!route.source.empty())
+    if (Status s = parse_ipv4(route.source, src, what); !s.ok()) return s;
+  std::unique_ptr<rtnl_route, RoutePut> r(rtnl_route_alloc());
+  rtnl_route_set_family(r.get(), AF_INET);
+  rtnl_route_set_table(r.get(), static_cast<std::uint32_t>(route.table));
+  rtnl_route_set_type(r.get(), RTN_UNICAST);
+  rtnl_route_set_protocol(r.get(), RTPROT_BOOT);  // what `ip route add` uses
+  rtnl_route_set_scope(r.get(), RT_SCOPE_LINK);   // no gateway: directly connected
+  int rc = rtnl_route_set_dst(r.get(), dst.get());
+  if (rc >= 0 && src) rc = rtnl_route_set_pref_src(r.get(), src.get());
+  if (rc < 0) return nl_error(rc, what);
+  rtnl_nexthop* nh = rtnl_route_nh_alloc();
+  if (!nh) return Status::from_errno(ENOMEM, what);
+  rtnl_route_nh_set_ifindex(nh, rtnl_link_get_ifindex(l.value->get()));
+  rtnl_route_add_nexthop(r.get(), nh);  // the route owns it now
+  rc = rtnl_route_add(sock_, r.get(), NLM_F_EXCL);
+  return rc < 0 ? nl_error(rc, what) : Status::success();
+}
+
+Expected<std::vector<RuleInfo>> NativeRtnl::rules() {
+  using Result = Expected<std::vector<RuleInfo>>;
+  std::string what = "read rules";
+  if (!open_.ok()) return Result::fail(open_);
+  nl_cache* raw = nullptr;
+  if (int rc = rtnl_rule_alloc_cache(sock_, AF_INET, &raw); rc < 0) return Result::fail(nl_error(rc, what));
+  CachePtr cache(raw);
+  std::vector<RuleInfo> out;
+  for (nl_object* o = nl_cache_get_first(raw); o; o = nl_cache_get_next(o)) {
+    auto* r = reinterpret_cast<rtnl_rule*>(o);
+    if (rtnl_rule_get_family(r) != AF_INET) continue;
+    RuleInfo info;
+    info.priority = static_cast<int>(rtnl_rule_get_prio(r));
+    info.from = prefix_text(rtnl_rule_get_src(r), "all");
+    info.table = static_cast<int>(rtnl_rule_get_table(r));
+    out.push_back(info);
+  }
+  return Result::of(std::move(out));
+}
+
+Status NativeRtnl::add_rule(const RuleInfo& rule) {
+  std::string what = "add rule from " + rule.from + " lookup " + std::to_string(rule.table) + " priority " +
+                     std::to_string(rule.priority);
+  if (!open_.ok()) return open_;
+  std::unique_ptr<rtnl_rule, RulePut> r(rtnl_rule_alloc());
+  rtnl_rule_set_family(r.get(), AF_INET);
+  rtnl_rule_set_prio(r.get(), static_cast<std::uint32_t>(rule.priority));
+  rtnl_rule_set_table(r.get(), static_cast<std::uint32_t>(rule.table));
+  rtnl_rule_set_action(r.get(), FR_ACT_TO_TBL);
+  if (rule.from != "all" && !rule.from.empty()) {
+    AddrPtr src;
+    if (Status s = parse_ipv4(rule.from, src, what); !s.ok()) return s;
+    if (int rc = rtnl_rule_set_src(r.get(), src.get()); rc < 0) return nl_error(rc, what);
+  }
+  int rc = rtnl_rule_add(sock_, r.get(), NLM_F_EXCL);
+  return rc < 0 ? nl_error(rc, what) : Status::success();
+}
+
+}  // namespace railyard

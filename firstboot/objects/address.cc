@@ -1,0 +1,69 @@
+// Rail addresses: the planned IPv4 address on the rail's netdev. Other addresses stay; one in
+// the same subnet is named in the Change, since it competes for the rail's ARP and routes.
+#include "objects/address.h"
+
+#include <algorithm>
+
+#include "net.h"
+#include "verify/result.h"
+
+namespace railyard {
+
+namespace {
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+void apply_addresses(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
+  for (const auto& rail : plan.rails) {
+    if (!rail.address) continue;
+    std::string object = rail_label(rail) + ": address on " + rail.netdev;
+    auto planned = parse_interface_address(*rail.address);
+    if (!planned) {
+      out.push_back({object, Outcome::failed, "", *rail.address, "not an IPv4 address with prefix"});
+      continue;
+    }
+    auto current = kernel.rtnl.addresses(rail.netdev);
+    if (!current.ok()) {
+      out.push_back({object, Outcome::failed, "", planned->str(), current.status.message});
+      continue;
+    }
+    bool present = false;
+    std::vector<std::string> neighbours;
+    for (const auto& text : *current.value) {
+      auto a = parse_interface_address(text);
+      if (!a) continue;
+      if (a->address == planned->address && a->prefix == planned->prefix) present = true;
+      else if (planned->subnet().contains(a->address)) neighbours.push_back(a->str());
+    }
+    std::string before = join(*current.value);
+    Change c = present ? Change{object, Outcome::unchanged, before, planned->str(), ""}
+                       : change_from(object, kernel.rtnl.add_address(rail.netdev, planned->str()), before,
+                                     planned->str());
+    if (!neighbours.empty()) {
+      std::string note = rail.netdev + " also has " + join(neighbours) + " in " + planned->subnet().str() +
+                         "; left as is";
+      c.detail = c.detail.empty() ? note : c.detail + "; " + note;
+    }
+    out.push_back(c);
+  }
+}
+
+void verify_address(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
+  auto addrs = ctx.kernel.rtnl.addresses(rail.netdev);
+  if (!addrs.ok()) checks::from_status(r, addrs.status);
+  else if (rail.address && std::find(addrs.value->begin(), addrs.value->end(), *rail.address) != addrs.value->end())
+    checks::pass(r, *rail.address + " on " + rail.netdev);
+  else {
+    std::string seen;
+    for (const auto& a : *addrs.value) seen += (seen.empty() ? "" : " ") + a;
+    checks::fail(r, seen.empty() ? "no address" : seen);
+  }
+}
+
+}  // namespace railyard

@@ -1,0 +1,19 @@
+// A rail's address on its netdev, over rtnetlink.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "apply/change.h"
+#include "kernel/kernel.h"
+#include "plan.h"
+#include "verify/verify.h"
+
+namespace railyard {
+
+void apply_addresses(const Plan&, Kernel&, std::vector<Change>&);
+
+// rail.N.address: the planned address on the rail's netdev.
+void verify_address(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r);
+
+}  // namespace railyard

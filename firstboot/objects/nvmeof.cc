@@ -1,0 +1,177 @@
+// NVMe over Fabrics: the host identity derived from the machine (so a stateless node keeps
+// it across boots and targets can grant access by NQN), discovery.conf for nvme-cli's
+// autoconnect, and each planned connection made over its rail.
+#include "objects/nvmeof.h"
+
+#include <algorithm>
+#include <cctype>
+#include <thread>
+
+#include "verify/result.h"
+
+namespace railyard {
+
+namespace {
+
+bool is_zero_uuid(const std::string& u) { return u.find_first_not_of("0-") == std::string::npos; }
+
+// The DMI product UUID, as `nvme gen-hostnqn` uses it; else /etc/machine-id shaped as a UUID.
+std::pair<std::string, std::string> host_uuid(Kernel& k) {
+  auto dmi = k.host.read_file("/sys/class/dmi/id/product_uuid");
+  if (dmi.ok() && dmi.value->size() == 36 && !is_zero_uuid(*dmi.value)) {
+    std::string u = *dmi.value;
+    std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return std::tolower(c); });
+    return {u, "DMI product UUID"};
+  }
+  auto mid = k.host.read_file("/etc/machine-id");
+  if (mid.ok() && mid.value->size() == 32) {
+    const std::string& m = *mid.value;
+    return {m.substr(0, 8) + "-" + m.substr(8, 4) + "-" + m.substr(12, 4) + "-" + m.substr(16, 4) + "-" + m.substr(20),
+            "/etc/machine-id (no DMI product UUID: the identity lasts only as long as the machine id)"};
+  }
+  return {"", "neither a DMI product UUID nor /etc/machine-id"};
+}
+
+void put_file(Kernel& k, const std::string& path, const std::string& content, std::vector<Change>& out,
+              const std::string& why) {
+  auto now = k.host.read_file(path);
+  std::string before = now.ok() ? *now.value : "";
+  if (now.ok() && before == content) {
+    out.push_back({path, Outcome::unchanged, "", "", why});
+    return;
+  }
+  Change c = change_from(path, k.host.write_file(path, content), before, content);
+  c.detail = c.detail.empty() ? why : c.detail;
+  out.push_back(c);
+}
+
+std::string transport_name(NvmeTransport t) { return t == NvmeTransport::rdma ? "rdma" : "tcp"; }
+
+// An existing controller to the same subsystem over the same transport and address.
+bool connected(Kernel& k, const NvmeofConnection& c) {
+  auto ctrls = k.host.list_directory("/sys/class/nvme");
+  if (!ctrls.ok()) return false;
+  std::string want = "traddr=" + c.address + ",trsvcid=" + std::to_string(c.port);
+  for (const auto& name : *ctrls.value) {
+    std::string d = "/sys/class/nvme/" + name + "/";
+    auto transport = k.host.read_file(d + "transport");
+    auto nqn = k.host.read_file(d + "subsysnqn");
+    auto address = k.host.read_file(d + "address");
+    if (transport.ok() && nqn.ok() && address.ok() && *transport.value == transport_name(c.transport) &&
+        *nqn.value == c.nqn && address.value->rfind(want, 0) == 0)
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void apply_nvmeof(const Plan& plan, Kernel& k, std::vector<Change>& out) {
+  if (plan.nvmeof.empty()) return;
+  auto [uuid, source] = host_uuid(k);
+  if (uuid.empty()) {
+    out.push_back({"NVMe host identity", Outcome::failed, "", "", "no stable machine identity: " + source});
+    return;
+  }
+  std::string hostnqn = "nqn.2014-08.org.nvmexpress:uuid:" + uuid;
+  put_file(k, "/etc/nvme/hostnqn", hostnqn, out, "from the " + source);
+  put_file(k, "/etc/nvme/hostid", uuid, out, "from the " + source);
+
+  std::string conf = "# Written by railyard-firstboot: the fabric targets, for nvme connect-all / nvmf-autoconnect.\n";
+  for (const auto& c : plan.nvmeof) {
+    conf += "--transport=" + transport_name(c.transport) + " --traddr=" + c.address + " --trsvcid=" + std::to_string(c.port);
+    if (!c.host_traddr.empty()) conf += " --host-traddr=" + c.host_traddr;
+    if (c.transport == NvmeTransport::tcp) conf += " --host-iface=" + c.host_iface;
+    conf += "\n";
+  }
+  put_file(k, "/etc/nvme/discovery.conf", conf.substr(0, conf.size() - 1), out, "");
+
+  for (const auto& c : plan.nvmeof) {
+    std::string object = "NVMe-oF " + c.nqn + " at " + c.address + ":" + std::to_string(c.port) + " via rail " +
+                         std::to_string(c.rail) + " (" + c.host_iface + ")";
+    if (connected(k, c)) {
+      out.push_back({object, Outcome::unchanged, "connected", "connected", ""});
+      continue;
+    }
+    std::string options = "nqn=" + c.nqn + ",transport=" + transport_name(c.transport) + ",traddr=" + c.address +
+                          ",trsvcid=" + std::to_string(c.port) + ",hostnqn=" + hostnqn + ",hostid=" + uuid;
+    if (!c.host_traddr.empty()) options += ",host_traddr=" + c.host_traddr;
+    if (c.transport == NvmeTransport::tcp) options += ",host_iface=" + c.host_iface;
+    auto reply = k.host.nvme_fabrics_connect(options);
+    Change ch = change_from(object, reply.status, "not connected", "connected");
+    if (reply.ok()) ch.detail = *reply.value;
+    else if (ch.outcome == Outcome::unsupported) ch.outcome = Outcome::failed;  // an unreachable target is a failure
+    out.push_back(ch);
+  }
+}
+
+namespace {
+
+bool failed_connection(const Change& c) { return c.outcome == Outcome::failed && c.object.rfind("NVMe-oF ", 0) == 0; }
+
+}  // namespace
+
+void retry_nvmeof(const Plan& plan, Kernel& k, std::vector<Change>& changes, std::chrono::milliseconds wait,
+                  std::chrono::milliseconds interval, const RetryClock& clock) {
+  using std::chrono::milliseconds;
+  const auto start = clock.now();
+  auto elapsed = [&] { return std::chrono::duration_cast<milliseconds>(clock.now() - start); };
+  auto text = [](milliseconds d) {
+    return std::to_string(d.count() / 1000) + "." + std::to_string(d.count() % 1000 / 100) + " s";
+  };
+  while (elapsed() < wait && std::any_of(changes.begin(), changes.end(), failed_connection)) {
+    milliseconds step = std::min(interval, wait - elapsed());
+    if (clock.sleep) clock.sleep(step);
+    else std::this_thread::sleep_for(step);
+    std::vector<Change> again;
+    apply_nvmeof(plan, k, again);
+    for (const auto& a : again) {
+      auto it = std::find_if(changes.begin(), changes.end(), [&](const Change& c) { return c.object == a.object; });
+      if (it == changes.end() || !failed_connection(*it)) continue;
+      std::string first = it->detail;
+      auto pos = first.find(" (still failing after ");
+      if (pos != std::string::npos) first = first.substr(0, pos);
+      *it = a;
+      if (a.outcome == Outcome::failed)
+        it->detail = a.detail + " (still failing after " + text(elapsed()) + " of retries)";
+      else
+        it->detail = (a.detail.empty() ? "" : a.detail + "; ") + "connected after " + text(elapsed()) +
+                     " of retries (first: " + first + ")";
+    }
+  }
+}
+
+namespace {
+
+// The controller that serves connection `c` now: its subsystem NQN at its address.
+const NvmeController* controller_of(const VerifyContext& ctx, const NvmeofConnection& c, CheckResult& r) {
+  for (const auto& n : ctx.now.nvme)
+    if (n.subsysnqn == c.nqn && n.address.find("traddr=" + c.address + ",") != std::string::npos) return &n;
+  checks::fail(r, "no controller",
+               "not connected to " + c.address + ":" + std::to_string(c.port) + ": target down, no route over rail " +
+                   std::to_string(c.rail) + ", or host NQN not allowed");
+  return nullptr;
+}
+
+}  // namespace
+
+void verify_nvmeof_connected(const VerifyContext& ctx, const NvmeofConnection& c, CheckResult& r) {
+  const NvmeController* found = controller_of(ctx, c, r);
+  if (!found) return;
+  std::string transport = c.transport == NvmeTransport::rdma ? "rdma" : "tcp";
+  std::string obs = found->name + " " + found->state + " over " + found->transport;
+  if (found->state == "live" && found->transport == transport) checks::pass(r, obs);
+  else checks::fail(r, obs);
+}
+
+void verify_nvmeof_namespace(const VerifyContext& ctx, const NvmeofConnection& c, CheckResult& r) {
+  const NvmeController* found = controller_of(ctx, c, r);
+  if (!found) return;
+  // The first namespace's first 4 KiB.
+  std::string dev = "/dev/" + found->name + "n1";
+  auto ns = ctx.kernel.host.read_block(dev, 4096);
+  if (ns.ok()) checks::pass(r, dev + ": " + std::to_string(*ns.value) + " bytes read");
+  else checks::fail(r, "unreadable", ns.status.message + " (the controller is up but exposes no readable namespace)");
+}
+
+}  // namespace railyard

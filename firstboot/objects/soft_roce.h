@@ -1,0 +1,15 @@
+// Soft-RoCE (rxe) devices for lab rails, over RDMA netlink; rail.N.rdma_port checks them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "apply/change.h"
+#include "kernel/kernel.h"
+#include "plan.h"
+
+namespace railyard {
+
+void apply_soft_roce(const Plan&, Kernel&, std::vector<Change>&);
+
+}  // namespace railyard

@@ -1,0 +1,103 @@
+// apply_storm: the host's PFC storm prevention timeout (ethtool tunable
+// pfc-prevention-tout) on each rail that has PFC, on the physical interface.
+#include "objects/storm.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <thread>
+
+#include "verify/result.h"
+
+namespace railyard {
+
+namespace {
+
+std::string ms(int v) { return std::to_string(v) + " ms"; }
+
+}  // namespace
+
+void apply_storm(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
+  for (const RailPlan& rail : plan.rails) {
+    if (rail.pfc_enable == 0) continue;
+    const std::string object = rail_label(rail) + ": PFC storm prevention";
+    const int want = rail.storm_timeout_ms;
+    if (want < 0 || want > 0xffff) {
+      out.push_back({object, Outcome::failed, "", ms(want), "does not fit the u16 tunable"});
+      continue;
+    }
+    Expected<std::uint16_t> now = kernel.ethtool.tunable_u16(rail.ifname, kEthtoolPfcPreventionTout);
+    if (!now.ok()) {
+      out.push_back(change_from(object, now.status, "", ms(want)));
+      continue;
+    }
+    const int before = *now.value;
+    if (before == want) {
+      out.push_back({object, Outcome::unchanged, ms(before), ms(want), ""});
+      continue;
+    }
+    Status s = kernel.ethtool.set_tunable_u16(rail.ifname, kEthtoolPfcPreventionTout, static_cast<std::uint16_t>(want));
+    if (s.ok()) {  // drivers clamp or refuse quietly: read back
+      Expected<std::uint16_t> again = kernel.ethtool.tunable_u16(rail.ifname, kEthtoolPfcPreventionTout);
+      if (!again.ok())
+        s = again.status;
+      else if (*again.value != want)
+        s = Status::error(EIO, rail.ifname + ": storm prevention set, but reads back " + ms(*again.value));
+    }
+    Change c = change_from(object, s, ms(before), ms(want));
+    if (s.ok()) c.detail = "pfc-prevention-tout " + ms(before) + " → " + ms(want);
+    out.push_back(std::move(c));
+  }
+}
+
+void verify_storm_prevention(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
+  auto v = ctx.kernel.ethtool.tunable_u16(rail.ifname, kEthtoolPfcPreventionTout);
+  if (!v.ok()) checks::from_status(r, v.status);
+  else if (*v.value == rail.storm_timeout_ms) checks::pass(r, ms(*v.value));
+  else checks::fail(r, ms(*v.value));
+}
+
+void verify_pause_storm(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
+  // Two samples of the lossless priority's pause counters, the recipe's interval apart.
+  const SelftestSpec& st = ctx.plan.selftest;
+  std::string rx = "rx_prio" + std::to_string(rail.pfc_priority) + "_pause";
+  std::string tx = "tx_prio" + std::to_string(rail.pfc_priority) + "_pause";
+  auto first = ctx.kernel.ethtool.stats(rail.ifname);
+  if (!first.ok()) {
+    checks::from_status(r, first.status);
+    return;
+  }
+  if (!first.value->count(rx) || !first.value->count(tx)) {
+    r.status = CheckStatus::unsupported;
+    r.observed = "no " + rx + "/" + tx + " counters";
+    r.detail = "the driver does not count pauses per priority";
+    return;
+  }
+  int interval = std::min(st.pause_sample_ms, st.check_timeout_ms);
+  std::this_thread::sleep_for(std::chrono::milliseconds(interval));
+  auto second = ctx.kernel.ethtool.stats(rail.ifname);
+  if (!second.ok()) {
+    checks::from_status(r, second.status);
+    return;
+  }
+  auto rx2 = second.value->find(rx), tx2 = second.value->find(tx);
+  if (rx2 == second.value->end() || tx2 == second.value->end()) {
+    checks::fail(r, "counters vanished", "the driver stopped reporting " + rx + "/" + tx + " between samples");
+    return;
+  }
+  if (rx2->second < first.value->at(rx) || tx2->second < first.value->at(tx)) {
+    checks::warn(r, "counters went backwards", "the pause counters were reset between samples; no rate measured");
+    return;
+  }
+  double seconds = interval / 1000.0;
+  double rx_pps = static_cast<double>(rx2->second - first.value->at(rx)) / seconds;
+  double tx_pps = static_cast<double>(tx2->second - first.value->at(tx)) / seconds;
+  std::string obs = "rx " + std::to_string(static_cast<long>(rx_pps)) + "/s, tx " + std::to_string(static_cast<long>(tx_pps)) + "/s";
+  if (rx_pps < st.pause_storm_pps && tx_pps < st.pause_storm_pps) checks::pass(r, obs);
+  else
+    checks::fail(r, obs, tx_pps >= st.pause_storm_pps
+                             ? "this NIC is sending a pause storm: a stuck receive queue; it will freeze the switch port"
+                             : "the switch pauses this NIC continuously: congestion or a storm elsewhere in the fabric");
+}
+
+}  // namespace railyard

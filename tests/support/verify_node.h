@@ -1,0 +1,248 @@
+// A node planned and "applied" for verify tests: the plan make_plan gives for three
+// GPU+NIC pairs with every check, the inventory after apply, in-memory kernel fakes and a
+// fake RDMA data path set up so that every check passes until a test breaks something.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "support/fake_dcb.h"
+#include "support/fake_host.h"
+#include "support/fake_rtnl.h"
+#include "support/hardware_builder.h"
+#include "verify/verify.h"
+
+using namespace railyard;
+using railyard::test::FakeDcb;
+using railyard::test::FakeEthtool;
+using railyard::test::FakeRtnl;
+
+namespace railyard::test::verify_node {
+
+using railyard::test::OpenHost;
+
+using Stats = std::map<std::string, std::uint64_t>;
+
+constexpr int kVlan = 200;
+const std::string kNqn = "nqn.2024-01.example.storage:data0";
+constexpr double kRate = 180000;  // what the fake data path measures, Mb/s
+
+// The RDMA data path: a throughput for every pair of devices (`mbps`, or `rates` for one pair),
+// or an error message for a pair. Every call is recorded.
+class FakeDataPath : public RdmaDataPath {
+ public:
+  struct Call {
+    std::string from;
+    int from_gid = -1;
+    std::string to;
+    int to_gid = -1;
+    std::size_t bytes = 0;
+    int timeout_ms = 0;
+  };
+  std::vector<Call> calls;
+  double mbps = kRate;
+  std::map<std::pair<std::string, std::string>, double> rates;
+  std::map<std::pair<std::string, std::string>, std::string> errors;
+
+  Expected<double> write_test(const std::string& from_dev, int from_gid, const std::string& to_dev, int to_gid,
+                              std::size_t bytes, int timeout_ms) override {
+    calls.push_back({from_dev, from_gid, to_dev, to_gid, bytes, timeout_ms});
+    if (auto e = errors.find({from_dev, to_dev}); e != errors.end())
+      return Expected<double>::fail(Status::error(ETIMEDOUT, e->second));
+    if (auto r = rates.find({from_dev, to_dev}); r != rates.end()) return Expected<double>::of(r->second);
+    return Expected<double>::of(mbps);
+  }
+};
+
+// FakeEthtool whose statistics move between reads: `samples[ifname]` answers in turn (the
+// last one repeats); interfaces without samples answer FakeEthtool's `statistics`.
+class SampledEthtool : public FakeEthtool {
+ public:
+  std::map<std::string, std::vector<Stats>> samples;
+  std::map<std::string, std::size_t> reads;
+
+  Expected<Stats> stats(const std::string& ifname) override {
+    auto it = samples.find(ifname);
+    if (it == samples.end() || it->second.empty()) return FakeEthtool::stats(ifname);
+    std::size_t n = reads[ifname]++;
+    return Expected<Stats>::of(it->second[std::min(n, it->second.size() - 1)]);
+  }
+};
+
+// 4 KiB of PCI config space whose extended capabilities are AER at 0x100, then (when `acs`)
+// ACS at 0x148 with control register `ctrl`.
+inline std::vector<std::uint8_t> config_space(bool acs, int ctrl = 0) {
+  std::vector<std::uint8_t> c(4096, 0);
+  auto put32 = [&](std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) c[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v >> (8 * i));
+  };
+  put32(0x100, (acs ? 0x148u << 20 : 0u) | (2u << 16) | 0x0001u);  // AER, version 2
+  if (acs) {
+    put32(0x148, (1u << 16) | 0x000du);  // ACS, version 1, last
+    c[0x14c] = 0x5f;                      // capability register: every control implemented
+    c[0x14e] = static_cast<std::uint8_t>(ctrl & 0xff);
+    c[0x14f] = static_cast<std::uint8_t>(ctrl >> 8);
+  }
+  return c;
+}
+
+// Three switches, each with one GPU beside one rail NIC (ens0f0, ens1f0, ens2f0 on
+// mlx5_0..2), plus the management port eno1.
+inline Inventory three_rails() { return test::managed_server({{1, 1}, {1, 1}, {1, 1}}); }
+
+// A node planned from `inventory` with a recipe every check applies to (VLAN 200, PCIe Gen4
+// x16 at least, 200 Gb/s rails, ACS off, one NVMe-oF target on rail 0) and the kernel, the
+// post-apply inventory and the data path set up as a successful apply leaves them, so that
+// every check passes until a test breaks something.
+struct Node {
+  Recipe recipe;
+  Inventory before;  // what the planner saw
+  Inventory now;     // discovered again after apply
+  Plan plan;
+  FakeRtnl rtnl;
+  FakeDcb dcb;
+  SampledEthtool ethtool;
+  OpenHost host;
+  FakeDataPath rdma;
+  Kernel kernel{rtnl, dcb, ethtool, host};
+
+  explicit Node(const std::function<void(Recipe&)>& tweak = {}, Inventory inventory = three_rails())
+      : before(std::move(inventory)) {
+    recipe = test::recipe();
+    recipe.hardware.gpu_count = static_cast<int>(before.gpus.size());
+    recipe.hardware.gpu_device_ids = {"0x2330", "0x2324"};
+    recipe.hardware.rail_speed_mbps = 200000;
+    recipe.hardware.pcie_gen = 4;
+    recipe.hardware.pcie_width = 16;
+    recipe.fabric.vlan = kVlan;
+    recipe.addressing.subnets = {"198.18.0.0/24", "198.18.1.0/24", "198.18.2.0/24"};
+    recipe.gpudirect.disable_acs = true;
+    NvmeofTarget t;
+    t.address = "198.18.0.250";
+    t.nqn = kNqn;
+    t.rail = 0;
+    recipe.nvmeof = {t};
+    recipe.selftest.pause_sample_ms = 100;  // the schema's minimum: keeps pause_storm fast
+    if (tweak) tweak(recipe);
+    plan = make_plan(before, recipe, test::node({"198.18.0.11", "198.18.1.11", "198.18.2.11"}));
+    REQUIRE_MESSAGE(plan.ok(), (plan.problems.empty() ? std::string() : plan.problems.front()));
+    applied();
+  }
+  Node(const Node&) = delete;  // `kernel` refers to this object's own members
+  Node& operator=(const Node&) = delete;
+
+  const RailPlan& rail(int i) const { return plan.rails.at(static_cast<std::size_t>(i)); }
+  Nic& nic(const std::string& ifname) {
+    for (auto& n : now.nics)
+      if (n.ifname == ifname) return n;
+    FAIL("no NIC " << ifname);
+    throw std::logic_error("unreachable");
+  }
+  RdmaDevice& device(const std::string& name) {
+    for (auto& d : now.rdma)
+      if (d.name == name) return d;
+    FAIL("no RDMA device " << name);
+    throw std::logic_error("unreachable");
+  }
+
+  // Every check of the plan.
+  std::vector<CheckResult> verify_all() { return verify(VerifyContext{plan, now, kernel, rdma}); }
+
+  // The one planned check `name`, verified alone (the plan's rails and targets unchanged).
+  CheckResult check(const std::string& name) {
+    Plan one = plan;
+    one.checks.clear();
+    for (const auto& c : plan.checks)
+      if (c.id.name() == name) one.checks.push_back(c);
+    REQUIRE_MESSAGE(one.checks.size() == 1, "the plan has no check " << name);
+    auto results = verify(VerifyContext{one, now, kernel, rdma});
+    REQUIRE(results.size() == 1);
+    return results.front();
+  }
+
+ private:
+  // What a successful apply leaves: links, VLANs and addresses, PFC and the DSCP app
+  // entries, trust, ECN, ToS, the storm timeout, peermem, ACS off, NVMe-oF connected; and
+  // after it, links at full PCIe width, rails at speed, RoCE v2 GIDs on the VLAN devices.
+  void applied() {
+    now = before;
+    for (auto& g : now.gpus) {
+      g.pci.max_link_speed = g.pci.current_link_speed;
+      g.pci.max_link_width = g.pci.current_link_width;
+    }
+    for (auto& n : now.nics) {
+      if (n.management) continue;
+      n.speed_mbps = 200000;
+      n.pci.current_link_speed = n.pci.max_link_speed = "32.0 GT/s PCIe";
+      n.pci.current_link_width = n.pci.max_link_width = 16;
+    }
+    rtnl.add_link("eno1", 1500, true);
+    rtnl.addrs["eno1"] = {"10.0.0.5/24"};
+    rtnl.route_entries.push_back({"default", "eno1", "", 254});
+    for (const auto& r : plan.rails) {
+      std::string vlan_dev = r.ifname + "." + std::to_string(kVlan);
+      for (auto& d : now.rdma)
+        if (d.name == r.rdma_device)
+          for (auto& p : d.ports) p.gids = {test::gid(2, vlan_dev, "IB/RoCE v1"), test::gid(3, vlan_dev)};
+      rtnl.add_link(r.ifname, 9000, true);
+      LinkInfo& v = rtnl.add_link(r.netdev, 9000, true);
+      v.vlan_id = kVlan;
+      v.parent = r.ifname;
+      rtnl.addrs[r.netdev] = {*r.address};
+      rtnl.route_entries.push_back({r.address->substr(0, 8) + ".0/24", r.netdev, r.address->substr(0, 11), 254});
+      dcb.pfcs[r.ifname] = IeeePfc{8, 0x08, 0, 0};
+      dcb.tables[r.ifname] = {DcbApp{5, 3, 26}, DcbApp{5, 6, 48}};
+      host.files["/sys/class/net/" + r.ifname + "/qos/trust"] = "dscp";
+      host.files["/sys/class/net/" + r.ifname + "/ecn/roce_np/enable/3"] = "1";
+      host.files["/sys/class/net/" + r.ifname + "/ecn/roce_rp/enable/3"] = "1";
+      host.files["/sys/kernel/config/rdma_cm/" + r.rdma_device + "/ports/1/default_roce_tos"] =
+          std::to_string(r.roce_tos);
+      ethtool.tunables[{r.ifname, kEthtoolPfcPreventionTout}] = 100;
+      ethtool.statistics[r.ifname] = {{"rx_prio3_pause", 10}, {"tx_prio3_pause", 20}, {"rx_prio0_pause", 0}};
+    }
+    host.modules.insert("nvidia_peermem");
+    for (const auto& bdf : plan.acs_disable) host.config[bdf] = config_space(true, 0);
+    NvmeController c;
+    c.name = "nvme1";
+    c.transport = "rdma";
+    c.address = "traddr=198.18.0.250,trsvcid=4420,src_addr=198.18.0.11";
+    c.subsysnqn = kNqn;
+    c.state = "live";
+    now.nvme.push_back(c);
+    host.files["/dev/nvme1n1"] = std::string(8192, 'x');
+  }
+};
+
+// "name: status [expected | observed] (detail)", one a line: what a failed CHECK shows.
+inline std::string listing(const std::vector<CheckResult>& results) {
+  std::string out;
+  for (const auto& r : results)
+    out += r.name() + ": " + to_string(r.status) + " [" + r.expected + " | " + r.observed + "]" +
+           (r.detail.empty() ? "" : " (" + r.detail + ")") + (r.required ? "" : " not required") + "\n";
+  return out;
+}
+
+inline std::string text(const CheckResult& r) { return listing({r}); }
+
+inline bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+// The node's result had verify's results been the whole report.
+inline bool node_passes(const std::vector<CheckResult>& results) {
+  Report report;
+  report.checks = results;
+  return report.passed();
+}
+
+}  // namespace railyard::test::verify_node
+
+using namespace railyard::test::verify_node;

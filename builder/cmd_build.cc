@@ -4,16 +4,20 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include <unistd.h>
 
-#include "build_inputs.h"
+#include <CLI/CLI.hpp>
+
+#include "image/build_inputs.h"
 #include "build_plan.h"
-#include "cache.h"
+#include "image/cache.h"
 #include "commands.h"
-#include "openssl_hasher.h"
-#include "stages/overlay_root.h"
-#include "stages/run.h"
+#include "image/openssl_hasher.h"
+#include "image/stages/overlay_root.h"
+#include "image/stages/run.h"
+#include "subcommand.h"
 #include "text.h"
 
 namespace railyard {
@@ -144,5 +148,22 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
   std::cout << render_build_summary(*built, out.string());
   return kExitOk;
 }
+
+namespace {
+
+const bool registered = register_subcommand(40, [](CLI::App& app) {
+  auto opt = std::make_shared<BuildOptions>();
+  auto* sub = app.add_subcommand("build", "Build a recipe's PXE image, stage by stage, through the cache");
+  sub->add_option("recipe", opt->recipe, "Recipe file")->required();
+  sub->add_option("-o,--output", opt->out_dir, "Output directory (default: out/<recipe name>/)");
+  sub->add_option("--cache", opt->cache_dir,
+                  "Stage cache (default: ${XDG_CACHE_HOME:-~/.cache}/railyard; /var/cache/railyard as root)");
+  sub->add_flag("--no-cache", opt->no_cache, "Neither use nor fill the stage cache");
+  sub->add_flag("--dry-run", opt->dry_run, "Print the stage plan with cache hits and misses; build nothing");
+  sub->add_flag("--explain", opt->explain, "With --dry-run: print what defines each stage's key");
+  return Subcommand{sub, [opt](const CommandContext& ctx) { return run_build(ctx.files, *opt, ctx.common); }};
+});
+
+}  // namespace
 
 }  // namespace railyard

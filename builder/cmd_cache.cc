@@ -1,15 +1,22 @@
 // `railyard cache ls|prune`: what the stage cache holds, and making room.
+#include <unistd.h>
+
 #include <chrono>
-#include <iterator>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
-#include "cache.h"
+#include <CLI/CLI.hpp>
+
+#include "image/cache.h"
 #include "commands.h"
-#include "openssl_hasher.h"
+#include "image/openssl_hasher.h"
+#include "subcommand.h"
 
 namespace railyard {
 
@@ -113,5 +120,38 @@ int run_cache_prune(const std::string& cache_dir, std::size_t keep, bool downloa
               << human_size(report->downloads_removed.bytes) << " freed\n";
   return kExitOk;
 }
+
+namespace {
+
+const bool registered = register_subcommand(45, [](CLI::App& app) {
+  struct Options {
+    std::string cache_dir;
+    bool json = false;
+    std::size_t keep = 1;
+    bool downloads = false;
+  };
+  auto opt = std::make_shared<Options>();
+  auto* sub = app.add_subcommand("cache", "List or prune the stage cache");
+  sub->require_subcommand(1);
+  sub->add_option("--cache", opt->cache_dir, "Stage cache (default as for build)");
+  auto* ls = sub->add_subcommand("ls", "List cache entries: stage, key, size, age");
+  ls->add_flag("--json", opt->json, "Print JSON");
+  auto* prune = sub->add_subcommand("prune", "Keep the newest entries per stage; remove the rest and tmp/");
+  prune->add_option("--keep", opt->keep, "Entries to keep per stage")->default_val(1);
+  prune->add_flag("--downloads", opt->downloads,
+                  "Also remove downloads/ (fetched archives and keys, kept packages; fetched again when needed)");
+  sub->fallthrough();  // --cache may follow ls/prune
+  return Subcommand{sub, [opt, ls](const CommandContext&) {
+                      std::string dir = opt->cache_dir;
+                      if (dir.empty()) dir = default_cache_dir(::geteuid() == 0, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
+                      if (dir.empty()) {
+                        std::cerr << "railyard cache: neither HOME nor XDG_CACHE_HOME is set; pass --cache DIR\n";
+                        return kExitBadInput;
+                      }
+                      return *ls ? run_cache_ls(dir, opt->json) : run_cache_prune(dir, opt->keep, opt->downloads);
+                    }};
+});
+
+}  // namespace
 
 }  // namespace railyard

@@ -1,8 +1,12 @@
 // `railyard check FILE...`: every error of every file, one line each, then a summary.
 #include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
 
 #include "check.h"
 #include "commands.h"
+#include "subcommand.h"
 
 namespace railyard {
 
@@ -20,5 +24,25 @@ int run_check(const FileSource& files, const std::vector<std::string>& paths, co
     std::cerr << diags.size() << " error(s) in " << bad << " of " << results.size() << " file(s)\n";
   return diags.empty() ? kExitOk : kExitFailed;
 }
+
+namespace {
+
+const bool registered = register_subcommand(10, [](CLI::App& app) {
+  struct Options {
+    std::vector<std::string> paths;
+    bool quiet = false;
+  };
+  auto opt = std::make_shared<Options>();
+  auto* sub = app.add_subcommand("check", "Validate recipes, driver manifests and node inventories");
+  sub->add_option("files", opt->paths, "Files to check (default: the embedded default recipe)");
+  sub->add_flag("-q,--quiet", opt->quiet, "Print only errors");
+  return Subcommand{sub, [opt](const CommandContext& ctx) {
+                      std::vector<std::string> paths = opt->paths;
+                      if (paths.empty()) paths.push_back(kEmbeddedRecipePath);
+                      return run_check(ctx.files, paths, ctx.common, opt->quiet);
+                    }};
+});
+
+}  // namespace
 
 }  // namespace railyard

@@ -15,7 +15,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
-#include "report/collect_server.h"
+#include "collect/collect_server.h"
 #include "report/report_source.h"
 #include "subcommand.h"
 

@@ -1,10 +1,14 @@
 // `railyard docs recipe|drivers|nodes`: the reference generated from the key tables.
 #include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
 
 #include "commands.h"
 #include "driver_manifest.h"
 #include "node_inventory.h"
 #include "recipe.h"
+#include "subcommand.h"
 
 namespace railyard {
 
@@ -31,5 +35,16 @@ int run_docs(const std::string& what) {
   }
   return kExitOk;
 }
+
+namespace {
+
+const bool registered = register_subcommand(30, [](CLI::App& app) {
+  auto what = std::make_shared<std::string>("recipe");
+  auto* sub = app.add_subcommand("docs", "Print a file format's reference as Markdown");
+  sub->add_option("what", *what, "recipe, drivers or nodes");
+  return Subcommand{sub, [what](const CommandContext&) { return run_docs(*what); }};
+});
+
+}  // namespace
 
 }  // namespace railyard

@@ -6,11 +6,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "audit/image_manifest.h"
+#include "image/image_manifest.h"
 #include "audit/rootfs_file.h"
 #include "net.h"
 #include "node_inventory.h"
-#include "openssl_hasher.h"
+#include "image/openssl_hasher.h"
 #include "pxe/pxe_plan.h"
 #include "pxe/pxe_tree.h"
 #include "recipe_loader.h"

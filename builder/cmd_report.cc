@@ -7,7 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
-#include "report/atomic_file.h"
+#include "io/atomic_file.h"
 #include "report/fleet_page.h"
 #include "report/fleet_summary.h"
 #include "report/node_view.h"

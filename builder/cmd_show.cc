@@ -1,7 +1,11 @@
 // `railyard show [RECIPE]`: the resolved recipe (extends applied, defaults filled).
 #include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "subcommand.h"
 
 namespace railyard {
 
@@ -20,5 +24,23 @@ int run_show(const FileSource& files, const std::string& recipe_path, const Comm
   }
   return kExitOk;
 }
+
+namespace {
+
+const bool registered = register_subcommand(20, [](CLI::App& app) {
+  struct Options {
+    std::string path;
+    bool json = false;
+  };
+  auto opt = std::make_shared<Options>();
+  auto* sub = app.add_subcommand("show", "Print a recipe resolved (extends applied, defaults filled)");
+  sub->add_option("recipe", opt->path, "Recipe file (default: the embedded default recipe)");
+  sub->add_flag("--json", opt->json, "Print JSON instead of TOML");
+  return Subcommand{sub, [opt](const CommandContext& ctx) {
+                      return run_show(ctx.files, opt->path.empty() ? kEmbeddedRecipePath : opt->path, ctx.common, opt->json);
+                    }};
+});
+
+}  // namespace
 
 }  // namespace railyard

@@ -6,11 +6,11 @@
 #include <chrono>
 #include <ctime>
 #include <iostream>
-#include <thread>
 
 #include "apply/apply.h"
 #include "checks/hardware.h"
 #include "checks/ibverbs_data_path.h"
+#include "clock.h"
 #include "commands.h"
 #include "discover/default_route.h"
 #include "discover/discover.h"
@@ -34,9 +34,9 @@ namespace railyard {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Steady = std::chrono::steady_clock;
 
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+double ms_since(Steady::time_point t) { return std::chrono::duration<double, std::milli>(Steady::now() - t).count(); }
 
 std::string now_utc() {
   std::time_t t = std::time(nullptr);
@@ -67,7 +67,7 @@ HostInfo host_info(const Recipe& recipe) {
 
 Status write_plan_files(const Plan& plan, const std::string& root) {
   for (const auto& f : plan.files)
-    if (auto err = write_file_atomically(root, f.path, f.content, f.mode); !err.empty()) return Status::error(EIO, err);
+    if (auto err = write_root_file(root, f.path, f.content, f.mode); !err.empty()) return Status::error(EIO, err);
   return Status::success();
 }
 
@@ -113,8 +113,8 @@ int dry_run(const Inputs& in, const Plan& plan, const std::string& root, bool js
 
 // Links and RDMA ports come up asynchronously after apply: rediscover until every rail's
 // link is up and its RDMA port ACTIVE, or the plan's link_wait_s has passed.
-Inventory settle(const Plan& plan, const Inputs& in) {
-  auto deadline = Clock::now() + std::chrono::seconds(plan.selftest.link_wait_s);
+Inventory settle(const Plan& plan, const Inputs& in, Clock& clock) {
+  auto deadline = clock.now() + std::chrono::seconds(plan.selftest.link_wait_s);
   for (;;) {
     Inventory now = discover();
     mark_management(now, in.recipe.management, in.node, default_route_ifname());
@@ -125,8 +125,8 @@ Inventory settle(const Plan& plan, const Inputs& in) {
       const RdmaPort* port = dev ? dev->port(rail.rdma_port) : nullptr;
       ready = ready && nic && nic->operstate == "up" && port && port->state == "ACTIVE";
     }
-    if (ready || Clock::now() >= deadline) return now;
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    if (ready || clock.now() >= deadline) return now;
+    clock.sleep(std::chrono::milliseconds(500));
   }
 }
 
@@ -136,13 +136,13 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
   Report report;
   report.started_at = now_utc();
   report.railyard_version = kVersion;
-  auto t = Clock::now();
+  auto t = Steady::now();
   int rc = kExitOk;
   auto in = load_inputs(paths, rc);
   if (!in) return rc;
   report.phases.push_back({"discover", ms_since(t)});
 
-  t = Clock::now();
+  t = Steady::now();
   Plan plan = make_plan(in->inventory, in->recipe, in->node);
   report.phases.push_back({"plan", ms_since(t)});
   if (dry) return dry_run(*in, plan, root, json);
@@ -155,7 +155,7 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
   report.inventory = to_json(in->inventory);
 
   if (plan.ok()) {
-    t = Clock::now();
+    t = Steady::now();
     NativeRtnl rtnl;
     NativeDcb dcb;
     NativeEthtool ethtool;
@@ -165,7 +165,7 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     // Before settling: the inventory settle returns, which verify reads, must list the
     // controllers the retries connected.
     retry_nvmeof(plan, kernel, changes, std::chrono::seconds(plan.selftest.storage_wait_s), std::chrono::seconds(2));
-    Inventory now = settle(plan, *in);  // what the node is after apply
+    Inventory now = settle(plan, *in, real_clock());  // what the node is after apply
     // The NCCL profile names GID indices, which exist only once the rails are up: render
     // the files from the node as it is now, so that every run writes the same bytes.
     if (Status s = write_plan_files(settled_plan(plan, now, in->recipe), root); !s.ok())
@@ -178,7 +178,7 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
       if (c.outcome == Outcome::failed)
         report.checks.push_back({CheckId::apply(c.object), CheckStatus::fail, c.after, c.before, c.detail, true});
 
-    t = Clock::now();
+    t = Steady::now();
     report.inventory = to_json(now);
     IbverbsDataPath rdma;
     VerifyContext ctx{plan, now, kernel, rdma};
@@ -187,7 +187,7 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     report.phases.push_back({"verify", ms_since(t)});
   }
 
-  t = Clock::now();
+  t = Steady::now();
   NativeJoinEffects effects;
   std::cout << summary_text(report);
   JoinOutcome joined = report_and_join(report, in->recipe.join, root, effects, read_token);

@@ -65,7 +65,7 @@ int cmd_target(const InputPaths& paths, const std::string& root) {
                                    {"problems", plan.problems},
                                    {"exports", exports_json(plan.exports)},
                                    {"changes", to_json(changes)}};
-  if (auto e = write_file_atomically(root, "/var/lib/railyard/target.json", report.dump(2) + "\n", 0644); !e.empty())
+  if (auto e = write_root_file(root, "/var/lib/railyard/target.json", report.dump(2) + "\n", 0644); !e.empty())
     std::cerr << "railyard-firstboot: cannot write the target report: " << e << "\n";
   std::cout << "railyard: target=" << (ok ? "ready" : "failed") << " exports=" << plan.exports.size() << std::endl;
   return ok ? kExitOk : kExitFailed;

@@ -9,8 +9,8 @@
 #include <set>
 #include <sys/stat.h>
 
-#include "image_manifest.h"
-#include "openssl_hasher.h"
+#include "image/image_manifest.h"
+#include "image/openssl_hasher.h"
 #include "rootfs_rules.h"
 #include "text.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "audit/image_manifest.h"
+#include "image/image_manifest.h"
 
 namespace railyard {
 

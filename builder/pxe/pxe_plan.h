@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "audit/image_manifest.h"
+#include "image/image_manifest.h"
 #include "node_inventory.h"
 #include "outcome.h"
 

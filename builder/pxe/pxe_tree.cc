@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cpio_writer.h"
+#include "image/cpio_writer.h"
 #include "dnsmasq_conf.h"
 #include "ipxe_script.h"
-#include "openssl_hasher.h"
+#include "image/openssl_hasher.h"
 
 namespace railyard {
 

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cpio_writer.h"
+#include "image/cpio_writer.h"
 #include "net.h"
 #include "pxe/pxe_plan.h"
 #include "text.h"

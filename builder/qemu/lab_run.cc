@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "audit/image_manifest.h"
+#include "image/image_manifest.h"
 #include "lab_result.h"
 #include "pcie_layout.h"
 #include "qmp.h"

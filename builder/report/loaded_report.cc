@@ -1,28 +1,13 @@
 #include "report/loaded_report.h"
 
+#include "report/json_fields.h"
 #include "report/report_digest.h"
 
 namespace railyard {
 
-namespace {
-
 using nlohmann::ordered_json;
-
-std::string str(const ordered_json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-std::vector<std::string> strings(const ordered_json& j, const char* key) {
-  std::vector<std::string> out;
-  auto it = j.find(key);
-  if (it != j.end() && it->is_array())
-    for (const auto& v : *it)
-      if (v.is_string()) out.push_back(v.get<std::string>());
-  return out;
-}
-
-}  // namespace
+using json_fields::str;
+using json_fields::strings;
 
 Outcome<LoadedReport> parse_report(std::string_view text) {
   // One validation for every reader: the digest's checks of the contract's fields.

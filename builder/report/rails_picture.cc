@@ -5,28 +5,17 @@
 #include <set>
 #include <sstream>
 
+#include "report/json_fields.h"
+
 namespace railyard {
 
 namespace {
 
 using nlohmann::ordered_json;
 
-std::string str(const ordered_json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-int num(const ordered_json& j, const char* key, int fallback = -1) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number_integer() ? it->get<int>() : fallback;
-}
-
-const ordered_json& array_at(const ordered_json& j, const char* key) {
-  static const ordered_json empty = ordered_json::array();
-  if (!j.is_object()) return empty;
-  auto it = j.find(key);
-  return it != j.end() && it->is_array() ? *it : empty;
-}
+using json_fields::array_at;
+using json_fields::num;
+using json_fields::str;
 
 // Geometry (px).
 constexpr int kWidth = 780;

@@ -11,7 +11,7 @@ namespace railyard {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Steady = std::chrono::steady_clock;
 
 // One side of the test: device, protection domain, buffer, completion queue, queue pair.
 struct Side {
@@ -112,8 +112,8 @@ Expected<double> IbverbsDataPath::write_test(const std::string& from_dev, int fr
   if (Status s = connect(to, from, to_gid, to_dev); !s.ok()) return Result::fail(s);
   for (std::size_t i = 0; i < bytes; ++i) from.buf[i] = static_cast<std::uint8_t>((i * 131 + 7) & 0xff);
 
-  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  auto start = Clock::now();
+  auto deadline = Steady::now() + std::chrono::milliseconds(timeout_ms);
+  auto start = Steady::now();
   std::size_t posted = 0, completed = 0, chunks = (bytes + kChunk - 1) / kChunk;
   while (completed < chunks) {
     while (posted < chunks && posted - completed < kDepth) {
@@ -138,11 +138,11 @@ Expected<double> IbverbsDataPath::write_test(const std::string& from_dev, int fr
         return Result::fail(Status::error(EIO, from_dev + " → " + to_dev + ": RDMA WRITE completed with " +
                                                    ibv_wc_status_str(wc[i].status)));
     completed += static_cast<std::size_t>(n);
-    if (Clock::now() > deadline)
+    if (Steady::now() > deadline)
       return Result::fail(Status::error(ETIMEDOUT, from_dev + " → " + to_dev + ": no completion within " +
                                                        std::to_string(timeout_ms) + " ms (lossless fabric stalled?)"));
   }
-  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(Steady::now() - start).count();
   if (std::memcmp(from.buf.data(), to.buf.data(), bytes) != 0)
     return Result::fail(Status::error(EIO, from_dev + " → " + to_dev + ": the bytes written differ from the bytes read"));
   return Result::of(seconds > 0 ? static_cast<double>(bytes) * 8 / seconds / 1e6 : 0);

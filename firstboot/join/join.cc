@@ -9,12 +9,12 @@ namespace railyard {
 namespace {
 
 std::string post_with_retries(const std::string& body, const JoinSpec& join, const std::string& token, JoinEffects& fx,
-                              std::vector<std::string>& log) {
+                              Clock& clock, std::vector<std::string>& log) {
   std::string err;
   int delay_ms = 1000;
   for (int attempt = 0; attempt <= join.report_retries; ++attempt) {
     if (attempt > 0) {
-      fx.sleep_ms(delay_ms);
+      clock.sleep(std::chrono::milliseconds(delay_ms));
       delay_ms = std::min(delay_ms * 2, 30000);  // bounded backoff: never hold a boot for long
     }
     err = fx.post(join.report_url, body, join.ca_file, token, 10000);
@@ -30,21 +30,21 @@ std::string post_with_retries(const std::string& body, const JoinSpec& join, con
 }  // namespace
 
 JoinOutcome report_and_join(const Report& report, const JoinSpec& join, const std::string& root, JoinEffects& fx,
-                            std::string (*read_token)(const std::string& path)) {
+                            std::string (*read_token)(const std::string& path), Clock& clock) {
   JoinOutcome out;
   std::string body = to_json(report).dump(2) + "\n";
   // Locally first: an unreachable report URL never loses the report.
-  if (auto e = write_file_atomically(root, "/var/lib/railyard/report.json", body, 0644); !e.empty())
+  if (auto e = write_root_file(root, "/var/lib/railyard/report.json", body, 0644); !e.empty())
     out.log.push_back("cannot write the report: " + e);
   else out.log.push_back("report written to /var/lib/railyard/report.json");
-  if (auto e = write_file_atomically(root, "/var/lib/node_exporter/textfile_collector/railyard.prom",
+  if (auto e = write_root_file(root, "/var/lib/node_exporter/textfile_collector/railyard.prom",
                                      prometheus_text(report), 0644);
       !e.empty())
     out.log.push_back("cannot write the node_exporter textfile: " + e);
 
   if (!join.report_url.empty()) {
     std::string token = join.token_file.empty() ? "" : read_token(join.token_file);
-    post_with_retries(body, join, token, fx, out.log);
+    post_with_retries(body, join, token, fx, clock, out.log);
   }
   if (!report.passed()) {
     // A pass earlier in this boot no longer stands.
@@ -67,7 +67,7 @@ JoinOutcome report_and_join(const Report& report, const JoinSpec& join, const st
     out.log.push_back("a join unit did not start: not marking the node joined");
     return out;
   }
-  if (auto e = write_file_atomically(root, "/run/railyard/joined", report.node + "\n", 0644); !e.empty()) {
+  if (auto e = write_root_file(root, "/run/railyard/joined", report.node + "\n", 0644); !e.empty()) {
     out.log.push_back("cannot mark the node joined: " + e);
     return out;
   }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "clock.h"
 #include "recipe.h"
 #include "report.h"
 
@@ -20,7 +21,6 @@ class JoinEffects {
                            const std::string& bearer_token, int timeout_ms) = 0;
   // Runs argv (no shell) or, for a string command, `/bin/sh -c`; returns the exit status.
   virtual int run(const std::vector<std::string>& argv) = 0;
-  virtual void sleep_ms(int ms) = 0;
 };
 
 struct JoinOutcome {
@@ -28,16 +28,16 @@ struct JoinOutcome {
   std::vector<std::string> log;  // what was done, for the console and the journal
 };
 
-// `root` prefixes the files written (report, textfile, joined marker).
+// `root` prefixes the files written (report, textfile, joined marker); `clock` waits
+// between POST attempts.
 JoinOutcome report_and_join(const Report& report, const JoinSpec& join, const std::string& root, JoinEffects& fx,
-                            std::string (*read_token)(const std::string& path));
+                            std::string (*read_token)(const std::string& path), Clock& clock = real_clock());
 
 class NativeJoinEffects : public JoinEffects {
  public:
   std::string post(const std::string& url, const std::string& body, const std::string& ca_file,
                    const std::string& bearer_token, int timeout_ms) override;  // report_post.cc
   int run(const std::vector<std::string>& argv) override;                    // command.cc
-  void sleep_ms(int ms) override;
 };
 
 }  // namespace railyard

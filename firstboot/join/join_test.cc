@@ -65,7 +65,7 @@ JoinSpec spec() {
 
 JoinOutcome run(const Report& r, const JoinSpec& j, const TempRoot& root, RecordingJoin& fx) {
   TokenReader::reset();
-  return report_and_join(r, j, root.str(), fx, &TokenReader::read);
+  return report_and_join(r, j, root.str(), fx, &TokenReader::read, fx.clock);
 }
 
 std::vector<std::string> systemctl(const std::string& unit) { return {"systemctl", "start", "--no-block", unit}; }
@@ -106,7 +106,7 @@ TEST_CASE("report_and_join: a passing node writes the report, POSTs it, starts i
   CHECK(fx.posts[0].ca_file == "/etc/railyard/fleet-ca.pem");
   CHECK(fx.posts[0].bearer_token == "s3cret-token");
   CHECK(fx.posts[0].timeout_ms > 0);
-  CHECK(fx.sleeps.empty());
+  CHECK(fx.sleeps().empty());
 
   CHECK(fx.commands == std::vector<std::vector<std::string>>{systemctl("kubelet.service"), systemctl("slurmd.service")});
   CHECK(root.exists(kJoined));
@@ -142,7 +142,9 @@ TEST_CASE("report_and_join: the files are written whole, mode 0644, with no temp
   for (const auto& p : {kReport, kTextfile, kJoined}) {
     CAPTURE(p);
     CHECK(mode_of(root / p) == 0644);
-    CHECK_FALSE(std::filesystem::exists((root / p).string() + ".railyard-tmp"));
+    // Nothing but the file itself in its directory: no temporary left beside it.
+    std::filesystem::path file = root / p;
+    for (const auto& e : std::filesystem::directory_iterator(file.parent_path())) CHECK(e.path() == file);
   }
 }
 
@@ -171,7 +173,7 @@ TEST_CASE("report_and_join: no report_url, no POST and no token read; the node s
   j.report_url.clear();
   auto out = run(passing(), j, root, fx);
   CHECK(fx.posts.empty());
-  CHECK(fx.sleeps.empty());
+  CHECK(fx.sleeps().empty());
   CHECK(TokenReader::paths.empty());
   CHECK(root.exists(kReport));
   CHECK(out.joined);
@@ -213,7 +215,7 @@ TEST_CASE("report_and_join: a failing POST is retried report_retries times, 1 s,
   auto out = run(passing(), spec(), root, fx);
   CAPTURE(log_text(out));
   CHECK(fx.posts.size() == 4);  // the first attempt and 3 retries
-  CHECK(fx.sleeps == std::vector<int>{1000, 2000, 4000});
+  CHECK(fx.sleeps() == std::vector<int>{1000, 2000, 4000});
   for (const auto& p : fx.posts) CHECK(p.body == fx.posts[0].body);
   CHECK(logged(out, "report POST attempt 1 failed: " + kUrl + ": Couldn't connect to server"));
   CHECK(logged(out, "report POST attempt 4 failed"));
@@ -228,7 +230,7 @@ TEST_CASE("report_and_join: the backoff doubles up to 30 s and stays there") {
   j.report_retries = 10;  // the schema's maximum
   run(passing(), j, root, fx);
   CHECK(fx.posts.size() == 11);
-  CHECK(fx.sleeps == std::vector<int>{1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000, 30000, 30000});
+  CHECK(fx.sleeps() == std::vector<int>{1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000, 30000, 30000});
 }
 
 TEST_CASE("report_and_join: a POST that succeeds on a retry stops retrying") {
@@ -239,7 +241,7 @@ TEST_CASE("report_and_join: a POST that succeeds on a retry stops retrying") {
   auto out = run(passing(), spec(), root, fx);
   CAPTURE(log_text(out));
   CHECK(fx.posts.size() == 3);
-  CHECK(fx.sleeps == std::vector<int>{1000, 2000});
+  CHECK(fx.sleeps() == std::vector<int>{1000, 2000});
   CHECK(logged(out, "report sent to " + kUrl));
   CHECK(out.joined);
 }
@@ -252,7 +254,7 @@ TEST_CASE("report_and_join: report_retries 0 makes one attempt and never sleeps"
   j.report_retries = 0;
   run(passing(), j, root, fx);
   CHECK(fx.posts.size() == 1);
-  CHECK(fx.sleeps.empty());
+  CHECK(fx.sleeps().empty());
 }
 
 TEST_CASE("report_and_join: an unreachable report URL keeps the report locally, and a passing node still joins") {
@@ -297,7 +299,7 @@ TEST_CASE("report_and_join: a failing node whose POST fails still retries, and s
   auto out = run(failing(), spec(), root, fx);
   CAPTURE(log_text(out));
   CHECK(fx.posts.size() == 4);
-  CHECK(fx.sleeps == std::vector<int>{1000, 2000, 4000});
+  CHECK(fx.sleeps() == std::vector<int>{1000, 2000, 4000});
   CHECK(fx.commands.size() == 1);
   CHECK(logged(out, "on_fail command exited 1"));
   CHECK_FALSE(out.joined);
@@ -346,7 +348,7 @@ TEST_CASE("report_and_join: an unwritable root is logged; the report is still PO
   RecordingJoin fx;
   TokenReader::reset();
   Report r = passing();
-  auto out = report_and_join(r, spec(), root, fx, &TokenReader::read);
+  auto out = report_and_join(r, spec(), root, fx, &TokenReader::read, fx.clock);
   CAPTURE(log_text(out));
   CHECK(logged(out, "cannot write the report"));
   CHECK(logged(out, "cannot write the node_exporter textfile"));

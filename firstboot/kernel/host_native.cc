@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "kernel/root_files.h"
+#include "kernel/attribute_file.h"
 
 namespace railyard {
 
@@ -31,41 +31,11 @@ std::string NativeHost::where(const std::string& path) const {
   return (fs::path(root_) / fs::path(path).relative_path()).string();
 }
 
-Expected<std::string> NativeHost::read_file(const std::string& path) {
-  std::string p = where(path);
-  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Expected<std::string>::fail(Status::from_errno(errno, "read " + p));
-  std::string out;
-  char buf[4096];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      Status s = Status::from_errno(errno, "read " + p);
-      ::close(fd);
-      return Expected<std::string>::fail(s);
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\0')) out.pop_back();
-  return Expected<std::string>::of(out);
-}
+Expected<std::string> NativeHost::read_file(const std::string& path) { return read_attribute(where(path)); }
 
 Status NativeHost::write_file(const std::string& path, const std::string& value) {
-  std::string p = where(path);
-  if (!kernel_path(path)) {  // an ordinary file (also with root /): whole or not at all
-    std::string err = write_file_atomically("/", p, value + "\n", 0644);
-    return err.empty() ? Status::success() : Status::error(EIO, err);
-  }
-  // Kernel attributes take one write of the value.
-  int fd = ::open(p.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return Status::from_errno(errno, "write " + p);
-  ssize_t n = ::write(fd, value.data(), value.size());
-  Status s = n < 0 ? Status::from_errno(errno, "write " + p + " = " + value) : Status::success();
-  ::close(fd);
-  return s;
+  // An ordinary file (also with root /) whole or not at all; a kernel attribute in one write.
+  return kernel_path(path) ? write_attribute(path, value) : write_small_file(where(path), value);
 }
 
 Status NativeHost::make_directory(const std::string& path) {
@@ -75,13 +45,7 @@ Status NativeHost::make_directory(const std::string& path) {
 }
 
 Expected<std::vector<std::string>> NativeHost::list_directory(const std::string& path) {
-  std::string p = where(path);
-  std::error_code ec;
-  std::vector<std::string> out;
-  for (fs::directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) out.push_back(it->path().filename());
-  if (ec) return Expected<std::vector<std::string>>::fail(Status::from_errno(ec.value(), "list " + p));
-  std::sort(out.begin(), out.end());
-  return Expected<std::vector<std::string>>::of(out);
+  return list_names(where(path));
 }
 
 Expected<std::size_t> NativeHost::read_block(const std::string& path, std::size_t bytes) {

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <thread>
 
 #include "verify/result.h"
 
@@ -112,7 +111,7 @@ bool failed_connection(const Change& c) { return c.outcome == Outcome::failed &&
 }  // namespace
 
 void retry_nvmeof(const Plan& plan, Kernel& k, std::vector<Change>& changes, std::chrono::milliseconds wait,
-                  std::chrono::milliseconds interval, const RetryClock& clock) {
+                  std::chrono::milliseconds interval, Clock& clock) {
   using std::chrono::milliseconds;
   const auto start = clock.now();
   auto elapsed = [&] { return std::chrono::duration_cast<milliseconds>(clock.now() - start); };
@@ -121,8 +120,7 @@ void retry_nvmeof(const Plan& plan, Kernel& k, std::vector<Change>& changes, std
   };
   while (elapsed() < wait && std::any_of(changes.begin(), changes.end(), failed_connection)) {
     milliseconds step = std::min(interval, wait - elapsed());
-    if (clock.sleep) clock.sleep(step);
-    else std::this_thread::sleep_for(step);
+    clock.sleep(step);
     std::vector<Change> again;
     apply_nvmeof(plan, k, again);
     for (const auto& a : again) {

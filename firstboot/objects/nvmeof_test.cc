@@ -2,6 +2,7 @@
 // verified live and readable.
 #include <doctest/doctest.h>
 
+#include "support/fake_clock.h"
 #include "support/host_rig.h"
 #include "support/verify_node.h"
 
@@ -65,14 +66,15 @@ TEST_CASE("nvmeof: a target still starting is retried until it answers, or until
   using std::chrono::milliseconds;
   using std::chrono::seconds;
   // A clock that sleeping moves, and each connect attempt too (to an absent host it takes seconds).
-  std::chrono::steady_clock::time_point t{};
-  std::vector<milliseconds> slept;
-  std::function<void()> on_sleep;
-  RetryClock clock{[&] { return t; }, [&](milliseconds d) {
-                     slept.push_back(d);
-                     t += d;
-                     if (on_sleep) on_sleep();
-                   }};
+  struct HookedClock : test::FakeClock {
+    std::function<void()> on_sleep;
+    void sleep(milliseconds d) override {
+      FakeClock::sleep(d);
+      if (on_sleep) on_sleep();
+    }
+  } clock;
+  auto& slept = clock.sleeps;
+  auto& on_sleep = clock.on_sleep;
 
   Rig rig;
   rig.host.files["/sys/class/dmi/id/product_uuid"] = "4C4C4544-0042-3510-8052-B4C04F333732";
@@ -97,7 +99,7 @@ TEST_CASE("nvmeof: a target still starting is retried until it answers, or until
   dead.host.connect_errno = ECONNREFUSED;
   auto failed = dead.run(apply_nvmeof, p);
   slept.clear();
-  on_sleep = [&] { t += seconds(3); };
+  on_sleep = [&] { clock.t += seconds(3); };
   retry_nvmeof(p, dead.kernel, failed, milliseconds(12000), seconds(2), clock);
   CHECK(slept == std::vector<milliseconds>{seconds(2), seconds(2), seconds(2)});  // at 0, 5 and 10 s
   CHECK(failed.back().outcome == Outcome::failed);

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <thread>
 
 #include "verify/result.h"
 
@@ -74,7 +73,7 @@ void verify_pause_storm(const VerifyContext& ctx, const RailPlan& rail, CheckRes
     return;
   }
   int interval = std::min(st.pause_sample_ms, st.check_timeout_ms);
-  std::this_thread::sleep_for(std::chrono::milliseconds(interval));
+  ctx.clock.sleep(std::chrono::milliseconds(interval));
   auto second = ctx.kernel.ethtool.stats(rail.ifname);
   if (!second.ok()) {
     checks::from_status(r, second.status);

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "kernel/root_files.h"
+#include "kernel/attribute_file.h"
 
 namespace railyard {
 
@@ -30,37 +30,15 @@ std::string Configfs::where(const std::string& path) const {
   return (fs::path(root_) / fs::path(path).relative_path()).string();
 }
 
-Expected<std::string> Configfs::read(const std::string& path) const {
-  std::string p = where(path);
-  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Expected<std::string>::fail(Status::from_errno(errno, "read " + p));
-  std::string out;
-  char buf[4096];
-  ssize_t n = 0;
-  while ((n = ::read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-    if (n > 0) out.append(buf, static_cast<std::size_t>(n));
-  Status s = n < 0 ? Status::from_errno(errno, "read " + p) : Status::success();
-  ::close(fd);
-  if (!s.ok()) return Expected<std::string>::fail(s);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\0')) out.pop_back();
-  return Expected<std::string>::of(out);
-}
+Expected<std::string> Configfs::read(const std::string& path) const { return read_attribute(where(path)); }
 
 Status Configfs::write(const std::string& path, const std::string& value) const {
   std::string p = where(path);
-  if (!on_configfs(p)) {
-    // As on configfs, the object (directory) must exist before its attributes are set.
-    std::error_code ec;
-    if (!fs::is_directory(fs::path(p).parent_path(), ec)) return Status::from_errno(ENOENT, "write " + p);
-    std::string err = write_file_atomically("/", p, value + "\n", 0644);
-    return err.empty() ? Status::success() : Status::error(EIO, err);
-  }
-  int fd = ::open(p.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return Status::from_errno(errno, "write " + p);
-  ssize_t n = ::write(fd, value.data(), value.size());
-  Status s = n < 0 ? Status::from_errno(errno, "write " + p + " = " + value) : Status::success();
-  ::close(fd);
-  return s;
+  if (on_configfs(p)) return write_attribute(p, value);
+  // As on configfs, the object (directory) must exist before its attributes are set.
+  std::error_code ec;
+  if (!fs::is_directory(fs::path(p).parent_path(), ec)) return Status::from_errno(ENOENT, "write " + p);
+  return write_small_file(p, value);
 }
 
 Status Configfs::make_directory(const std::string& path) const {
@@ -83,13 +61,7 @@ bool Configfs::exists(const std::string& path) const {
 }
 
 Expected<std::vector<std::string>> Configfs::list(const std::string& path) const {
-  std::string p = where(path);
-  std::error_code ec;
-  std::vector<std::string> out;
-  for (fs::directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) out.push_back(it->path().filename());
-  if (ec) return Expected<std::vector<std::string>>::fail(Status::from_errno(ec.value(), "list " + p));
-  std::sort(out.begin(), out.end());
-  return Expected<std::vector<std::string>>::of(out);
+  return list_names(where(path));
 }
 
 }  // namespace railyard

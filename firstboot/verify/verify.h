@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "clock.h"
 #include "inventory.h"
 #include "kernel/kernel.h"
 #include "plan.h"
@@ -28,6 +29,7 @@ struct VerifyContext {
   const Inventory& now;  // discovered again after apply
   Kernel& kernel;
   RdmaDataPath& rdma;
+  Clock& clock = real_clock();  // the pause counters' sampling interval
 };
 
 std::vector<CheckResult> verify(const VerifyContext& ctx);

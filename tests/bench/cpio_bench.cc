@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "cpio_writer.h"
+#include "image/cpio_writer.h"
 
 int main(int argc, char** argv) {
   if (argc != 3) {

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "audit/image_manifest.h"
+#include "image/image_manifest.h"
 #include "builder/temp_dir.h"
-#include "cpio_writer.h"
-#include "openssl_hasher.h"
+#include "image/cpio_writer.h"
+#include "image/openssl_hasher.h"
 #include "text.h"
 
 namespace railyard::test {

@@ -5,10 +5,10 @@
 
 #include <filesystem>
 
-#include "build_inputs.h"
+#include "image/build_inputs.h"
 #include "version.h"
 #include "builder/temp_dir.h"
-#include "cache.h"
+#include "image/cache.h"
 #include "io/disk_source.h"
 
 using namespace railyard;

@@ -8,8 +8,8 @@
 #include <filesystem>
 
 #include "builder/temp_dir.h"
-#include "cache.h"
-#include "cache_entry.h"
+#include "image/cache.h"
+#include "image/cache_entry.h"
 
 using namespace railyard;
 using railyard::test::read_all;

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "builder/temp_dir.h"
-#include "cpio_writer.h"
-#include "openssl_hasher.h"
+#include "image/cpio_writer.h"
+#include "image/openssl_hasher.h"
 
 using namespace railyard;
 using railyard::test::read_all;

@@ -1,4 +1,4 @@
-// builder/fetch/: fetch_verified against an HTTP server of the test's own on 127.0.0.1 that
+// builder/image/fetch.cc: fetch_verified against an HTTP server of the test's own on 127.0.0.1 that
 // answers each request as the case needs: whole, cut off, trickling, corrupt, missing.
 #include <doctest/doctest.h>
 
@@ -15,8 +15,9 @@
 #include <thread>
 
 #include "builder/temp_dir.h"
-#include "fetch/fetch.h"
-#include "openssl_hasher.h"
+#include "image/fetch.h"
+#include "image/openssl_hasher.h"
+#include "support/fake_clock.h"
 
 using namespace railyard;
 using namespace railyard::test;
@@ -126,11 +127,12 @@ void ranged(const Request& r, int fd, const std::string& body) {
 }
 
 struct Recorder {
-  std::vector<std::chrono::milliseconds> sleeps;
+  test::FakeClock clock;
+  std::vector<std::chrono::milliseconds>& sleeps = clock.sleeps;
   std::vector<std::string> lines;
   FetchOptions options() {
     FetchOptions o;
-    o.sleep = [this](std::chrono::milliseconds d) { sleeps.push_back(d); };
+    o.clock = &clock;
     o.log = [this](const std::string& l) { lines.push_back(l); };
     return o;
   }

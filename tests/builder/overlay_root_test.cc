@@ -1,4 +1,4 @@
-// builder/stages/overlay_root.cc: a cache entry layered under the image root. The mounts are
+// builder/image/stages/overlay_root.cc: a cache entry layered under the image root. The mounts are
 // made in a child process with its own mount namespace, so the test runner's stays as it was.
 #include <doctest/doctest.h>
 
@@ -10,7 +10,7 @@
 #include <functional>
 
 #include "builder/temp_dir.h"
-#include "stages/overlay_root.h"
+#include "image/stages/overlay_root.h"
 
 using namespace railyard;
 using railyard::test::read_all;

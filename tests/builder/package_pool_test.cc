@@ -1,12 +1,12 @@
-// builder/stages/package_pool.cc: packages kept between builds are lent to apt only when the
+// builder/image/stages/package_pool.cc: packages kept between builds are lent to apt only when the
 // image's package index names exactly their content.
 #include <doctest/doctest.h>
 
 #include <filesystem>
 
 #include "builder/temp_dir.h"
-#include "openssl_hasher.h"
-#include "stages/package_pool.h"
+#include "image/openssl_hasher.h"
+#include "image/stages/package_pool.h"
 
 using namespace railyard;
 using railyard::test::read_all;

@@ -17,13 +17,13 @@
 #include "builder/temp_dir.h"
 #include "io/disk_source.h"
 #include "recipe_loader.h"
-#include "stages/apt.h"
-#include "stages/apt_key.h"
-#include "stages/base.h"
-#include "stages/drivers.h"
-#include "stages/manifest.h"
-#include "stages/stage.h"
-#include "stages/trim.h"
+#include "image/stages/apt.h"
+#include "image/stages/apt_key.h"
+#include "image/stages/base.h"
+#include "image/stages/drivers.h"
+#include "image/stages/manifest.h"
+#include "image/stages/stage.h"
+#include "image/stages/trim.h"
 
 using namespace railyard;
 using railyard::test::read_all;

@@ -1,4 +1,4 @@
-// builder/tree_scan.cc, builder/openssl_hasher.cc and builder/content_digest.cc: trees as data,
+// builder/image/tree_scan.cc, openssl_hasher.cc and content_digest.cc: trees as data,
 // SHA-256 from OpenSSL, XXH3-128 from libxxhash.
 #include <doctest/doctest.h>
 
@@ -7,9 +7,9 @@
 #include <filesystem>
 
 #include "builder/temp_dir.h"
-#include "content_digest.h"
-#include "openssl_hasher.h"
-#include "tree_scan.h"
+#include "image/content_digest.h"
+#include "image/openssl_hasher.h"
+#include "image/tree_scan.h"
 
 using namespace railyard;
 using railyard::test::TempDir;

@@ -21,9 +21,9 @@
 
 #include "builder/temp_dir.h"
 #include "join/join.h"
-#include "report/collect_server.h"
+#include "collect/collect_server.h"
 #include "report/loaded_report.h"
-#include "report/report_store.h"
+#include "collect/report_store.h"
 #include "support/fake_join.h"
 
 using namespace railyard;

@@ -1,6 +1,7 @@
-// Test helpers for report and join: RecordingJoin (JoinEffects that record every POST, command
-// and sleep and answer as told), a token reader for report_and_join's callback, and TempRoot
-// (a fresh directory per test, removed afterwards) to write the report under.
+// Test helpers for report and join: RecordingJoin (JoinEffects that record every POST and
+// command and answer as told, and a FakeClock for the waits), a token reader for
+// report_and_join's callback, and TempRoot (a fresh directory per test, removed afterwards)
+// to write the report under.
 #pragma once
 
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "join/join.h"
+#include "support/fake_clock.h"
 
 namespace railyard::test {
 
@@ -32,7 +34,7 @@ class RecordingJoin : public JoinEffects {
   std::string post_default;
   std::vector<std::vector<std::string>> commands;  // every argv run, in order
   std::map<std::string, int> exit_codes;           // by the argv's last word (a unit, a shell command); default 0
-  std::vector<int> sleeps;                         // every sleep_ms, in order
+  FakeClock clock;                                 // what report_and_join waits on
 
   std::string post(const std::string& url, const std::string& body, const std::string& ca_file,
                    const std::string& bearer_token, int timeout_ms) override {
@@ -46,7 +48,12 @@ class RecordingJoin : public JoinEffects {
     auto it = exit_codes.find(argv.back());
     return it == exit_codes.end() ? 0 : it->second;
   }
-  void sleep_ms(int ms) override { sleeps.push_back(ms); }
+  // Every wait between POST attempts, in ms, in order.
+  std::vector<int> sleeps() const {
+    std::vector<int> out;
+    for (auto d : clock.sleeps) out.push_back(static_cast<int>(d.count()));
+    return out;
+  }
 };
 
 // report_and_join's token reader: records the paths asked for, answers `token`.

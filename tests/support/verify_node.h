@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "support/fake_clock.h"
 #include "support/fake_dcb.h"
 #include "support/fake_host.h"
 #include "support/fake_rtnl.h"
@@ -114,6 +115,7 @@ struct Node {
   SampledEthtool ethtool;
   OpenHost host;
   FakeDataPath rdma;
+  test::FakeClock clock;  // pause samples take no time
   Kernel kernel{rtnl, dcb, ethtool, host};
 
   explicit Node(const std::function<void(Recipe&)>& tweak = {}, Inventory inventory = three_rails())
@@ -132,7 +134,7 @@ struct Node {
     t.nqn = kNqn;
     t.rail = 0;
     recipe.nvmeof = {t};
-    recipe.selftest.pause_sample_ms = 100;  // the schema's minimum: keeps pause_storm fast
+    recipe.selftest.pause_sample_ms = 100;  // the schema's minimum
     if (tweak) tweak(recipe);
     plan = make_plan(before, recipe, test::node({"198.18.0.11", "198.18.1.11", "198.18.2.11"}));
     REQUIRE_MESSAGE(plan.ok(), (plan.problems.empty() ? std::string() : plan.problems.front()));
@@ -156,7 +158,7 @@ struct Node {
   }
 
   // Every check of the plan.
-  std::vector<CheckResult> verify_all() { return verify(VerifyContext{plan, now, kernel, rdma}); }
+  std::vector<CheckResult> verify_all() { return verify(VerifyContext{plan, now, kernel, rdma, clock}); }
 
   // The one planned check `name`, verified alone (the plan's rails and targets unchanged).
   CheckResult check(const std::string& name) {
@@ -165,7 +167,7 @@ struct Node {
     for (const auto& c : plan.checks)
       if (c.id.name() == name) one.checks.push_back(c);
     REQUIRE_MESSAGE(one.checks.size() == 1, "the plan has no check " << name);
-    auto results = verify(VerifyContext{one, now, kernel, rdma});
+    auto results = verify(VerifyContext{one, now, kernel, rdma, clock});
     REQUIRE(results.size() == 1);
     return results.front();
   }

@@ -1,0 +1,92 @@
+#include "collect/report_store.h"
+
+#include <cctype>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "net.h"
+#include "io/atomic_file.h"
+#include "report/json_cursor.h"
+#include "report/loaded_report.h"
+
+namespace railyard {
+
+namespace {
+
+bool only(const std::string& s, std::string_view allowed_punct) {
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && allowed_punct.find(c) == std::string_view::npos) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string store_path(const std::string& node, const std::string& boot_id, const std::string& started_at,
+                       std::string& why) {
+  if (node.empty()) {
+    why = "the report names no node (neither 'node' nor host.hostname)";
+    return "";
+  }
+  if (auto bad = check_hostname(node)) {
+    why = "unsafe node name: " + *bad;
+    return "";
+  }
+  std::string boot;
+  if (!boot_id.empty() && boot_id.size() <= 64 && only(boot_id, "-")) boot = boot_id;
+  else if (!started_at.empty() && started_at.size() <= 64 && only(started_at, "-:.+")) {
+    boot = started_at;
+    for (char& c : boot)
+      if (c == ':') c = '-';
+  } else {
+    why = "the report has neither a host.boot_id nor a started_at (RFC 3339) to tell its boot apart";
+    return "";
+  }
+  return node + "/" + boot + ".json";
+}
+
+StoreReply store_report(const std::string& dir, std::string_view body) {
+  StoreReply reply;
+  if (!nlohmann::json::accept(body)) {
+    JsonCursor c(body);
+    c.skip_value();
+    c.finish();
+    reply.status = 400;
+    reply.message = "malformed JSON: " + (c.failed() ? c.error() : std::string("invalid UTF-8 in a string"));
+    return reply;
+  }
+  auto report = parse_report(body);
+  if (!report.ok()) {
+    reply.status = 422;
+    reply.message = report.error();
+    return reply;
+  }
+  std::string why;
+  std::string rel = store_path(report->name(), report->report.host.boot_id, report->report.started_at, why);
+  if (rel.empty()) {
+    reply.status = 422;
+    reply.message = why;
+    return reply;
+  }
+  std::filesystem::path target = std::filesystem::path(dir) / rel;
+  std::error_code ec;
+  std::filesystem::create_directories(target.parent_path(), ec);
+  if (ec) {
+    reply.status = 500;
+    reply.message = target.parent_path().string() + ": " + ec.message();
+    return reply;
+  }
+  if (Status st = write_file_atomically(target.string(), body); !st.ok()) {
+    reply.status = 500;
+    reply.message = st.error();
+    return reply;
+  }
+  reply.status = 201;
+  reply.stored = rel;
+  reply.node = report->name();
+  reply.result = report->passed ? "pass" : "fail";
+  reply.message = "stored " + rel;
+  return reply;
+}
+
+}  // namespace railyard

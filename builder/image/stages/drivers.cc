@@ -1,0 +1,223 @@
+// Its cache key (what defines the drivers stage) is computed purely in core/build_plan.cc (plan_build).
+#include "drivers.h"
+
+#include <ctime>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "apt.h"
+#include "apt_key.h"
+#include "downloads.h"
+#include "image_files.h"
+#include "stage.h"
+#include "text.h"
+#include "unpack.h"
+
+namespace railyard {
+
+namespace fs = std::filesystem;
+
+std::string keyring_path(const DriverManifest& m, bool armored) {
+  return "/usr/share/keyrings/railyard-" + m.name + (armored ? ".asc" : ".gpg");
+}
+
+std::string apt_source_deb822(const DriverManifest& m, const std::string& keyring) {
+  std::string out = "# " + m.name + " " + m.version + ", written by railyard build\n";
+  out += "Types: deb\nURIs: " + m.apt.uri + "\nSuites: " + m.apt.suite + "\n";
+  // A flat repository ("./") has no components; deb822 then has no Components field.
+  if (!m.apt.components.empty()) out += "Components: " + join(m.apt.components, " ") + "\n";
+  out += "Signed-By: " + keyring + "\n";
+  return out;
+}
+
+std::string apt_pin(const DriverManifest& m) {
+  if (m.apt.pin_priority == 0) return "";
+  std::string host = m.apt.uri;
+  if (auto p = host.find("://"); p != std::string::npos) host = host.substr(p + 3);
+  host = host.substr(0, host.find('/'));
+  return "# " + m.name + " " + m.version + ": prefer its packages over the distribution's\n"
+         "Package: *\nPin: origin " + host + "\nPin-Priority: " + std::to_string(m.apt.pin_priority) + "\n";
+}
+
+std::vector<ManifestDkms> parse_dkms_status(const std::string& text, const std::string& kernel) {
+  std::vector<ManifestDkms> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    // "mlnx-ofed-kernel/24.10, 6.1.0-28-amd64, x86_64: installed"
+    auto colon = line.rfind(": ");
+    if (colon == std::string::npos || line.compare(colon + 2, 9, "installed") != 0) continue;
+    auto fields = split(line.substr(0, colon), ',');
+    if (fields.size() < 2) continue;
+    std::string nv = trim(fields[0]), kver = trim(fields[1]);
+    auto slash = nv.find('/');
+    if (slash == std::string::npos || kver != kernel) continue;
+    out.push_back({nv.substr(0, slash), nv.substr(slash + 1), kver, {}});
+  }
+  return out;
+}
+
+namespace {
+
+// The bundle's signing key: shipped beside its manifest (key_file), or fetched (key_url) and
+// accepted only as the one key pinned by key_fingerprint (or, unpinned, over https alone).
+// A pinned key is kept in the downloads under its fingerprint and not fetched again.
+Outcome<std::string> repository_key(StageContext& ctx, const DriverManifest& m) {
+  using Result = Outcome<std::string>;
+  if (!m.apt.key_file.empty()) {
+    auto key = read_whole_file(path_join(dir_name(m.path), m.apt.key_file));
+    if (!key.ok()) return Result::fail(m.path + ": apt.key_file: " + key.error());
+    return *key;
+  }
+  std::int64_t now = std::time(nullptr);
+  auto check = [&](const std::string& path) -> Status {
+    auto keys = read_public_keys(ctx.runner, path);
+    if (!keys.ok()) return Status::fail(keys.error());
+    return check_pinned_key(*keys, m.apt.key_fingerprint, now);
+  };
+  std::error_code ec;
+  std::string pinned = normalized_fingerprint(m.apt.key_fingerprint);
+  std::string dest = ctx.downloads + "/keys/" + (pinned.empty() ? m.name + ".unpinned" : pinned) + ".key";
+  if (pinned.empty() || !fs::is_regular_file(dest, ec) || !check(dest).ok()) {
+    if (pinned.empty()) fs::remove(dest, ec);  // authenticated by TLS only: never reused
+    ctx.step("fetch " + m.name + "'s signing key " + m.apt.key_url + (pinned.empty() ? "" : " (pinned " + pinned + ")"));
+    auto got = fetch_checked(m.apt.key_url, check, dest, stage_fetch_options(ctx));
+    if (!got.ok()) return Result::fail(m.path + ": apt.key_url: " + got.error());
+  }
+  auto key = read_whole_file(dest);
+  if (!key.ok()) return Result::fail(m.path + ": apt.key_url: " + key.error());
+  return *key;
+}
+
+Status add_repository(StageContext& ctx, const LoadedManifest& lm) {
+  const DriverManifest& m = lm.manifest;
+  auto key = repository_key(ctx, m);
+  if (!key.ok()) return Status::fail(key.error());
+  bool armored = key->find("-----BEGIN PGP PUBLIC KEY BLOCK-----") != std::string::npos;
+  std::string keyring = keyring_path(m, armored);
+  if (auto s = write_file_atomically(ctx.root + keyring, *key); !s.ok()) return s;
+  if (auto s = write_file_atomically(ctx.root + "/etc/apt/sources.list.d/railyard-" + m.name + ".sources",
+                                 apt_source_deb822(m, keyring));
+      !s.ok())
+    return s;
+  if (std::string pin = apt_pin(m); !pin.empty())
+    if (auto s = write_file_atomically(ctx.root + "/etc/apt/preferences.d/railyard-" + m.name, pin); !s.ok()) return s;
+  return success();
+}
+
+// DKMS modules are built for the image's kernel, named explicitly: in a chroot `uname -r`
+// is the build host's, which is what dkms' package scripts would otherwise build for.
+Outcome<std::vector<ManifestDkms>> build_dkms(StageContext& ctx, const DriverManifest& m, const std::string& kver) {
+  using Result = Outcome<std::vector<ManifestDkms>>;
+  if (auto s = apt_install(ctx, {"dkms", "linux-headers-" + kver}, "install DKMS and the headers of " + kver); !s.ok())
+    return Result::fail(s.error());
+  if (auto s = ctx.runner.run(in_image(ctx.root, {"dkms", "autoinstall", "-k", kver}, "dkms autoinstall for " + kver));
+      !s.ok())
+    return Result::fail(s.error());
+  auto status = ctx.runner.capture(in_image(ctx.root, {"dkms", "status", "-k", kver}, "dkms status"));
+  if (!status.ok()) return Result::fail(status.error());
+  std::vector<ManifestDkms> all = parse_dkms_status(*status, kver), out;
+  for (const auto& want : m.dkms) {
+    auto it = std::find_if(all.begin(), all.end(), [&](const ManifestDkms& b) { return b.module == want; });
+    if (it == all.end())
+      return Result::fail(m.path + ": DKMS module " + want + " is not installed for kernel " + kver +
+                          " (dkms status: " + trim(*status) + ")");
+    ManifestDkms b = *it;
+    std::error_code ec;
+    fs::path dir = fs::path(ctx.root) / "lib/modules" / kver;
+    for (auto e = fs::recursive_directory_iterator(dir / "updates", ec); !ec && e != fs::recursive_directory_iterator();
+         e.increment(ec)) {
+      std::string rel = e->path().lexically_relative(ctx.root).string();
+      if (e->path().extension() == ".ko" || e->path().string().ends_with(".ko.xz") ||
+          e->path().string().ends_with(".ko.zst"))
+        b.files.push_back(rel);
+    }
+    if (b.files.empty())
+      return Result::fail("DKMS module " + want + " " + b.version + " reports installed, but no .ko is under /lib/modules/" +
+                          kver + "/updates");
+    std::sort(b.files.begin(), b.files.end());
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+// A vendor tarball: fetched once (kept by its sha256), unpacked under /var/tmp in the image,
+// its install commands run there, then removed.
+Status install_tarball(StageContext& ctx, const DriverManifest& m) {
+  auto got = fetch_pinned_archive(ctx, m.tarball.url, m.tarball.sha256, m.name);
+  if (!got.ok()) return Status::fail(m.path + ": tarball.url: " + got.error());
+  std::error_code ec;
+  std::string inside = "/var/tmp/railyard-" + m.name;
+  fs::remove_all(ctx.root + inside, ec);
+  fs::create_directories(ctx.root + inside, ec);
+  if (auto u = unpack_archive(got->path, ctx.root + inside, {}); !u.ok()) return Status::fail(u.error());
+  for (const auto& cmd : m.tarball.install) {
+    ctx.step(m.name + ": " + cmd);
+    Command c = in_image(ctx.root, {"/bin/sh", "-ec", "cd " + inside + " && " + cmd}, m.name + " install: " + cmd);
+    c.env["SOURCE_DATE_EPOCH"] = std::to_string(ctx.plan.settings.source_date_epoch);
+    if (auto s = ctx.runner.run(c); !s.ok()) return s;
+  }
+  fs::remove_all(ctx.root + inside, ec);
+  return success();
+}
+
+bool has_package_index(const std::string& root) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root + "/var/lib/apt/lists", ec))
+    if (e.path().filename().string().ends_with("_Packages")) return true;
+  return false;
+}
+
+}  // namespace
+
+Status run_drivers(StageContext& ctx) {
+  auto kver = image_kernel_version(ctx.root);
+  if (!kver.ok()) return Status::fail(kver.error());
+  std::vector<ManifestDriver> records;
+  {
+    AptSession session(ctx.root);
+    for (const auto& lm : ctx.recipe.drivers)
+      if (lm.manifest.kind == DriverKind::apt)
+        if (auto s = add_repository(ctx, lm); !s.ok()) return s;
+    // The base keeps its package index: install from the snapshot the base came from, and
+    // refresh it only when a vendor repository was added or the mirror moved on.
+    bool vendor_repos = std::any_of(ctx.recipe.drivers.begin(), ctx.recipe.drivers.end(),
+                                    [](const LoadedManifest& lm) { return lm.manifest.kind == DriverKind::apt; });
+    bool updated = false;
+    auto update = [&]() -> Status {
+      ctx.step("apt-get update");
+      updated = true;
+      return ctx.runner.run(in_image(ctx.root, {"apt-get", "update", "-q"}, "apt-get update in the image"));
+    };
+    if (vendor_repos || !has_package_index(ctx.root))
+      if (auto s = update(); !s.ok()) return s;
+    for (const auto& lm : ctx.recipe.drivers) {
+      const DriverManifest& m = lm.manifest;
+      ManifestDriver r{m.name, m.version, to_string(m.kind), m.packages, m.modules, {}};
+      if (m.kind == DriverKind::tarball)
+        if (auto s = install_tarball(ctx, m); !s.ok()) return s;
+      ctx.step(m.name + " " + m.version + ": " + std::to_string(m.packages.size()) + " packages");
+      Status installed = apt_install(ctx, m.packages, "install " + m.name + " packages");
+      if (!installed.ok() && !updated) {
+        ctx.step("the base's package index is stale; updating it");
+        if (auto s = update(); !s.ok()) return s;
+        installed = apt_install(ctx, m.packages, "install " + m.name + " packages");
+      }
+      if (!installed.ok()) return installed;
+      if (!m.dkms.empty()) {
+        ctx.step(m.name + ": DKMS " + join(m.dkms, ", ") + " for " + *kver);
+        auto built = build_dkms(ctx, m, *kver);
+        if (!built.ok()) return Status::fail(built.error());
+        r.dkms = *built;
+      }
+      records.push_back(std::move(r));
+    }
+  }
+  return write_file_atomically(ctx.root + "/" + kImageRecordDir + "/drivers.json", render_drivers_record(records));
+}
+
+}  // namespace railyard

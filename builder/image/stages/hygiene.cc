@@ -1,0 +1,78 @@
+// The hygiene stage: applies core/image_hygiene.h's rules, so that no node inherits the
+// build's identity (machine id, host keys, NVMe host NQN) and no two builds differ by
+// their logs, caches or backups.
+// Its cache key (what defines the hygiene stage) is computed purely in core/build_plan.cc (plan_build).
+#include <filesystem>
+#include <fstream>
+
+#include "apt.h"
+#include "image_hygiene.h"
+#include "stage.h"
+#include "text.h"
+
+namespace railyard {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Every existing path under `root` that `pattern` ("/etc/ssh/ssh_host_*") names.
+std::vector<fs::path> expand(const fs::path& root, const std::string& pattern) {
+  std::vector<fs::path> current{root};
+  for (const auto& part : split(pattern.substr(1), '/')) {
+    std::vector<fs::path> next;
+    for (const auto& dir : current) {
+      std::error_code ec;
+      if (part.find_first_of("*?") == std::string::npos) {
+        fs::path p = dir / part;
+        if (fs::exists(fs::symlink_status(p, ec))) next.push_back(p);
+        continue;
+      }
+      if (!fs::is_directory(fs::symlink_status(dir, ec))) continue;
+      for (const auto& e : fs::directory_iterator(dir, ec))
+        if (glob_match(part, e.path().filename().string())) next.push_back(e.path());
+    }
+    current = std::move(next);
+  }
+  std::sort(current.begin(), current.end());
+  return current;
+}
+
+}  // namespace
+
+Status run_hygiene(StageContext& ctx) {
+  // The build's own scaffolding goes first, so that the rules see the image as shipped.
+  if (auto s = restore_initramfs(ctx); !s.ok()) return s;
+  std::size_t touched = 0;
+  for (const auto& rule : hygiene_rules()) {
+    for (const auto& p : expand(ctx.root, rule.pattern)) {
+      std::error_code ec;
+      switch (rule.action) {
+        case HygieneRule::empty_file: {
+          if (fs::file_size(p, ec) == 0 && !ec) break;
+          std::ofstream(p, std::ios::trunc).flush();
+          ++touched;
+          break;
+        }
+        case HygieneRule::remove:
+          fs::remove_all(p, ec);
+          ++touched;
+          break;
+        case HygieneRule::remove_files_below: {
+          std::vector<fs::path> files;
+          for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator();
+               it.increment(ec))
+            if (!it->is_directory(ec)) files.push_back(it->path());
+          for (const auto& f : files) fs::remove(f, ec);
+          touched += files.size();
+          break;
+        }
+      }
+      if (ec) return Status::fail(p.string() + ": " + ec.message() + " (" + rule.why + ")");
+    }
+  }
+  ctx.step(std::to_string(hygiene_rules().size()) + " rules, " + std::to_string(touched) + " paths cleaned");
+  return success();
+}
+
+}  // namespace railyard

@@ -1,0 +1,59 @@
+#include "kernel/attribute_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <filesystem>
+
+#include "kernel/root_files.h"
+
+namespace railyard {
+
+Expected<std::string> read_attribute(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Expected<std::string>::fail(Status::from_errno(errno, "read " + path));
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      Status s = Status::from_errno(errno, "read " + path);
+      ::close(fd);
+      return Expected<std::string>::fail(s);
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\0')) out.pop_back();
+  return Expected<std::string>::of(out);
+}
+
+Status write_attribute(const std::string& path, const std::string& value) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return Status::from_errno(errno, "write " + path);
+  ssize_t n = ::write(fd, value.data(), value.size());
+  Status s = n < 0 ? Status::from_errno(errno, "write " + path + " = " + value) : Status::success();
+  ::close(fd);
+  return s;
+}
+
+Expected<std::vector<std::string>> list_names(const std::string& path) {
+  std::error_code ec;
+  std::vector<std::string> out;
+  for (std::filesystem::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
+    out.push_back(it->path().filename());
+  if (ec) return Expected<std::vector<std::string>>::fail(Status::from_errno(ec.value(), "list " + path));
+  std::sort(out.begin(), out.end());
+  return Expected<std::vector<std::string>>::of(out);
+}
+
+Status write_small_file(const std::string& path, const std::string& value) {
+  std::string err = write_root_file("/", path, value + "\n", 0644);
+  return err.empty() ? Status::success() : Status::error(EIO, err);
+}
+
+}  // namespace railyard

@@ -1,6 +1,7 @@
 // Rail links: the physical interface administratively up, at the planned MTU. A VLAN rail's
 // parent is set here too, before vlan.cc raises the VLAN's MTU (it may not exceed the parent's).
 #include "objects/link.h"
+
 #include "verify/result.h"
 
 namespace railyard {

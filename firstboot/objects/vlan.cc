@@ -1,6 +1,7 @@
 // VLAN rails: the rail's netdev as an 802.1Q device on its physical interface, then its MTU
 // and admin state. A device of that name that is something else is reported, never changed.
 #include "objects/vlan.h"
+
 #include "verify/result.h"
 
 #include <cerrno>

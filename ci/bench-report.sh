@@ -4,6 +4,8 @@
 # from the hardware fixtures, about 6% failing, some nodes with an earlier boot), stored
 # as the receiver stores them (DIR/<node>/<boot>.json). Times the summary from a warm page
 # cache (RUNS runs, median wall and CPU time) and prints peak RSS. The target: under 1 s.
+# Then times the summary's report reader against simdjson's On-Demand reader on the same
+# reports from memory (tests/bench/digest_bench.cc), checking both read the same digests.
 # Usage: ci/bench-report.sh [BUILD_DIR] (COUNT=10000 RUNS=7; FLEET=DIR keeps and reuses it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,4 +53,8 @@ for mode in text json; do
     "${flag:-(text)}" "$ms" "$cpu" "$runs" "${all% }" "$rss"
 done
 "$railyard" report summary "$fleet" | head -2 | sed 's/^/  /' || true
+# The summary's reader (json_cursor) against simdjson On-Demand, from memory, same digests.
+if [[ -x $build/tests/railyard_digest_bench ]]; then
+  "$build/tests/railyard_digest_bench" "$fleet" "$runs" | sed 's/^/  /'
+fi
 echo "  (other load on the machine shows as wall time above CPU time / cores: load average $(cut -d' ' -f1 /proc/loadavg))"

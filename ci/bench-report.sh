@@ -4,7 +4,7 @@
 # from the hardware fixtures, about 6% failing, some nodes with an earlier boot), stored
 # as the receiver stores them (DIR/<node>/<boot>.json). Times the summary from a warm page
 # cache (RUNS runs, median wall and CPU time) and prints peak RSS. The target: under 1 s.
-# Then times the summary's report reader against simdjson's On-Demand reader on the same
+# Then times the summary's report reader against a bare simdjson On-Demand walk on the same
 # reports from memory (tests/bench/digest_bench.cc), checking both read the same digests.
 # Usage: ci/bench-report.sh [BUILD_DIR] (COUNT=10000 RUNS=7; FLEET=DIR keeps and reuses it).
 set -euo pipefail
@@ -53,7 +53,7 @@ for mode in text json; do
     "${flag:-(text)}" "$ms" "$cpu" "$runs" "${all% }" "$rss"
 done
 "$railyard" report summary "$fleet" | head -2 | sed 's/^/  /' || true
-# The summary's reader (json_cursor) against simdjson On-Demand, from memory, same digests.
+# The summary's reader against the bare On-Demand walk, from memory, same digests.
 if [[ -x $build/tests/railyard_digest_bench ]]; then
   "$build/tests/railyard_digest_bench" "$fleet" "$runs" | sed 's/^/  /'
 fi

@@ -3,12 +3,9 @@
 #include <cctype>
 #include <filesystem>
 
-#include <nlohmann/json.hpp>
-
 #include "net.h"
 #include "io/atomic_file.h"
-#include "report/json_cursor.h"
-#include "report/loaded_report.h"
+#include "report/report_reader.h"
 
 namespace railyard {
 
@@ -47,18 +44,13 @@ std::string store_path(const std::string& node, const std::string& boot_id, cons
 
 StoreReply store_report(const std::string& dir, std::string_view body) {
   StoreReply reply;
-  if (!nlohmann::json::accept(body)) {
-    JsonCursor c(body);
-    c.skip_value();
-    c.finish();
-    reply.status = 400;
-    reply.message = "malformed JSON: " + (c.failed() ? c.error() : std::string("invalid UTF-8 in a string"));
-    return reply;
-  }
-  auto report = parse_report(body);
+  // Read once, whole: the grammar in full, then the report's contract.
+  ReportReader reader;
+  auto report = reader.whole(body);
   if (!report.ok()) {
-    reply.status = 422;
-    reply.message = report.error();
+    bool malformed = reader.fault() == ReportFault::malformed;
+    reply.status = malformed ? 400 : 422;
+    reply.message = malformed ? "malformed JSON: " + report.error() : report.error();
     return reply;
   }
   std::string why;

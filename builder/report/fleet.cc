@@ -26,16 +26,13 @@ Outcome<Fleet> read_fleet(const std::string& dir, unsigned threads) {
 
   std::atomic<std::size_t> next{0};
   auto work = [&] {
-    std::string text;  // one buffer per thread, grown to the largest report
+    ReportReader reader;  // one per thread, its buffer grown to the largest report
     for (std::size_t i; (i = next.fetch_add(1)) < files->size();) {
       const std::string& path = (*files)[i];
-      if (Status read = read_text_file(path, text); !read.ok()) {
-        results[i] = Outcome<ReportDigest>::fail(read.error());
-        continue;
-      }
-      auto d = read_digest(text);
+      auto d = reader.digest_file(path);
       if (d.ok()) d->path = path;
-      results[i] = d.ok() ? std::move(d) : Outcome<ReportDigest>::fail(path + ": " + d.error());
+      bool named = d.ok() || reader.fault() == ReportFault::unreadable;  // read errors name the file
+      results[i] = named ? std::move(d) : Outcome<ReportDigest>::fail(path + ": " + d.error());
     }
   };
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "outcome.h"
-#include "report/report_digest.h"
+#include "report/report_reader.h"
 
 namespace railyard {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "report/fleet_summary.h"
-#include "report/loaded_report.h"
+#include "report/report_reader.h"
 
 namespace railyard {
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/loaded_report.h"
+#include "report/report_reader.h"
 #include "report/text_style.h"
 
 namespace railyard {

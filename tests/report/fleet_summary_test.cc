@@ -68,7 +68,7 @@ TEST_CASE("read_fleet: unreadable reports are listed with the reason; the rest s
   CHECK(fleet->unreadable[0].path == dir / "bad/other.json");
   CHECK(fleet->unreadable[0].error == "not a railyard report: no 'schema'");
   CHECK(fleet->unreadable[1].path == dir / "bad/truncated.json");
-  CHECK(fleet->unreadable[1].error == "line 1, column 61: unterminated string");
+  CHECK(fleet->unreadable[1].error == "line 1, column 61: invalid string: missing closing quote; expected string literal");
 
   auto missing = read_fleet(dir / "nope");
   REQUIRE_FALSE(missing.ok());

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "builder/temp_dir.h"
-#include "report/loaded_report.h"
+#include "report/report_reader.h"
 #include "report/rails_picture.h"
 
 using namespace railyard;

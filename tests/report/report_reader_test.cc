@@ -7,8 +7,7 @@
 #include <string>
 
 #include "builder/temp_dir.h"
-#include "report/loaded_report.h"
-#include "report/report_digest.h"
+#include "report/report_reader.h"
 
 using namespace railyard;
 
@@ -171,5 +170,61 @@ TEST_CASE("loaded report: the same refusals as the digest; invalid UTF-8 too") {
   CHECK(r.error() == "not a railyard report: no 'checks'");
   auto bad = parse_report("{\"schema\": 1, \"node\": \"n\xff\", \"result\": \"pass\", \"checks\": []}");
   REQUIRE_FALSE(bad.ok());
-  CHECK(bad.error() == "not valid JSON (invalid UTF-8 in a string?)");
+  CHECK(bad.error() == "line 1, column 25: invalid string: ill-formed UTF-8 byte");
+}
+
+TEST_CASE("report reader: text that is not JSON is refused where it goes wrong, as malformed") {
+  ReportReader reader;
+  auto error = [&](const std::string& text) {
+    auto r = reader.whole(text);
+    CHECK(reader.fault() == (r.ok() ? ReportFault::none : ReportFault::malformed));
+    return r.ok() ? std::string() : r.error();
+  };
+  const std::string tail = R"("schema": 1, "node": "n1", "result": "pass", "checks": []})";
+  CHECK(error("{" + tail) == "");
+  CHECK(error("") == "line 1, column 1: unexpected end of input; expected '[', '{', or a literal");
+  CHECK(error("{\n  \"a\": 1,\n  \"b\" 2\n}") == "line 3, column 7: unexpected number literal; expected ':'");
+  CHECK(error("{" + tail + " {}") == "line 1, column 61: unexpected '{'; expected end of input");
+  CHECK(error("{\"s\": \"tab\there\", " + tail) == "line 1, column 11: invalid string: control character U+0009 (HT) must be escaped to \\u0009 or \\t");
+  // A whole report is checked in full: unknown keys, the plan, changes and inventory too.
+  CHECK(error(R"({"future": [1, 2,], )" + tail) == "line 1, column 18: unexpected ']'; expected '[', '{', or a literal");
+  CHECK(error(R"({"plan": {"a": tru}, )" + tail) == "line 1, column 19: invalid literal");
+  CHECK(error(R"({"checks": [{"name": "a", "status": "pass", "new": [1 2]}], "schema": 1, "node": "n", "result": "pass"})") ==
+        "line 1, column 55: unexpected number literal; expected ']'");
+  CHECK(error(R"({"host": {"gpu_driver": nul}, )" + tail) == "line 1, column 28: invalid literal");
+}
+
+TEST_CASE("report reader: a digest checks what it reads and steps over the rest by its brackets") {
+  ReportReader reader;
+  const std::string tail = R"("schema": 1, "node": "n1", "result": "pass", "checks": []})";
+  // What a digest reads is checked against the grammar...
+  auto bad = reader.digest(R"({"schema": 1, "node": "n1", "result": "pass", "checks": [{"name": "a", "status": "pass", "required": tru}]})");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(reader.fault() == ReportFault::malformed);
+  CHECK(bad.error() == "line 1, column 105: invalid literal");
+  // ...what it steps over is not, past its strings, UTF-8 and brackets: the fleet's files
+  // came through the receiver, which read them whole. Cut short, they are refused.
+  CHECK(reader.digest(R"({"plan": {"a": [1, 2,]}, )" + tail).ok());
+  CHECK_FALSE(reader.whole(R"({"plan": {"a": [1, 2,]}, )" + tail).ok());
+  for (const char* cut : {R"({"plan": {"a": [1, 2)", R"({"plan": {"a": "x)", "{\"plan\": \"\xff\", "})
+    CHECK_FALSE(reader.digest(cut + tail).ok());
+  // Deep nesting: a whole read refuses it (the views would recurse through it); a digest
+  // steps over it, building nothing of it.
+  std::string deep = R"({"plan": )" + std::string(5000, '[') + std::string(5000, ']') + ", " + tail;
+  CHECK(reader.digest(deep).ok());
+  auto whole = reader.whole(deep);
+  REQUIRE_FALSE(whole.ok());
+  CHECK(reader.fault() == ReportFault::not_a_report);
+  CHECK(whole.error() == "line 1, column 10: nesting deeper than 64 levels");
+  // The reader keeps working after a refusal.
+  CHECK(reader.digest("{" + tail).ok());
+  CHECK(reader.fault() == ReportFault::none);
+}
+
+TEST_CASE("report reader: JSON that is not a report is not_a_report, not malformed") {
+  ReportReader reader;
+  CHECK_FALSE(reader.whole(R"({"hello": "world"})").ok());
+  CHECK(reader.fault() == ReportFault::not_a_report);
+  CHECK_FALSE(reader.digest(R"({"schema": 1, "node": 7, "result": "pass", "checks": []})").ok());
+  CHECK(reader.fault() == ReportFault::not_a_report);
 }

@@ -48,7 +48,7 @@ std::string now_utc() {
 std::string read_token(const std::string& path) {
   NativeHost host;
   auto t = host.read_file(path);
-  return t.ok() ? *t.value : "";
+  return t.ok() ? *t : "";
 }
 
 // The running kernel, this boot and the image's driver releases: what fleets are grouped by.
@@ -60,25 +60,25 @@ HostInfo host_info(const Recipe& recipe) {
     h.kernel = u.release;
   }
   NativeHost host;
-  if (auto id = host.read_file("/proc/sys/kernel/random/boot_id"); id.ok()) h.boot_id = *id.value;
+  if (auto id = host.read_file("/proc/sys/kernel/random/boot_id"); id.ok()) h.boot_id = *id;
   h.drivers = recipe.image.drivers;
   return h;
 }
 
 Status write_plan_files(const Plan& plan, const std::string& root) {
   for (const auto& f : plan.files)
-    if (auto err = write_root_file(root, f.path, f.content, f.mode); !err.empty()) return Status::error(EIO, err);
-  return Status::success();
+    if (auto err = write_root_file(root, f.path, f.content, f.mode); !err.empty()) return Status::fail(EIO, err);
+  return success();
 }
 
 void print_changes(const std::vector<Change>& changes) {
   for (const auto& c : changes)
-    if (c.outcome != Outcome::unchanged)
+    if (c.outcome != ChangeOutcome::unchanged)
       std::cout << "  " << to_string(c.outcome) << "  " << c.object
                 << (c.before.empty() && c.after.empty() ? "" : ": " + c.before + " -> " + c.after)
                 << (c.detail.empty() ? "" : " (" + c.detail + ")") << "\n";
   std::size_t unchanged = 0;
-  for (const auto& c : changes) unchanged += c.outcome == Outcome::unchanged;
+  for (const auto& c : changes) unchanged += c.outcome == ChangeOutcome::unchanged;
   std::cout << "  " << unchanged << " of " << changes.size() << " objects already as planned\n";
 }
 
@@ -96,7 +96,7 @@ int dry_run(const Inputs& in, const Plan& plan, const std::string& root, bool js
   std::vector<Change> changes = apply_plan(plan, kernel);
   if (plan.ok())
     if (Status s = write_plan_files(plan, root); !s.ok()) {
-      std::cerr << "railyard-firstboot: " << s.message << "\n";
+      std::cerr << "railyard-firstboot: " << s.error() << "\n";
       return kExitFailed;
     }
   if (json) {
@@ -169,13 +169,13 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     // The NCCL profile names GID indices, which exist only once the rails are up: render
     // the files from the node as it is now, so that every run writes the same bytes.
     if (Status s = write_plan_files(settled_plan(plan, now, in->recipe), root); !s.ok())
-      changes.push_back({"files", Outcome::failed, "", "", s.message});
+      changes.push_back({"files", ChangeOutcome::failed, "", "", s.error()});
     report.changes = to_json(changes);
     report.phases.push_back({"apply", ms_since(t)});
     std::cout << "apply:\n";
     print_changes(changes);
     for (const auto& c : changes)
-      if (c.outcome == Outcome::failed)
+      if (c.outcome == ChangeOutcome::failed)
         report.checks.push_back({CheckId::apply(c.object), CheckStatus::fail, c.after, c.before, c.detail, true});
 
     t = Steady::now();

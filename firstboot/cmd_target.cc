@@ -42,18 +42,20 @@ int cmd_target(const InputPaths& paths, const std::string& root) {
     NativeHost host(root);
     Kernel kernel{rtnl, dcb, ethtool, host};
     changes = apply_plan(plan.rails, kernel);
-    bool rails_ok = std::none_of(changes.begin(), changes.end(), [](const Change& c) { return c.outcome == Outcome::failed; });
+    bool rails_ok = std::none_of(changes.begin(), changes.end(),
+                                 [](const Change& c) { return c.outcome == ChangeOutcome::failed; });
     Configfs configfs;
     if (rails_ok)
       for (const auto& e : plan.exports) apply_nvmet_export(e, configfs, changes);
   }
-  bool ok = plan.ok() && std::none_of(changes.begin(), changes.end(), [](const Change& c) { return c.outcome == Outcome::failed; });
+  bool ok = plan.ok() && std::none_of(changes.begin(), changes.end(),
+                                      [](const Change& c) { return c.outcome == ChangeOutcome::failed; });
 
   for (const auto& p : plan.problems) std::cout << "  PROBLEM  " << p << "\n";
   std::size_t unchanged = 0;
   for (const auto& c : changes) {
-    unchanged += c.outcome == Outcome::unchanged;
-    if (c.outcome != Outcome::unchanged)
+    unchanged += c.outcome == ChangeOutcome::unchanged;
+    if (c.outcome != ChangeOutcome::unchanged)
       std::cout << "  " << to_string(c.outcome) << "  " << c.object
                 << (c.detail.empty() ? "" : " (" + c.detail + ")") << "\n";
   }

@@ -2,7 +2,6 @@
 
 #include <simdjson.h>
 
-
 #include <nlohmann/json.hpp>
 
 #include "report/report_source.h"
@@ -15,7 +14,7 @@ using simdjson::error_code;
 
 struct ReportReader::Parser {
   od::parser parser;
-  std::string buffer;  // the text, copied with the padding simdjson reads past the end
+  std::string buffer;  // the text, and after it the padding simdjson reads past the end
 };
 
 namespace {

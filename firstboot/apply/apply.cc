@@ -21,12 +21,12 @@ namespace railyard {
 std::vector<Change> apply_plan(const Plan& plan, Kernel& kernel) {
   std::vector<Change> out;
   if (!plan.ok()) {
-    out.push_back({"plan", Outcome::failed, "", "", "the plan has problems; nothing is applied"});
+    out.push_back({"plan", ChangeOutcome::failed, "", "", "the plan has problems; nothing is applied"});
     return out;
   }
   for (const auto& rail : plan.rails)
     if (!plan.management.empty() && (rail.ifname == plan.management || rail.netdev == plan.management)) {
-      out.push_back({"plan", Outcome::failed, "", "",
+      out.push_back({"plan", ChangeOutcome::failed, "", "",
                      "the plan would touch the management interface " + plan.management + "; refused"});
       return out;
     }

@@ -5,18 +5,18 @@ namespace railyard {
 std::string rail_label(const RailPlan& rail) { return "rail " + std::to_string(rail.index) + " (" + rail.ifname + ")"; }
 
 Change change_from(const std::string& object, const Status& s, const std::string& before, const std::string& after,
-                   Outcome ok_outcome) {
-  Change c{object, ok_outcome, before, after, s.message};
-  if (!s.ok()) c.outcome = s.unsupported() ? Outcome::unsupported : Outcome::failed;
+                   ChangeOutcome ok_outcome) {
+  Change c{object, ok_outcome, before, after, s.error()};
+  if (!s.ok()) c.outcome = s.unsupported() ? ChangeOutcome::unsupported : ChangeOutcome::failed;
   return c;
 }
 
-std::string to_string(Outcome o) {
+std::string to_string(ChangeOutcome o) {
   switch (o) {
-    case Outcome::unchanged: return "unchanged";
-    case Outcome::changed: return "changed";
-    case Outcome::unsupported: return "unsupported";
-    case Outcome::failed: return "failed";
+    case ChangeOutcome::unchanged: return "unchanged";
+    case ChangeOutcome::changed: return "changed";
+    case ChangeOutcome::unsupported: return "unsupported";
+    case ChangeOutcome::failed: return "failed";
   }
   return "?";
 }

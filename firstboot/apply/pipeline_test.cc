@@ -49,7 +49,7 @@ void boot(Node& n, const Plan& p) {
   for (const auto& bdf : p.acs_disable) n.host.config[bdf] = std::vector<std::uint8_t>(4096, 0);
 }
 
-int count(const std::vector<Change>& changes, Outcome o) {
+int count(const std::vector<Change>& changes, ChangeOutcome o) {
   int n = 0;
   for (const auto& c : changes) n += c.outcome == o;
   return n;
@@ -72,8 +72,8 @@ TEST_CASE("apply: the first run changes what differs, the second changes nothing
 
   auto first = apply_plan(p, n.kernel);
   INFO(listing(first));
-  CHECK(count(first, Outcome::failed) == 0);
-  CHECK(count(first, Outcome::changed) > 20);
+  CHECK(count(first, ChangeOutcome::failed) == 0);
+  CHECK(count(first, ChangeOutcome::changed) > 20);
   CHECK(n.rtnl.links.at("ens0f0.200").vlan_id == 200);
   CHECK(n.rtnl.links.at("ens0f0").mtu == 9000);
   CHECK(n.dcb.pfcs.at("ens0f0").pfc_en == 0x08);
@@ -87,9 +87,9 @@ TEST_CASE("apply: the first run changes what differs, the second changes nothing
   n.host.files["/sys/class/nvme/nvme1/address"] = "traddr=198.18.0.100,trsvcid=4420,src_addr=198.18.0.11";
   auto second = apply_plan(p, n.kernel);
   INFO(listing(second));
-  CHECK(count(second, Outcome::changed) == 0);
-  CHECK(count(second, Outcome::failed) == 0);
-  CHECK(count(second, Outcome::unsupported) == count(first, Outcome::unsupported));
+  CHECK(count(second, ChangeOutcome::changed) == 0);
+  CHECK(count(second, ChangeOutcome::failed) == 0);
+  CHECK(count(second, ChangeOutcome::unsupported) == count(first, ChangeOutcome::unsupported));
   CHECK(second.size() == first.size());
   CHECK(n.host.connects.size() == 1);
 }
@@ -108,7 +108,7 @@ TEST_CASE("apply_plan refuses a plan with problems or one touching the managemen
   bad.problems = {"the recipe wants 8 rails; 6 RDMA NIC(s) found"};
   auto c = apply_plan(bad, rig.kernel);
   REQUIRE(c.size() == 1);
-  CHECK(c[0].outcome == Outcome::failed);
+  CHECK(c[0].outcome == ChangeOutcome::failed);
   Plan mgmt;
   mgmt.management = "eno1";
   mgmt.rails = {rail(0, "eno1", "mlx5_0")};

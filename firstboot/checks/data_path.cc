@@ -45,8 +45,8 @@ void cross_rdma_write(const VerifyContext& ctx, CheckResult& r) {
         continue;
       }
       auto t = ctx.rdma.write_test(from->dev, from->gid, to->dev, to->gid, bytes, st.check_timeout_ms);
-      if (t.ok()) observed += (observed.empty() ? "" : ", ") + pair + " " + mbps(*t.value);
-      else failures += (failures.empty() ? "" : "; ") + pair + ": " + t.status.message;
+      if (t.ok()) observed += (observed.empty() ? "" : ", ") + pair + " " + mbps(*t);
+      else failures += (failures.empty() ? "" : "; ") + pair + ": " + t.error();
     }
   if (failures.empty()) pass(r, observed);
   else fail(r, observed.empty() ? "failed" : observed, failures);
@@ -59,11 +59,11 @@ void rdma_write(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) 
   if (!ep) return;
   auto t = ctx.rdma.write_test(ep->dev, ep->gid, ep->dev, ep->gid, bytes, st.check_timeout_ms);
   if (!t.ok()) {
-    fail(r, "failed", t.status.message);
+    fail(r, "failed", t.error());
     return;
   }
-  std::string obs = std::to_string(bytes) + " bytes verified at " + mbps(*t.value);
-  if (st.rdma_min_mbps > 0 && *t.value < st.rdma_min_mbps)
+  std::string obs = std::to_string(bytes) + " bytes verified at " + mbps(*t);
+  if (st.rdma_min_mbps > 0 && *t < st.rdma_min_mbps)
     fail(r, obs, "below the recipe's " + mbps(st.rdma_min_mbps) + ": check PFC/ECN on the switch and the link");
   else pass(r, obs);
 }

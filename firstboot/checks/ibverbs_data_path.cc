@@ -42,9 +42,9 @@ Status open(Side& s, const std::string& name, int gid_index, std::size_t bytes) 
   if (!list) return Status::from_errno(errno, "ibv_get_device_list");
   for (int i = 0; i < n && !s.ctx; ++i)
     if (name == ibv_get_device_name(list.get()[i])) s.ctx = ibv_open_device(list.get()[i]);
-  if (!s.ctx) return Status::error(ENODEV, name + ": no such RDMA device");
+  if (!s.ctx) return Status::fail(ENODEV, name + ": no such RDMA device");
   if (ibv_query_port(s.ctx, kPort, &s.port)) return Status::from_errno(errno, name + ": query port");
-  if (s.port.state != IBV_PORT_ACTIVE) return Status::error(ENETDOWN, name + ": port 1 is not ACTIVE");
+  if (s.port.state != IBV_PORT_ACTIVE) return Status::fail(ENETDOWN, name + ": port 1 is not ACTIVE");
   if (ibv_query_gid(s.ctx, kPort, gid_index, &s.gid)) return Status::from_errno(errno, name + ": query GID");
   s.pd = ibv_alloc_pd(s.ctx);
   s.cq = s.pd ? ibv_create_cq(s.ctx, kDepth * 2, nullptr, nullptr, 0) : nullptr;
@@ -60,7 +60,7 @@ Status open(Side& s, const std::string& name, int gid_index, std::size_t bytes) 
   init.cap.max_send_sge = init.cap.max_recv_sge = 1;
   s.qp = ibv_create_qp(s.pd, &init);
   if (!s.qp) return Status::from_errno(errno, name + ": create RC queue pair");
-  return Status::success();
+  return success();
 }
 
 Status connect(Side& s, const Side& peer, int gid_index, const std::string& name) {
@@ -97,14 +97,14 @@ Status connect(Side& s, const Side& peer, int gid_index, const std::string& name
                     IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
                         IBV_QP_MAX_QP_RD_ATOMIC))
     return Status::from_errno(errno, name + ": queue pair to RTS");
-  return Status::success();
+  return success();
 }
 
 }  // namespace
 
-Expected<double> IbverbsDataPath::write_test(const std::string& from_dev, int from_gid, const std::string& to_dev,
+Outcome<double> IbverbsDataPath::write_test(const std::string& from_dev, int from_gid, const std::string& to_dev,
                                              int to_gid, std::size_t bytes, int timeout_ms) {
-  using Result = Expected<double>;
+  using Result = Outcome<double>;
   Side from, to;
   if (Status s = open(from, from_dev, from_gid, bytes); !s.ok()) return Result::fail(s);
   if (Status s = open(to, to_dev, to_gid, bytes); !s.ok()) return Result::fail(s);
@@ -127,25 +127,25 @@ Expected<double> IbverbsDataPath::write_test(const std::string& from_dev, int fr
       wr.send_flags = IBV_SEND_SIGNALED;
       wr.wr.rdma.remote_addr = reinterpret_cast<std::uintptr_t>(to.buf.data() + off);
       wr.wr.rdma.rkey = to.mr->rkey;
-      if (ibv_post_send(from.qp, &wr, &bad)) return Result::fail(Status::from_errno(errno, from_dev + ": post RDMA WRITE"));
+      if (ibv_post_send(from.qp, &wr, &bad)) return Result::from_errno(errno, from_dev + ": post RDMA WRITE");
       ++posted;
     }
     ibv_wc wc[kDepth];
     int n = ibv_poll_cq(from.cq, kDepth, wc);
-    if (n < 0) return Result::fail(Status::error(EIO, from_dev + ": poll completion queue"));
+    if (n < 0) return Result::fail(EIO, from_dev + ": poll completion queue");
     for (int i = 0; i < n; ++i)
       if (wc[i].status != IBV_WC_SUCCESS)
-        return Result::fail(Status::error(EIO, from_dev + " → " + to_dev + ": RDMA WRITE completed with " +
-                                                   ibv_wc_status_str(wc[i].status)));
+        return Result::fail(EIO, from_dev + " → " + to_dev + ": RDMA WRITE completed with " +
+                                     ibv_wc_status_str(wc[i].status));
     completed += static_cast<std::size_t>(n);
     if (Steady::now() > deadline)
-      return Result::fail(Status::error(ETIMEDOUT, from_dev + " → " + to_dev + ": no completion within " +
-                                                       std::to_string(timeout_ms) + " ms (lossless fabric stalled?)"));
+      return Result::fail(ETIMEDOUT, from_dev + " → " + to_dev + ": no completion within " +
+                                           std::to_string(timeout_ms) + " ms (lossless fabric stalled?)");
   }
   double seconds = std::chrono::duration<double>(Steady::now() - start).count();
   if (std::memcmp(from.buf.data(), to.buf.data(), bytes) != 0)
-    return Result::fail(Status::error(EIO, from_dev + " → " + to_dev + ": the bytes written differ from the bytes read"));
-  return Result::of(seconds > 0 ? static_cast<double>(bytes) * 8 / seconds / 1e6 : 0);
+    return Result::fail(EIO, from_dev + " → " + to_dev + ": the bytes written differ from the bytes read");
+  return Result(seconds > 0 ? static_cast<double>(bytes) * 8 / seconds / 1e6 : 0);
 }
 
 }  // namespace railyard

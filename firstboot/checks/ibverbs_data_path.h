@@ -7,7 +7,7 @@ namespace railyard {
 
 class IbverbsDataPath : public RdmaDataPath {
  public:
-  Expected<double> write_test(const std::string& from_dev, int from_gid, const std::string& to_dev, int to_gid,
+  Outcome<double> write_test(const std::string& from_dev, int from_gid, const std::string& to_dev, int to_gid,
                               std::size_t bytes, int timeout_ms) override;
 };
 

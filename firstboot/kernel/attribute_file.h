@@ -6,16 +6,16 @@
 #include <string>
 #include <vector>
 
-#include "kernel/expected.h"
+#include "outcome.h"
 
 namespace railyard {
 
-Expected<std::string> read_attribute(const std::string& path);
+Outcome<std::string> read_attribute(const std::string& path);
 // One write(2) of `value`, as `echo -n value > path` does.
 Status write_attribute(const std::string& path, const std::string& value);
 // An ordinary file holding `value` and a newline, written whole or not at all.
 Status write_small_file(const std::string& path, const std::string& value);
 // The names in a directory (a device's ports, configfs objects), sorted.
-Expected<std::vector<std::string>> list_names(const std::string& path);
+Outcome<std::vector<std::string>> list_names(const std::string& path);
 
 }  // namespace railyard

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "kernel/expected.h"
+#include "outcome.h"
 
 namespace railyard {
 
@@ -29,9 +29,9 @@ struct DcbApp {
 class Dcb {
  public:
   virtual ~Dcb() = default;
-  virtual Expected<IeeePfc> pfc(const std::string& ifname) = 0;
+  virtual Outcome<IeeePfc> pfc(const std::string& ifname) = 0;
   virtual Status set_pfc(const std::string& ifname, const IeeePfc& pfc) = 0;
-  virtual Expected<std::vector<DcbApp>> apps(const std::string& ifname) = 0;
+  virtual Outcome<std::vector<DcbApp>> apps(const std::string& ifname) = 0;
   virtual Status add_apps(const std::string& ifname, const std::vector<DcbApp>& apps) = 0;
 };
 

@@ -98,7 +98,7 @@ bool for_each_attr(const std::uint8_t* p, std::size_t n, F f) {
   return n == 0;
 }
 
-Status malformed(const std::string& why) { return Status::error(EPROTO, "malformed DCB reply: " + why); }
+Status malformed(const std::string& why) { return Status::fail(EPROTO, "malformed DCB reply: " + why); }
 
 }  // namespace
 
@@ -133,8 +133,8 @@ Bytes encode_ieee_del_apps(const std::string& ifname, const std::vector<DcbApp>&
 }
 
 // The dcbmsg command is not checked: a SET request decodes the same way (the tests' round trips).
-Expected<IeeeState> decode_ieee_get_reply(const Bytes& payload) {
-  if (payload.size() < sizeof(dcbmsg)) return Expected<IeeeState>::fail(malformed("shorter than struct dcbmsg"));
+Outcome<IeeeState> decode_ieee_get_reply(const Bytes& payload) {
+  if (payload.size() < sizeof(dcbmsg)) return Outcome<IeeeState>::fail(malformed("shorter than struct dcbmsg"));
   IeeeState state;
   bool have_ieee = false;
   std::string why;  // the first problem found; empty while all is well
@@ -163,21 +163,21 @@ Expected<IeeeState> decode_ieee_get_reply(const Bytes& payload) {
     have_ieee = true;
     if (!for_each_attr(a.data, a.len, on_ieee)) fail("bad DCB_ATTR_IEEE nest");
   });
-  if (!whole) return Expected<IeeeState>::fail(malformed("attribute overruns the message"));
-  if (!why.empty()) return Expected<IeeeState>::fail(malformed(why));
-  if (!have_ieee) return Expected<IeeeState>::fail(malformed("no DCB_ATTR_IEEE"));
-  return Expected<IeeeState>::of(std::move(state));
+  if (!whole) return Outcome<IeeeState>::fail(malformed("attribute overruns the message"));
+  if (!why.empty()) return Outcome<IeeeState>::fail(malformed(why));
+  if (!have_ieee) return Outcome<IeeeState>::fail(malformed("no DCB_ATTR_IEEE"));
+  return Outcome<IeeeState>(std::move(state));
 }
 
-Expected<int> decode_ieee_set_reply(const Bytes& payload) {
-  if (payload.size() < sizeof(dcbmsg)) return Expected<int>::fail(malformed("shorter than struct dcbmsg"));
+Outcome<int> decode_ieee_set_reply(const Bytes& payload) {
+  if (payload.size() < sizeof(dcbmsg)) return Outcome<int>::fail(malformed("shorter than struct dcbmsg"));
   std::optional<int> err;
   bool whole = for_each_attr(payload.data() + sizeof(dcbmsg), payload.size() - sizeof(dcbmsg), [&](const Attr& a) {
     if (a.type == DCB_ATTR_IEEE && a.len >= 1) err = -static_cast<std::int8_t>(a.data[0]);
   });
-  if (!whole) return Expected<int>::fail(malformed("attribute overruns the message"));
-  if (!err) return Expected<int>::fail(malformed("no DCB_ATTR_IEEE result"));
-  return Expected<int>::of(*err);
+  if (!whole) return Outcome<int>::fail(malformed("attribute overruns the message"));
+  if (!err) return Outcome<int>::fail(malformed("no DCB_ATTR_IEEE result"));
+  return Outcome<int>(*err);
 }
 
 }  // namespace railyard

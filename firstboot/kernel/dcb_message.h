@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernel/dcb.h"
-#include "kernel/expected.h"
+#include "outcome.h"
 
 namespace railyard {
 
@@ -42,11 +42,11 @@ struct IeeeState {
 };
 
 // Decodes a DCB_CMD_IEEE_GET reply payload. Malformed input fails with EPROTO.
-Expected<IeeeState> decode_ieee_get_reply(const Bytes& payload);
+Outcome<IeeeState> decode_ieee_get_reply(const Bytes& payload);
 
 // Decodes an IEEE_SET / IEEE_DEL reply: its DCB_ATTR_IEEE u8 is the driver's result as a
 // negative errno cast to u8. Returns that errno as a positive number (0 = done); a reply
 // without it fails with EPROTO.
-Expected<int> decode_ieee_set_reply(const Bytes& payload);
+Outcome<int> decode_ieee_set_reply(const Bytes& payload);
 
 }  // namespace railyard

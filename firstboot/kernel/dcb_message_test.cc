@@ -122,21 +122,21 @@ TEST_CASE("IEEE_DEL app request: the same table under DCB_CMD_IEEE_DEL") {
 
 TEST_CASE("requests decode back to what was encoded") {
   IeeePfc pfc{8, 0x48, 0, 52};
-  Expected<IeeeState> p = decode_ieee_get_reply(encode_ieee_set_pfc("ens2f0np0", pfc));
+  Outcome<IeeeState> p = decode_ieee_get_reply(encode_ieee_set_pfc("ens2f0np0", pfc));
   REQUIRE(p.ok());
-  REQUIRE(p.value->pfc);
-  CHECK(p.value->pfc->pfc_cap == 8);
-  CHECK(p.value->pfc->pfc_en == 0x48);
-  CHECK(p.value->pfc->mbc == 0);
-  CHECK(p.value->pfc->delay == 52);
-  CHECK(p.value->apps.empty());
+  REQUIRE(p->pfc);
+  CHECK(p->pfc->pfc_cap == 8);
+  CHECK(p->pfc->pfc_en == 0x48);
+  CHECK(p->pfc->mbc == 0);
+  CHECK(p->pfc->delay == 52);
+  CHECK(p->apps.empty());
 
   std::vector<DcbApp> apps;
   for (int d = 0; d < 64; ++d) apps.push_back({5, static_cast<std::uint8_t>(d >> 3), static_cast<std::uint16_t>(d)});
-  Expected<IeeeState> a = decode_ieee_get_reply(encode_ieee_set_apps("ens2f0np0", apps));
+  Outcome<IeeeState> a = decode_ieee_get_reply(encode_ieee_set_apps("ens2f0np0", apps));
   REQUIRE(a.ok());
-  CHECK(!a.value->pfc);
-  CHECK(a.value->apps == apps);
+  CHECK(!a->pfc);
+  CHECK(a->apps == apps);
 }
 
 TEST_CASE("an IEEE_GET reply as the kernel writes it") {
@@ -146,26 +146,26 @@ TEST_CASE("an IEEE_GET reply as the kernel writes it") {
   Bytes reply = cat({{0, 21, 0, 0}, attr(1, kIfname),
                      attr(13, cat({attr(1, ets), attr(2, pfc_bytes(8, 0x08, 0, 32)), attr(3, table)})),
                      attr(14, {0x08})});  // DCB_ATTR_DCBX
-  Expected<IeeeState> s = decode_ieee_get_reply(reply);
+  Outcome<IeeeState> s = decode_ieee_get_reply(reply);
   REQUIRE(s.ok());
-  REQUIRE(s.value->pfc);
-  CHECK(s.value->pfc->pfc_cap == 8);
-  CHECK(s.value->pfc->pfc_en == 0x08);
-  CHECK(s.value->pfc->delay == 32);
-  CHECK(s.value->apps == std::vector<DcbApp>{{5, 3, 26}, {1, 4, 0x8906}});
+  REQUIRE(s->pfc);
+  CHECK(s->pfc->pfc_cap == 8);
+  CHECK(s->pfc->pfc_en == 0x08);
+  CHECK(s->pfc->delay == 32);
+  CHECK(s->apps == std::vector<DcbApp>{{5, 3, 26}, {1, 4, 0x8906}});
 }
 
 TEST_CASE("a reply without PFC (a driver without ieee_getpfc) decodes with no pfc") {
-  Expected<IeeeState> s = decode_ieee_get_reply(cat({{0, 21, 0, 0}, attr(1, kIfname), attr(13, attr(3, {}))}));
+  Outcome<IeeeState> s = decode_ieee_get_reply(cat({{0, 21, 0, 0}, attr(1, kIfname), attr(13, attr(3, {}))}));
   REQUIRE(s.ok());
-  CHECK(!s.value->pfc);
-  CHECK(s.value->apps.empty());
+  CHECK(!s->pfc);
+  CHECK(s->apps.empty());
 }
 
 TEST_CASE("malformed replies fail with EPROTO") {
   auto fails = [](const Bytes& b) {
-    Expected<IeeeState> s = decode_ieee_get_reply(b);
-    return !s.ok() && s.status.err == EPROTO;
+    Outcome<IeeeState> s = decode_ieee_get_reply(b);
+    return !s.ok() && s.code() == EPROTO;
   };
   CHECK(fails({0, 21}));                                                // shorter than dcbmsg
   CHECK(fails(cat({{0, 21, 0, 0}, attr(1, kIfname)})));                  // no DCB_ATTR_IEEE
@@ -177,20 +177,20 @@ TEST_CASE("malformed replies fail with EPROTO") {
 
 TEST_CASE("a SET reply's DCB_ATTR_IEEE u8 is the driver's result as a signed errno") {
   auto reply = [](std::uint8_t v) { return cat({{0, 20, 0, 0}, attr(13, {v})}); };
-  Expected<int> ok = decode_ieee_set_reply(reply(0));
+  Outcome<int> ok = decode_ieee_set_reply(reply(0));
   REQUIRE(ok.ok());
-  CHECK(*ok.value == 0);
+  CHECK(*ok == 0);
 
-  Expected<int> unsupported = decode_ieee_set_reply(reply(static_cast<std::uint8_t>(-EOPNOTSUPP)));  // 0xa1
+  Outcome<int> unsupported = decode_ieee_set_reply(reply(static_cast<std::uint8_t>(-EOPNOTSUPP)));  // 0xa1
   REQUIRE(unsupported.ok());
-  CHECK(*unsupported.value == EOPNOTSUPP);
+  CHECK(*unsupported == EOPNOTSUPP);
   CHECK(reply(static_cast<std::uint8_t>(-EOPNOTSUPP))[8] == 0xa1);
 
-  Expected<int> invalid = decode_ieee_set_reply(reply(0xea));
+  Outcome<int> invalid = decode_ieee_set_reply(reply(0xea));
   REQUIRE(invalid.ok());
-  CHECK(*invalid.value == EINVAL);
+  CHECK(*invalid == EINVAL);
 
-  Expected<int> missing = decode_ieee_set_reply(cat({{0, 20, 0, 0}, attr(1, kIfname)}));
+  Outcome<int> missing = decode_ieee_set_reply(cat({{0, 20, 0, 0}, attr(1, kIfname)}));
   CHECK(!missing.ok());
-  CHECK(missing.status.err == EPROTO);
+  CHECK(missing.code() == EPROTO);
 }

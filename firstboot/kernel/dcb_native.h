@@ -22,7 +22,7 @@ class RouteSocket {
 
   // Sends `payload` (what follows struct nlmsghdr) as a `type` request and returns the payload
   // of the answer of type `reply_type`, or the kernel's errno with `what` in front of its text.
-  Expected<Bytes> transact(int type, int reply_type, const Bytes& payload, const std::string& what);
+  Outcome<Bytes> transact(int type, int reply_type, const Bytes& payload, const std::string& what);
 
  private:
   void close();
@@ -34,14 +34,14 @@ class RouteSocket {
 // "ens1f0np0: RTM_SETDCB IEEE PFC: Operation not supported".
 class NativeDcb : public Dcb {
  public:
-  Expected<IeeePfc> pfc(const std::string& ifname) override;
+  Outcome<IeeePfc> pfc(const std::string& ifname) override;
   Status set_pfc(const std::string& ifname, const IeeePfc& pfc) override;
-  Expected<std::vector<DcbApp>> apps(const std::string& ifname) override;
+  Outcome<std::vector<DcbApp>> apps(const std::string& ifname) override;
   // Adds `apps` and removes entries they replace: see dcb_native.cc.
   Status add_apps(const std::string& ifname, const std::vector<DcbApp>& apps) override;
 
  private:
-  Expected<IeeeState> get(const std::string& ifname, const std::string& what);
+  Outcome<IeeeState> get(const std::string& ifname, const std::string& what);
   Status set(const Bytes& payload, const std::string& what);
 
   RouteSocket socket_;

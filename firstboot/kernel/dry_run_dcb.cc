@@ -25,22 +25,22 @@ void merge(std::vector<DcbApp>& table, const DcbApp& a) {
 
 }  // namespace
 
-Expected<IeeePfc> DryRunDcb::pfc(const std::string& ifname) {
-  Expected<IeeePfc> now = real_.pfc(ifname);
-  if (auto it = pfc_.find(ifname); now.ok() && it != pfc_.end()) now.value = it->second;
+Outcome<IeeePfc> DryRunDcb::pfc(const std::string& ifname) {
+  Outcome<IeeePfc> now = real_.pfc(ifname);
+  if (auto it = pfc_.find(ifname); now.ok() && it != pfc_.end()) now = it->second;
   return now;
 }
 
 Status DryRunDcb::set_pfc(const std::string& ifname, const IeeePfc& pfc) {
   log_.push_back("would set PFC on " + ifname + ": pfc_en " + hex(pfc.pfc_en, 2));
   pfc_[ifname] = pfc;
-  return Status::success();
+  return success();
 }
 
-Expected<std::vector<DcbApp>> DryRunDcb::apps(const std::string& ifname) {
-  Expected<std::vector<DcbApp>> now = real_.apps(ifname);
+Outcome<std::vector<DcbApp>> DryRunDcb::apps(const std::string& ifname) {
+  Outcome<std::vector<DcbApp>> now = real_.apps(ifname);
   if (auto it = added_.find(ifname); now.ok() && it != added_.end())
-    for (const DcbApp& a : it->second) merge(*now.value, a);
+    for (const DcbApp& a : it->second) merge(*now, a);
   return now;
 }
 
@@ -49,19 +49,19 @@ Status DryRunDcb::add_apps(const std::string& ifname, const std::vector<DcbApp>&
   for (std::size_t i = 0; i < apps.size(); ++i) line += (i ? ", " : " ") + describe(apps[i]);
   log_.push_back(line);
   for (const DcbApp& a : apps) merge(added_[ifname], a);
-  return Status::success();
+  return success();
 }
 
-Expected<std::uint16_t> DryRunEthtool::tunable_u16(const std::string& ifname, std::uint32_t id) {
-  Expected<std::uint16_t> now = real_.tunable_u16(ifname, id);
-  if (auto it = tunables_.find({ifname, id}); now.ok() && it != tunables_.end()) now.value = it->second;
+Outcome<std::uint16_t> DryRunEthtool::tunable_u16(const std::string& ifname, std::uint32_t id) {
+  Outcome<std::uint16_t> now = real_.tunable_u16(ifname, id);
+  if (auto it = tunables_.find({ifname, id}); now.ok() && it != tunables_.end()) now = it->second;
   return now;
 }
 
 Status DryRunEthtool::set_tunable_u16(const std::string& ifname, std::uint32_t id, std::uint16_t value) {
   log_.push_back("would set " + tunable_name(id) + " on " + ifname + ": " + std::to_string(value));
   tunables_[{ifname, id}] = value;
-  return Status::success();
+  return success();
 }
 
 }  // namespace railyard

@@ -17,9 +17,9 @@ namespace railyard {
 class DryRunDcb : public Dcb {
  public:
   DryRunDcb(Dcb& real, std::vector<std::string>& log) : real_(real), log_(log) {}
-  Expected<IeeePfc> pfc(const std::string& ifname) override;
+  Outcome<IeeePfc> pfc(const std::string& ifname) override;
   Status set_pfc(const std::string& ifname, const IeeePfc& pfc) override;
-  Expected<std::vector<DcbApp>> apps(const std::string& ifname) override;
+  Outcome<std::vector<DcbApp>> apps(const std::string& ifname) override;
   Status add_apps(const std::string& ifname, const std::vector<DcbApp>& apps) override;
 
  private:
@@ -32,9 +32,9 @@ class DryRunDcb : public Dcb {
 class DryRunEthtool : public Ethtool {
  public:
   DryRunEthtool(Ethtool& real, std::vector<std::string>& log) : real_(real), log_(log) {}
-  Expected<std::uint16_t> tunable_u16(const std::string& ifname, std::uint32_t id) override;
+  Outcome<std::uint16_t> tunable_u16(const std::string& ifname, std::uint32_t id) override;
   Status set_tunable_u16(const std::string& ifname, std::uint32_t id, std::uint16_t value) override;
-  Expected<std::map<std::string, std::uint64_t>> stats(const std::string& ifname) override {
+  Outcome<std::map<std::string, std::uint64_t>> stats(const std::string& ifname) override {
     return real_.stats(ifname);
   }
 

@@ -19,13 +19,13 @@ TEST_CASE("dry run: reads go through, writes are logged, the appliers report wha
   std::vector<Change> app = run(apply_dscp_app, plan, dry_dcb, dry_ethtool);
   std::vector<Change> storm = run(apply_storm, plan, dry_dcb, dry_ethtool);
   REQUIRE(pfc.size() == 2);
-  CHECK(pfc[0].outcome == Outcome::changed);  // the read-back sees the logged write
-  CHECK(pfc[1].outcome == Outcome::unsupported);
+  CHECK(pfc[0].outcome == ChangeOutcome::changed);  // the read-back sees the logged write
+  CHECK(pfc[1].outcome == ChangeOutcome::unsupported);
   REQUIRE(app.size() == 2);
-  CHECK(app[0].outcome == Outcome::unchanged);
-  CHECK(app[1].outcome == Outcome::changed);
+  CHECK(app[0].outcome == ChangeOutcome::unchanged);
+  CHECK(app[1].outcome == ChangeOutcome::changed);
   REQUIRE(storm.size() == 2);
-  CHECK(storm[0].outcome == Outcome::changed);
+  CHECK(storm[0].outcome == ChangeOutcome::changed);
   CHECK(dcb.writes.empty());
   CHECK(ethtool.writes.empty());
   CHECK(dcb.pfcs["ens1f0np0"].pfc_en == 0);
@@ -39,8 +39,8 @@ TEST_CASE("dry run: reads go through, writes are logged, the appliers report wha
   dcb.tables["ens2f0np0"] = {{5, 0, 26}};
   DryRunDcb fresh(dcb, log);
   REQUIRE(fresh.add_apps("ens2f0np0", {{5, 3, 26}}).ok());
-  Expected<std::vector<DcbApp>> seen = fresh.apps("ens2f0np0");
+  Outcome<std::vector<DcbApp>> seen = fresh.apps("ens2f0np0");
   REQUIRE(seen.ok());
-  CHECK(*seen.value == std::vector<DcbApp>{{5, 3, 26}});
+  CHECK(*seen == std::vector<DcbApp>{{5, 3, 26}});
   CHECK(dcb.tables["ens2f0np0"] == std::vector<DcbApp>{{5, 0, 26}});
 }

@@ -13,21 +13,21 @@ namespace railyard {
 class DryRunHost : public Host {
  public:
   DryRunHost(Host& real, std::vector<std::string>& log) : real_(real), log_(log) {}
-  Expected<std::string> read_file(const std::string& path) override;
+  Outcome<std::string> read_file(const std::string& path) override;
   Status write_file(const std::string& path, const std::string& value) override;
   Status make_directory(const std::string& path) override;
-  Expected<std::vector<std::string>> list_directory(const std::string& path) override {
+  Outcome<std::vector<std::string>> list_directory(const std::string& path) override {
     return real_.list_directory(path);
   }
-  Expected<std::size_t> read_block(const std::string& path, std::size_t bytes) override {
+  Outcome<std::size_t> read_block(const std::string& path, std::size_t bytes) override {
     return real_.read_block(path, bytes);
   }
   bool module_loaded(const std::string& name) override { return loaded_.count(name) || real_.module_loaded(name); }
   Status load_module(const std::string& name) override;
   Status add_rxe(const std::string& name, const std::string& netdev) override;
-  Expected<std::vector<std::uint8_t>> pci_config(const std::string& bdf) override { return real_.pci_config(bdf); }
+  Outcome<std::vector<std::uint8_t>> pci_config(const std::string& bdf) override { return real_.pci_config(bdf); }
   Status write_pci_config_u16(const std::string& bdf, std::uint32_t offset, std::uint16_t value) override;
-  Expected<std::string> nvme_fabrics_connect(const std::string& options) override;
+  Outcome<std::string> nvme_fabrics_connect(const std::string& options) override;
 
  private:
   Host& real_;

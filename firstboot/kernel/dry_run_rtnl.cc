@@ -4,13 +4,13 @@
 
 namespace railyard {
 
-Expected<LinkInfo> DryRunRtnl::link(const std::string& name) {
+Outcome<LinkInfo> DryRunRtnl::link(const std::string& name) {
   auto it = created_.find(name);
-  Expected<LinkInfo> l = it != created_.end() ? Expected<LinkInfo>::of(it->second) : real_.link(name);
+  Outcome<LinkInfo> l = it != created_.end() ? Outcome<LinkInfo>(it->second) : real_.link(name);
   if (!l.ok()) return l;
   if (auto o = overlay_.find(name); o != overlay_.end()) {
-    if (o->second.mtu) l.value->mtu = *o->second.mtu;
-    if (o->second.up) l.value->up = true;
+    if (o->second.mtu) l->mtu = *o->second.mtu;
+    if (o->second.up) l->up = true;
   }
   return l;
 }
@@ -18,13 +18,13 @@ Expected<LinkInfo> DryRunRtnl::link(const std::string& name) {
 Status DryRunRtnl::set_link_up(const std::string& name) {
   log_.push_back("would set " + name + " up");
   overlay_[name].up = true;
-  return Status::success();
+  return success();
 }
 
 Status DryRunRtnl::set_mtu(const std::string& name, int mtu) {
   log_.push_back("would set MTU " + std::to_string(mtu) + " on " + name);
   overlay_[name].mtu = mtu;
-  return Status::success();
+  return success();
 }
 
 Status DryRunRtnl::add_vlan(const std::string& parent, const std::string& name, int id) {
@@ -34,35 +34,35 @@ Status DryRunRtnl::add_vlan(const std::string& parent, const std::string& name, 
   v.vlan_id = id;
   v.parent = parent;
   // A new VLAN device starts with its parent's MTU, as the kernel gives it.
-  if (auto p = link(parent); p.ok()) v.mtu = p.value->mtu;
+  if (auto p = link(parent); p.ok()) v.mtu = p->mtu;
   created_[name] = v;
-  return Status::success();
+  return success();
 }
 
-Expected<std::vector<std::string>> DryRunRtnl::addresses(const std::string& name) {
+Outcome<std::vector<std::string>> DryRunRtnl::addresses(const std::string& name) {
   std::vector<std::string> out;
   if (!created_.count(name)) {
     auto real = real_.addresses(name);
     if (!real.ok()) return real;
-    out = std::move(*real.value);
+    out = std::move(*real);
   }
   if (auto it = addresses_.find(name); it != addresses_.end())
     for (const auto& a : it->second)
       if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
-  return Expected<std::vector<std::string>>::of(std::move(out));
+  return Outcome<std::vector<std::string>>(std::move(out));
 }
 
 Status DryRunRtnl::add_address(const std::string& name, const std::string& cidr) {
   log_.push_back("would add address " + cidr + " to " + name);
   addresses_[name].push_back(cidr);
-  return Status::success();
+  return success();
 }
 
-Expected<std::vector<RouteInfo>> DryRunRtnl::routes(int table) {
+Outcome<std::vector<RouteInfo>> DryRunRtnl::routes(int table) {
   auto out = real_.routes(table);
   if (!out.ok()) return out;
   for (const auto& r : routes_)
-    if (r.table == table) out.value->push_back(r);
+    if (r.table == table) out->push_back(r);
   return out;
 }
 
@@ -70,13 +70,13 @@ Status DryRunRtnl::add_route(const RouteInfo& route) {
   log_.push_back("would add route " + route.destination + " dev " + route.dev +
                  (route.source.empty() ? "" : " src " + route.source) + " table " + std::to_string(route.table));
   routes_.push_back(route);
-  return Status::success();
+  return success();
 }
 
-Expected<std::vector<RuleInfo>> DryRunRtnl::rules() {
+Outcome<std::vector<RuleInfo>> DryRunRtnl::rules() {
   auto out = real_.rules();
   if (!out.ok()) return out;
-  out.value->insert(out.value->end(), rules_.begin(), rules_.end());
+  out->insert(out->end(), rules_.begin(), rules_.end());
   return out;
 }
 
@@ -84,7 +84,7 @@ Status DryRunRtnl::add_rule(const RuleInfo& rule) {
   log_.push_back("would add rule from " + rule.from + " lookup " + std::to_string(rule.table) + " priority " +
                  std::to_string(rule.priority));
   rules_.push_back(rule);
-  return Status::success();
+  return success();
 }
 
 }  // namespace railyard

@@ -15,15 +15,15 @@ class DryRunRtnl : public Rtnl {
  public:
   DryRunRtnl(Rtnl& real, std::vector<std::string>& log) : real_(real), log_(log) {}
 
-  Expected<LinkInfo> link(const std::string& name) override;
+  Outcome<LinkInfo> link(const std::string& name) override;
   Status set_link_up(const std::string& name) override;
   Status set_mtu(const std::string& name, int mtu) override;
   Status add_vlan(const std::string& parent, const std::string& name, int id) override;
-  Expected<std::vector<std::string>> addresses(const std::string& name) override;
+  Outcome<std::vector<std::string>> addresses(const std::string& name) override;
   Status add_address(const std::string& name, const std::string& cidr) override;
-  Expected<std::vector<RouteInfo>> routes(int table) override;
+  Outcome<std::vector<RouteInfo>> routes(int table) override;
   Status add_route(const RouteInfo& route) override;
-  Expected<std::vector<RuleInfo>> rules() override;
+  Outcome<std::vector<RuleInfo>> rules() override;
   Status add_rule(const RuleInfo& rule) override;
 
  private:

@@ -29,11 +29,11 @@ TEST_CASE("dry run: writes are logged, the kernel is untouched, and later reads 
   // The "created" VLAN reads as the kernel would show it; the rest reads as logged.
   auto v = dry.link("ens1f0np0.200");
   REQUIRE(v.ok());
-  CHECK(v.value->vlan_id == 200);
-  CHECK(v.value->parent == "ens1f0np0");
-  CHECK(v.value->mtu == 9000);
-  CHECK(dry.addresses("ens1f0np0.200").value == std::vector<std::string>{"198.18.0.11/24"});
-  CHECK(dry.link("ens1f0np9").status.err == ENODEV);
+  CHECK(v->vlan_id == 200);
+  CHECK(v->parent == "ens1f0np0");
+  CHECK(v->mtu == 9000);
+  CHECK(*dry.addresses("ens1f0np0.200") == std::vector<std::string>{"198.18.0.11/24"});
+  CHECK(dry.link("ens1f0np9").code() == ENODEV);
 
   log.clear();
   out.clear();
@@ -50,8 +50,8 @@ TEST_CASE("dry run: a freshly created VLAN reads empty and down") {
   REQUIRE(dry.add_vlan("ens1f0np0", "ens1f0np0.7", 7).ok());
   auto v = dry.link("ens1f0np0.7");
   REQUIRE(v.ok());
-  CHECK_FALSE(v.value->up);
+  CHECK_FALSE(v->up);
   auto a = dry.addresses("ens1f0np0.7");
   REQUIRE(a.ok());
-  CHECK(a.value->empty());
+  CHECK(a->empty());
 }

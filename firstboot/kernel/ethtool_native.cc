@@ -60,18 +60,18 @@ std::string tunable_name(std::uint32_t id) {
   }
 }
 
-Expected<std::uint16_t> NativeEthtool::tunable_u16(const std::string& ifname, std::uint32_t id) {
+Outcome<std::uint16_t> NativeEthtool::tunable_u16(const std::string& ifname, std::uint32_t id) {
   TunableU16 t = request(ETHTOOL_GTUNABLE, id, 0);
   if (int err = ethtool_ioctl(ifname, &t))
-    return Expected<std::uint16_t>::fail(Status::from_errno(err, ifname + ": ETHTOOL_GTUNABLE " + tunable_name(id)));
-  return Expected<std::uint16_t>::of(t.value);
+    return Outcome<std::uint16_t>::from_errno(err, ifname + ": ETHTOOL_GTUNABLE " + tunable_name(id));
+  return Outcome<std::uint16_t>(t.value);
 }
 
 Status NativeEthtool::set_tunable_u16(const std::string& ifname, std::uint32_t id, std::uint16_t value) {
   TunableU16 t = request(ETHTOOL_STUNABLE, id, value);
   if (int err = ethtool_ioctl(ifname, &t))
     return Status::from_errno(err, ifname + ": ETHTOOL_STUNABLE " + tunable_name(id));
-  return Status::success();
+  return success();
 }
 
 }  // namespace railyard

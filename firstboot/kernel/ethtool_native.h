@@ -17,9 +17,9 @@ std::string tunable_name(std::uint32_t id);
 // "ens1f0np0: ETHTOOL_STUNABLE pfc-prevention-tout: Operation not supported".
 class NativeEthtool : public Ethtool {
  public:
-  Expected<std::uint16_t> tunable_u16(const std::string& ifname, std::uint32_t id) override;
+  Outcome<std::uint16_t> tunable_u16(const std::string& ifname, std::uint32_t id) override;
   Status set_tunable_u16(const std::string& ifname, std::uint32_t id, std::uint16_t value) override;
-  Expected<std::map<std::string, std::uint64_t>> stats(const std::string& ifname) override;  // ethtool_stats.cc
+  Outcome<std::map<std::string, std::uint64_t>> stats(const std::string& ifname) override;  // ethtool_stats.cc
 };
 
 }  // namespace railyard

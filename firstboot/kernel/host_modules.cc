@@ -32,19 +32,19 @@ bool NativeHost::module_loaded(const std::string& name) {
 
 Status NativeHost::load_module(const std::string& name) {
   Ctx ctx = context();
-  if (!ctx) return Status::error(ENOMEM, "modprobe " + name + ": cannot create a libkmod context");
+  if (!ctx) return Status::fail(ENOMEM, "modprobe " + name + ": cannot create a libkmod context");
   kmod_list* list = nullptr;
   int err = kmod_module_new_from_lookup(ctx.get(), name.c_str(), &list);
   if (err < 0) return Status::from_errno(-err, "modprobe " + name);
-  if (!list) return Status::error(ENOENT, "modprobe " + name + ": no such module for this kernel");
-  Status result;
+  if (!list) return Status::fail(ENOENT, "modprobe " + name + ": no such module for this kernel");
+  Status result = success();
   kmod_list* it = nullptr;
   kmod_list_foreach(it, list) {
     kmod_module* mod = kmod_module_get_module(it);
     err = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST, nullptr, nullptr, nullptr, nullptr);
     kmod_module_unref(mod);
     if (err < 0 && err != -EEXIST) {
-      result = err == KMOD_PROBE_APPLY_BLACKLIST ? Status::error(EPERM, "modprobe " + name + ": blacklisted")
+      result = err == KMOD_PROBE_APPLY_BLACKLIST ? Status::fail(EPERM, "modprobe " + name + ": blacklisted")
                                                  : Status::from_errno(-err, "modprobe " + name);
       break;
     }

@@ -31,7 +31,7 @@ std::string NativeHost::where(const std::string& path) const {
   return (fs::path(root_) / fs::path(path).relative_path()).string();
 }
 
-Expected<std::string> NativeHost::read_file(const std::string& path) { return read_attribute(where(path)); }
+Outcome<std::string> NativeHost::read_file(const std::string& path) { return read_attribute(where(path)); }
 
 Status NativeHost::write_file(const std::string& path, const std::string& value) {
   // An ordinary file (also with root /) whole or not at all; a kernel attribute in one write.
@@ -41,35 +41,35 @@ Status NativeHost::write_file(const std::string& path, const std::string& value)
 Status NativeHost::make_directory(const std::string& path) {
   std::string p = where(path);
   if (::mkdir(p.c_str(), 0755) != 0 && errno != EEXIST) return Status::from_errno(errno, "mkdir " + p);
-  return Status::success();
+  return success();
 }
 
-Expected<std::vector<std::string>> NativeHost::list_directory(const std::string& path) {
+Outcome<std::vector<std::string>> NativeHost::list_directory(const std::string& path) {
   return list_names(where(path));
 }
 
-Expected<std::size_t> NativeHost::read_block(const std::string& path, std::size_t bytes) {
+Outcome<std::size_t> NativeHost::read_block(const std::string& path, std::size_t bytes) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Expected<std::size_t>::fail(Status::from_errno(errno, "open " + path));
+  if (fd < 0) return Outcome<std::size_t>::from_errno(errno, "open " + path);
   std::vector<char> buf(bytes);
   ssize_t n = ::pread(fd, buf.data(), bytes, 0);
   int err = errno;
   ::close(fd);
-  if (n < 0) return Expected<std::size_t>::fail(Status::from_errno(err, "read " + path));
-  return Expected<std::size_t>::of(static_cast<std::size_t>(n));
+  if (n < 0) return Outcome<std::size_t>::from_errno(err, "read " + path);
+  return Outcome<std::size_t>(static_cast<std::size_t>(n));
 }
 
-Expected<std::vector<std::uint8_t>> NativeHost::pci_config(const std::string& bdf) {
+Outcome<std::vector<std::uint8_t>> NativeHost::pci_config(const std::string& bdf) {
   std::string p = "/sys/bus/pci/devices/" + bdf + "/config";
   int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Expected<std::vector<std::uint8_t>>::fail(Status::from_errno(errno, "read " + p));
+  if (fd < 0) return Outcome<std::vector<std::uint8_t>>::from_errno(errno, "read " + p);
   std::vector<std::uint8_t> out(4096);
   ssize_t n = ::pread(fd, out.data(), out.size(), 0);
   int err = errno;
   ::close(fd);
-  if (n < 0) return Expected<std::vector<std::uint8_t>>::fail(Status::from_errno(err, "read " + p));
+  if (n < 0) return Outcome<std::vector<std::uint8_t>>::from_errno(err, "read " + p);
   out.resize(static_cast<std::size_t>(n));
-  return Expected<std::vector<std::uint8_t>>::of(out);
+  return Outcome<std::vector<std::uint8_t>>(out);
 }
 
 Status NativeHost::write_pci_config_u16(const std::string& bdf, std::uint32_t offset, std::uint16_t value) {
@@ -81,27 +81,27 @@ Status NativeHost::write_pci_config_u16(const std::string& bdf, std::uint32_t of
   int err = errno;
   ::close(fd);
   if (n != 2) return Status::from_errno(n < 0 ? err : EIO, "write " + p + " at " + std::to_string(offset));
-  return Status::success();
+  return success();
 }
 
-Expected<std::string> NativeHost::nvme_fabrics_connect(const std::string& options) {
+Outcome<std::string> NativeHost::nvme_fabrics_connect(const std::string& options) {
   const char* dev = "/dev/nvme-fabrics";
   int fd = ::open(dev, O_RDWR | O_CLOEXEC);
-  if (fd < 0) return Expected<std::string>::fail(Status::from_errno(errno, std::string("open ") + dev));
+  if (fd < 0) return Outcome<std::string>::from_errno(errno, std::string("open ") + dev);
   ssize_t n = ::write(fd, options.data(), options.size());
   if (n < 0) {
     Status s = Status::from_errno(errno, "connect (" + options + ")");
     ::close(fd);
-    return Expected<std::string>::fail(s);
+    return Outcome<std::string>::fail(s);
   }
   char reply[256] = {};
   n = ::read(fd, reply, sizeof reply - 1);
   int err = errno;
   ::close(fd);
-  if (n < 0) return Expected<std::string>::fail(Status::from_errno(err, "read the connect reply"));
+  if (n < 0) return Outcome<std::string>::from_errno(err, "read the connect reply");
   std::string r(reply, static_cast<std::size_t>(n));
   while (!r.empty() && r.back() == '\n') r.pop_back();
-  return Expected<std::string>::of(r);
+  return Outcome<std::string>(r);
 }
 
 }  // namespace railyard

@@ -17,7 +17,7 @@ TEST_CASE("with root / an ordinary file is created, as /etc/nvme/hostnqn on a no
   CHECK(read_all(path) == "nqn.2014-08.org.nvmexpress:uuid:x\n");
   auto back = host.read_file(path);
   REQUIRE(back.ok());
-  CHECK(*back.value == "nqn.2014-08.org.nvmexpress:uuid:x");
+  CHECK(*back == "nqn.2014-08.org.nvmexpress:uuid:x");
 }
 
 TEST_CASE("with a root prefix an ordinary file goes under it") {
@@ -30,5 +30,5 @@ TEST_CASE("with a root prefix an ordinary file goes under it") {
 TEST_CASE("a kernel file that does not exist is not created") {
   NativeHost host("/");
   Status s = host.write_file("/proc/sys/net/ipv4/conf/railyard-no-such-if/arp_ignore", "1");
-  CHECK(s.err == ENOENT);
+  CHECK(s.code() == ENOENT);
 }

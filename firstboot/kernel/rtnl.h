@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "kernel/expected.h"
+#include "outcome.h"
 
 namespace railyard {
 
@@ -33,15 +33,15 @@ struct RuleInfo {
 class Rtnl {
  public:
   virtual ~Rtnl() = default;
-  virtual Expected<LinkInfo> link(const std::string& name) = 0;
+  virtual Outcome<LinkInfo> link(const std::string& name) = 0;
   virtual Status set_link_up(const std::string& name) = 0;
   virtual Status set_mtu(const std::string& name, int mtu) = 0;
   virtual Status add_vlan(const std::string& parent, const std::string& name, int id) = 0;
-  virtual Expected<std::vector<std::string>> addresses(const std::string& name) = 0;  // IPv4 "a.b.c.d/nn"
+  virtual Outcome<std::vector<std::string>> addresses(const std::string& name) = 0;  // IPv4 "a.b.c.d/nn"
   virtual Status add_address(const std::string& name, const std::string& cidr) = 0;
-  virtual Expected<std::vector<RouteInfo>> routes(int table) = 0;  // IPv4 unicast routes of a table
+  virtual Outcome<std::vector<RouteInfo>> routes(int table) = 0;  // IPv4 unicast routes of a table
   virtual Status add_route(const RouteInfo& route) = 0;
-  virtual Expected<std::vector<RuleInfo>> rules() = 0;  // IPv4 rules
+  virtual Outcome<std::vector<RuleInfo>> rules() = 0;  // IPv4 rules
   virtual Status add_rule(const RuleInfo& rule) = 0;
 };
 

@@ -87,15 +87,15 @@ Status parse_ipv4(const std::string& text, AddrPtr& out, const std::string& what
   int rc = nl_addr_parse(text.c_str(), AF_INET, &a);
   if (rc < 0) return Status::from_errno(EINVAL, what + ": \"" + text + "\" is not an IPv4 address");
   out.reset(a);
-  return Status::success();
+  return success();
 }
 
 // The link as the kernel has it now (one RTM_GETLINK).
-Expected<LinkPtr> get_link(nl_sock* sock, int ifindex, const std::string& name, const std::string& what) {
+Outcome<LinkPtr> get_link(nl_sock* sock, int ifindex, const std::string& name, const std::string& what) {
   rtnl_link* l = nullptr;
   int rc = rtnl_link_get_kernel(sock, ifindex, ifindex ? nullptr : name.c_str(), &l);
-  if (rc < 0) return Expected<LinkPtr>::fail(nl_error(rc, what));
-  return Expected<LinkPtr>::of(LinkPtr(l));
+  if (rc < 0) return Outcome<LinkPtr>::fail(nl_error(rc, what));
+  return Outcome<LinkPtr>(LinkPtr(l));
 }
 
 }  // namespace
@@ -114,11 +114,11 @@ NativeRtnl::~NativeRtnl() {
   if (sock_) nl_socket_free(sock_);  // closes it too
 }
 
-Expected<LinkInfo> NativeRtnl::link(const std::string& name) {
-  if (!open_.ok()) return Expected<LinkInfo>::fail(open_);
+Outcome<LinkInfo> NativeRtnl::link(const std::string& name) {
+  if (!open_.ok()) return Outcome<LinkInfo>::fail(open_);
   auto l = get_link(sock_, 0, name, name + ": read link");
-  if (!l.ok()) return Expected<LinkInfo>::fail(l.status);
-  rtnl_link* raw = l.value->get();
+  if (!l.ok()) return Outcome<LinkInfo>::fail(l);
+  rtnl_link* raw = l->get();
   LinkInfo info;
   info.name = rtnl_link_get_name(raw) ? rtnl_link_get_name(raw) : name;
   info.ifindex = rtnl_link_get_ifindex(raw);
@@ -129,56 +129,56 @@ Expected<LinkInfo> NativeRtnl::link(const std::string& name) {
     // IFLA_LINK is the lower device only for a VLAN; a veth's names its peer.
     if (int lower = rtnl_link_get_link(raw); lower > 0) {
       auto p = get_link(sock_, lower, "", name + ": read parent");
-      if (!p.ok()) return Expected<LinkInfo>::fail(p.status);
-      info.parent = rtnl_link_get_name(p.value->get()) ? rtnl_link_get_name(p.value->get()) : "";
+      if (!p.ok()) return Outcome<LinkInfo>::fail(p);
+      info.parent = rtnl_link_get_name(p->get()) ? rtnl_link_get_name(p->get()) : "";
     }
   }
-  return Expected<LinkInfo>::of(std::move(info));
+  return Outcome<LinkInfo>(std::move(info));
 }
 
 Status NativeRtnl::set_link_up(const std::string& name) {
   std::string what = name + ": set up";
   if (!open_.ok()) return open_;
   auto l = get_link(sock_, 0, name, what);
-  if (!l.ok()) return l.status;
+  if (!l.ok()) return l.status();
   LinkPtr change(rtnl_link_alloc());
   rtnl_link_set_flags(change.get(), IFF_UP);
-  int rc = rtnl_link_change(sock_, l.value->get(), change.get(), 0);
-  return rc < 0 ? nl_error(rc, what) : Status::success();
+  int rc = rtnl_link_change(sock_, l->get(), change.get(), 0);
+  return rc < 0 ? nl_error(rc, what) : success();
 }
 
 Status NativeRtnl::set_mtu(const std::string& name, int mtu) {
   std::string what = name + ": set MTU " + std::to_string(mtu);
   if (!open_.ok()) return open_;
   auto l = get_link(sock_, 0, name, what);
-  if (!l.ok()) return l.status;
+  if (!l.ok()) return l.status();
   LinkPtr change(rtnl_link_alloc());
   rtnl_link_set_mtu(change.get(), static_cast<unsigned>(mtu));
-  int rc = rtnl_link_change(sock_, l.value->get(), change.get(), 0);
-  return rc < 0 ? nl_error(rc, what) : Status::success();
+  int rc = rtnl_link_change(sock_, l->get(), change.get(), 0);
+  return rc < 0 ? nl_error(rc, what) : success();
 }
 
 Status NativeRtnl::add_vlan(const std::string& parent, const std::string& name, int id) {
   std::string what = name + ": add VLAN " + std::to_string(id) + " on " + parent;
   if (!open_.ok()) return open_;
   auto p = get_link(sock_, 0, parent, what);
-  if (!p.ok()) return p.status;
+  if (!p.ok()) return p.status();
   LinkPtr vlan(rtnl_link_vlan_alloc());
   if (!vlan) return Status::from_errno(ENOMEM, what);
   rtnl_link_set_name(vlan.get(), name.c_str());
-  rtnl_link_set_link(vlan.get(), rtnl_link_get_ifindex(p.value->get()));
+  rtnl_link_set_link(vlan.get(), rtnl_link_get_ifindex(p->get()));
   int rc = rtnl_link_vlan_set_id(vlan.get(), static_cast<std::uint16_t>(id));
   if (rc >= 0) rc = rtnl_link_add(sock_, vlan.get(), NLM_F_CREATE | NLM_F_EXCL);
-  return rc < 0 ? nl_error(rc, what) : Status::success();
+  return rc < 0 ? nl_error(rc, what) : success();
 }
 
-Expected<std::vector<std::string>> NativeRtnl::addresses(const std::string& name) {
-  using Result = Expected<std::vector<std::string>>;
+Outcome<std::vector<std::string>> NativeRtnl::addresses(const std::string& name) {
+  using Result = Outcome<std::vector<std::string>>;
   std::string what = name + ": read addresses";
   if (!open_.ok()) return Result::fail(open_);
   auto l = get_link(sock_, 0, name, what);
-  if (!l.ok()) return Result::fail(l.status);
-  int ifindex = rtnl_link_get_ifindex(l.value->get());
+  if (!l.ok()) return Result::fail(l);
+  int ifindex = rtnl_link_get_ifindex(l->get());
   nl_cache* raw = nullptr;
   if (int rc = rtnl_addr_alloc_cache(sock_, &raw); rc < 0) return Result::fail(nl_error(rc, what));
   CachePtr cache(raw);
@@ -189,27 +189,27 @@ Expected<std::vector<std::string>> NativeRtnl::addresses(const std::string& name
     std::string ip = ipv4_text(rtnl_addr_get_local(a));
     if (!ip.empty()) out.push_back(ip + "/" + std::to_string(rtnl_addr_get_prefixlen(a)));
   }
-  return Result::of(std::move(out));
+  return Result(std::move(out));
 }
 
 Status NativeRtnl::add_address(const std::string& name, const std::string& cidr) {
   std::string what = name + ": add address " + cidr;
   if (!open_.ok()) return open_;
   auto l = get_link(sock_, 0, name, what);
-  if (!l.ok()) return l.status;
+  if (!l.ok()) return l.status();
   AddrPtr local;
   if (Status s = parse_ipv4(cidr, local, what); !s.ok()) return s;
   std::unique_ptr<rtnl_addr, RtnlAddrPut> addr(rtnl_addr_alloc());
-  rtnl_addr_set_ifindex(addr.get(), rtnl_link_get_ifindex(l.value->get()));
+  rtnl_addr_set_ifindex(addr.get(), rtnl_link_get_ifindex(l->get()));
   rtnl_addr_set_family(addr.get(), AF_INET);
   int rc = rtnl_addr_set_local(addr.get(), local.get());
   rtnl_addr_set_prefixlen(addr.get(), static_cast<int>(nl_addr_get_prefixlen(local.get())));
   if (rc >= 0) rc = rtnl_addr_add(sock_, addr.get(), NLM_F_EXCL);
-  return rc < 0 ? nl_error(rc, what) : Status::success();
+  return rc < 0 ? nl_error(rc, what) : success();
 }
 
-Expected<std::vector<RouteInfo>> NativeRtnl::routes(int table) {
-  using Result = Expected<std::vector<RouteInfo>>;
+Outcome<std::vector<RouteInfo>> NativeRtnl::routes(int table) {
+  using Result = Outcome<std::vector<RouteInfo>>;
   std::string what = "table " + std::to_string(table) + ": read routes";
   if (!open_.ok()) return Result::fail(open_);
   nl_cache* links_raw = nullptr;
@@ -238,14 +238,14 @@ Expected<std::vector<RouteInfo>> NativeRtnl::routes(int table) {
     }
     if (n == 0) out.push_back(info);
   }
-  return Result::of(std::move(out));
+  return Result(std::move(out));
 }
 
 Status NativeRtnl::add_route(const RouteInfo& route) {
   std::string what = route.dev + ": add route " + route.destination + " table " + std::to_string(route.table);
   if (!open_.ok()) return open_;
   auto l = get_link(sock_, 0, route.dev, what);
-  if (!l.ok()) return l.status;
+  if (!l.ok()) return l.status();
   AddrPtr dst, src;
   if (Status s = parse_ipv4(route.destination == "default" ? "0.0.0.0/0" : route.destination, dst, what); !s.ok())
     return s;
@@ -262,14 +262,14 @@ Status NativeRtnl::add_route(const RouteInfo& route) {
   if (rc < 0) return nl_error(rc, what);
   rtnl_nexthop* nh = rtnl_route_nh_alloc();
   if (!nh) return Status::from_errno(ENOMEM, what);
-  rtnl_route_nh_set_ifindex(nh, rtnl_link_get_ifindex(l.value->get()));
+  rtnl_route_nh_set_ifindex(nh, rtnl_link_get_ifindex(l->get()));
   rtnl_route_add_nexthop(r.get(), nh);  // the route owns it now
   rc = rtnl_route_add(sock_, r.get(), NLM_F_EXCL);
-  return rc < 0 ? nl_error(rc, what) : Status::success();
+  return rc < 0 ? nl_error(rc, what) : success();
 }
 
-Expected<std::vector<RuleInfo>> NativeRtnl::rules() {
-  using Result = Expected<std::vector<RuleInfo>>;
+Outcome<std::vector<RuleInfo>> NativeRtnl::rules() {
+  using Result = Outcome<std::vector<RuleInfo>>;
   std::string what = "read rules";
   if (!open_.ok()) return Result::fail(open_);
   nl_cache* raw = nullptr;
@@ -285,7 +285,7 @@ Expected<std::vector<RuleInfo>> NativeRtnl::rules() {
     info.table = static_cast<int>(rtnl_rule_get_table(r));
     out.push_back(info);
   }
-  return Result::of(std::move(out));
+  return Result(std::move(out));
 }
 
 Status NativeRtnl::add_rule(const RuleInfo& rule) {
@@ -303,7 +303,7 @@ Status NativeRtnl::add_rule(const RuleInfo& rule) {
     if (int rc = rtnl_rule_set_src(r.get(), src.get()); rc < 0) return nl_error(rc, what);
   }
   int rc = rtnl_rule_add(sock_, r.get(), NLM_F_EXCL);
-  return rc < 0 ? nl_error(rc, what) : Status::success();
+  return rc < 0 ? nl_error(rc, what) : success();
 }
 
 }  // namespace railyard

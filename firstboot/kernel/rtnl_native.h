@@ -17,20 +17,20 @@ class NativeRtnl : public Rtnl {
   NativeRtnl(const NativeRtnl&) = delete;
   NativeRtnl& operator=(const NativeRtnl&) = delete;
 
-  Expected<LinkInfo> link(const std::string& name) override;
+  Outcome<LinkInfo> link(const std::string& name) override;
   Status set_link_up(const std::string& name) override;
   Status set_mtu(const std::string& name, int mtu) override;
   Status add_vlan(const std::string& parent, const std::string& name, int id) override;
-  Expected<std::vector<std::string>> addresses(const std::string& name) override;
+  Outcome<std::vector<std::string>> addresses(const std::string& name) override;
   Status add_address(const std::string& name, const std::string& cidr) override;
-  Expected<std::vector<RouteInfo>> routes(int table) override;
+  Outcome<std::vector<RouteInfo>> routes(int table) override;
   Status add_route(const RouteInfo& route) override;
-  Expected<std::vector<RuleInfo>> rules() override;
+  Outcome<std::vector<RuleInfo>> rules() override;
   Status add_rule(const RuleInfo& rule) override;
 
  private:
   nl_sock* sock_ = nullptr;
-  Status open_;  // why the socket is not usable, when it is not
+  Status open_ = success();  // why the socket is not usable, when it is not
 };
 
 // libnl's error code (NLE_*, either sign) as the errno the kernel most likely answered.

@@ -25,21 +25,22 @@ void apply_acs(const Plan& plan, Kernel& k, std::vector<Change>& out) {
     std::string object = "PCIe port " + bdf + ": ACS";
     auto config = k.host.pci_config(bdf);
     if (!config.ok()) {
-      out.push_back(change_from(object, config.status, "", "0x0000"));
+      out.push_back(change_from(object, config.status(), "", "0x0000"));
       continue;
     }
-    if (config.value->size() < kExtendedConfigBytes) {
-      out.push_back({object, Outcome::failed, "", "0x0000", short_config(config.value->size()) + " (needs root)"});
+    if (config->size() < kExtendedConfigBytes) {
+      out.push_back({object, ChangeOutcome::failed, "", "0x0000", short_config(config->size()) + " (needs root)"});
       continue;
     }
-    auto ctrl_at = acs_control_offset(*config.value);
+    auto ctrl_at = acs_control_offset(*config);
     if (!ctrl_at) {
-      out.push_back({object, Outcome::unchanged, "no ACS capability", "0x0000", "nothing redirects P2P at this port"});
+      out.push_back(
+          {object, ChangeOutcome::unchanged, "no ACS capability", "0x0000", "nothing redirects P2P at this port"});
       continue;
     }
-    std::uint16_t ctrl = config_u16(*config.value, *ctrl_at);
+    std::uint16_t ctrl = config_u16(*config, *ctrl_at);
     if (ctrl == 0) {
-      out.push_back({object, Outcome::unchanged, "0x0000", "0x0000", ""});
+      out.push_back({object, ChangeOutcome::unchanged, "0x0000", "0x0000", ""});
       continue;
     }
     out.push_back(change_from(object, k.host.write_pci_config_u16(bdf, *ctrl_at, 0), hex(ctrl, 4), "0x0000"));
@@ -49,10 +50,10 @@ void apply_acs(const Plan& plan, Kernel& k, std::vector<Change>& out) {
 void verify_acs(const VerifyContext& ctx, const std::string& bdf, CheckResult& r) {
   auto config = ctx.kernel.host.pci_config(bdf);
   if (!config.ok()) {
-    checks::from_status(r, config.status);
+    checks::from_status(r, config.status());
     return;
   }
-  const auto& c = *config.value;
+  const auto& c = *config;
   if (c.size() < kExtendedConfigBytes) {
     checks::fail(r, "unknown", short_config(c.size()) + ": ACS state unknown");
     return;

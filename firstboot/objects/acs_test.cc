@@ -37,7 +37,7 @@ TEST_CASE("acs: control register cleared where set; ports without ACS are left a
   CHECK(c[2].before == "no ACS capability");
   CHECK(all_unchanged(rig.run(apply_acs, p)));
   rig.host.config["0000:17:00.0"].resize(64);  // not root: only the standard header is readable
-  CHECK(rig.run(apply_acs, p)[0].outcome == Outcome::failed);
+  CHECK(rig.run(apply_acs, p)[0].outcome == ChangeOutcome::failed);
 }
 
 TEST_CASE("gpudirect.acs.BDF: one check per bridge between a GPU and its NIC, each with ACS redirect off") {

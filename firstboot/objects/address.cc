@@ -25,24 +25,24 @@ void apply_addresses(const Plan& plan, Kernel& kernel, std::vector<Change>& out)
     std::string object = rail_label(rail) + ": address on " + rail.netdev;
     auto planned = parse_interface_address(*rail.address);
     if (!planned) {
-      out.push_back({object, Outcome::failed, "", *rail.address, "not an IPv4 address with prefix"});
+      out.push_back({object, ChangeOutcome::failed, "", *rail.address, "not an IPv4 address with prefix"});
       continue;
     }
     auto current = kernel.rtnl.addresses(rail.netdev);
     if (!current.ok()) {
-      out.push_back({object, Outcome::failed, "", planned->str(), current.status.message});
+      out.push_back({object, ChangeOutcome::failed, "", planned->str(), current.error()});
       continue;
     }
     bool present = false;
     std::vector<std::string> neighbours;
-    for (const auto& text : *current.value) {
+    for (const auto& text : *current) {
       auto a = parse_interface_address(text);
       if (!a) continue;
       if (a->address == planned->address && a->prefix == planned->prefix) present = true;
       else if (planned->subnet().contains(a->address)) neighbours.push_back(a->str());
     }
-    std::string before = join(*current.value);
-    Change c = present ? Change{object, Outcome::unchanged, before, planned->str(), ""}
+    std::string before = join(*current);
+    Change c = present ? Change{object, ChangeOutcome::unchanged, before, planned->str(), ""}
                        : change_from(object, kernel.rtnl.add_address(rail.netdev, planned->str()), before,
                                      planned->str());
     if (!neighbours.empty()) {
@@ -56,12 +56,12 @@ void apply_addresses(const Plan& plan, Kernel& kernel, std::vector<Change>& out)
 
 void verify_address(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
   auto addrs = ctx.kernel.rtnl.addresses(rail.netdev);
-  if (!addrs.ok()) checks::from_status(r, addrs.status);
-  else if (rail.address && std::find(addrs.value->begin(), addrs.value->end(), *rail.address) != addrs.value->end())
+  if (!addrs.ok()) checks::from_status(r, addrs.status());
+  else if (rail.address && std::find(addrs->begin(), addrs->end(), *rail.address) != addrs->end())
     checks::pass(r, *rail.address + " on " + rail.netdev);
   else {
     std::string seen;
-    for (const auto& a : *addrs.value) seen += (seen.empty() ? "" : " ") + a;
+    for (const auto& a : *addrs) seen += (seen.empty() ? "" : " ") + a;
     checks::fail(r, seen.empty() ? "no address" : seen);
   }
 }

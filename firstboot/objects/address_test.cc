@@ -15,12 +15,12 @@ TEST_CASE("addresses: added when missing, left when present, a neighbour in the 
   auto out = run(apply_addresses, plan, f.kernel);
   CHECK(out.size() == 2);  // rail 2 has no address planned: nothing to do
   Change a0 = find(out, "rail 0 (ens1f0np0): address on ens1f0np0");
-  CHECK(a0.outcome == Outcome::changed);
+  CHECK(a0.outcome == ChangeOutcome::changed);
   CHECK(a0.before == "none");
   CHECK(a0.after == "198.18.0.11/24");
   CHECK(a0.detail == "");
   Change a1 = find(out, "rail 1 (ens2f0np0): address on ens2f0np0");
-  CHECK(a1.outcome == Outcome::changed);
+  CHECK(a1.outcome == ChangeOutcome::changed);
   CHECK(a1.before == "198.18.1.99/24, 198.19.0.1/16");
   CHECK(a1.detail == "ens2f0np0 also has 198.18.1.99/24 in 198.18.1.0/24; left as is");
   CHECK(f.rtnl.addrs["ens2f0np0"].size() == 3);

@@ -70,27 +70,28 @@ void apply_dscp_app(const Plan& plan, Kernel& kernel, std::vector<Change>& out) 
     }
     const std::string after = as_planned(0, want.size());
     if (!valid) {
-      out.push_back({object, Outcome::failed, "", after, "the plan's map is not 64 DSCP values to priorities 0-7"});
+      out.push_back(
+          {object, ChangeOutcome::failed, "", after, "the plan's map is not 64 DSCP values to priorities 0-7"});
       continue;
     }
-    Expected<std::vector<DcbApp>> now = kernel.dcb.apps(rail.ifname);
+    Outcome<std::vector<DcbApp>> now = kernel.dcb.apps(rail.ifname);
     if (!now.ok()) {
-      out.push_back(change_from(object, now.status, "", after));
+      out.push_back(change_from(object, now.status(), "", after));
       continue;
     }
-    const std::vector<DcbApp> add = differing(want, *now.value);
+    const std::vector<DcbApp> add = differing(want, *now);
     const std::string before = as_planned(add.size(), want.size());
     if (add.empty()) {
-      out.push_back({object, Outcome::unchanged, before, after, ""});
+      out.push_back({object, ChangeOutcome::unchanged, before, after, ""});
       continue;
     }
     Status s = kernel.dcb.add_apps(rail.ifname, add);
     if (s.ok()) {  // read back: a driver may take the entries and map them differently
-      Expected<std::vector<DcbApp>> again = kernel.dcb.apps(rail.ifname);
+      Outcome<std::vector<DcbApp>> again = kernel.dcb.apps(rail.ifname);
       if (!again.ok())
-        s = again.status;
-      else if (std::vector<DcbApp> wrong = differing(want, *again.value); !wrong.empty())
-        s = Status::error(EIO, rail.ifname + ": DSCP entries set, but these read back otherwise: " + list(wrong));
+        s = again.status();
+      else if (std::vector<DcbApp> wrong = differing(want, *again); !wrong.empty())
+        s = Status::fail(EIO, rail.ifname + ": DSCP entries set, but these read back otherwise: " + list(wrong));
     }
     Change c = change_from(object, s, before, after);
     if (s.ok()) c.detail = "added " + list(add);
@@ -101,14 +102,14 @@ void apply_dscp_app(const Plan& plan, Kernel& kernel, std::vector<Change>& out) 
 void verify_dscp_map(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
   auto apps = ctx.kernel.dcb.apps(rail.ifname);
   if (!apps.ok()) {
-    checks::from_status(r, apps.status);
+    checks::from_status(r, apps.status());
     return;
   }
   const DcbApp want = roce_entry(rail);
   const std::string entry = std::to_string(rail.roce_dscp) + " → " + std::to_string(rail.pfc_priority);
-  if (std::find(apps.value->begin(), apps.value->end(), want) != apps.value->end())
+  if (std::find(apps->begin(), apps->end(), want) != apps->end())
     checks::pass(r, "DSCP " + std::to_string(rail.roce_dscp) + " → priority " + std::to_string(rail.pfc_priority));
-  else checks::fail(r, std::to_string(apps.value->size()) + " app entries, none DSCP " + entry);
+  else checks::fail(r, std::to_string(apps->size()) + " app entries, none DSCP " + entry);
 }
 
 }  // namespace railyard

@@ -12,7 +12,7 @@ TEST_CASE("DSCP map: an empty table gets all 64 entries; a second run changes no
   std::vector<Change> out = run(apply_dscp_app, plan, dcb, ethtool);
   REQUIRE(out.size() == 2);
   CHECK(out[0].object == "rail 0 (ens1f0np0): DSCP to priority");
-  CHECK(out[0].outcome == Outcome::changed);
+  CHECK(out[0].outcome == ChangeOutcome::changed);
   CHECK(out[0].before == "0/64 DSCP entries as planned");
   CHECK(out[0].after == "64/64 DSCP entries as planned");
   CHECK(dcb.tables["ens1f0np0"] == planned_apps(plan.rails[0]));
@@ -22,9 +22,9 @@ TEST_CASE("DSCP map: an empty table gets all 64 entries; a second run changes no
 
   std::vector<Change> again = run(apply_dscp_app, plan, dcb, ethtool);
   REQUIRE(again.size() == 2);
-  CHECK(again[0].outcome == Outcome::unchanged);
+  CHECK(again[0].outcome == ChangeOutcome::unchanged);
   CHECK(again[0].before == "64/64 DSCP entries as planned");
-  CHECK(again[1].outcome == Outcome::unchanged);
+  CHECK(again[1].outcome == ChangeOutcome::unchanged);
   CHECK(dcb.writes == std::vector<std::string>{"add_apps ens1f0np0 64", "add_apps ens2f0np0 64"});
 }
 
@@ -43,10 +43,10 @@ TEST_CASE("DSCP map: only differing entries are added; other selectors are left 
 
   std::vector<Change> out = run(apply_dscp_app, plan, dcb, ethtool);
   REQUIRE(out.size() == 2);
-  CHECK(out[0].outcome == Outcome::changed);
+  CHECK(out[0].outcome == ChangeOutcome::changed);
   CHECK(out[0].before == "63/64 DSCP entries as planned");
   CHECK(out[0].detail == "added dscp 26→3");
-  CHECK(out[1].outcome == Outcome::changed);
+  CHECK(out[1].outcome == ChangeOutcome::changed);
   CHECK(out[1].detail == "added dscp 48→6");
   CHECK(dcb.writes == std::vector<std::string>{"add_apps ens1f0np0 1", "add_apps ens2f0np0 1"});
   CHECK(priority_of(t0, 26) == 3);
@@ -54,7 +54,7 @@ TEST_CASE("DSCP map: only differing entries are added; other selectors are left 
   CHECK(std::find(t0.begin(), t0.end(), DcbApp{1, 4, 0x8906}) != t0.end());
 
   std::vector<Change> again = run(apply_dscp_app, plan, dcb, ethtool);
-  for (const Change& c : again) CHECK(c.outcome == Outcome::unchanged);
+  for (const Change& c : again) CHECK(c.outcome == ChangeOutcome::unchanged);
 }
 
 TEST_CASE("DSCP map: unsupported and refused") {
@@ -65,9 +65,9 @@ TEST_CASE("DSCP map: unsupported and refused") {
   dcb.fail["add_apps ens2f0np0"] = EPERM;
   std::vector<Change> out = run(apply_dscp_app, two_rails(), dcb, ethtool);
   REQUIRE(out.size() == 2);
-  CHECK(out[0].outcome == Outcome::unsupported);
+  CHECK(out[0].outcome == ChangeOutcome::unsupported);
   CHECK(out[0].detail == "ens1f0np0: RTM_GETDCB IEEE APP: Operation not supported");
-  CHECK(out[1].outcome == Outcome::failed);
+  CHECK(out[1].outcome == ChangeOutcome::failed);
   CHECK(out[1].before == "0/64 DSCP entries as planned");
   CHECK(out[1].detail == "ens2f0np0: RTM_SETDCB IEEE APP: Operation not permitted");
   CHECK(dcb.writes.empty());

@@ -24,14 +24,15 @@ void apply_ecn(const Plan& plan, Kernel& k, std::vector<Change>& out) {
       std::string path = enable_path(rail, role);
       auto now = k.host.read_file(path);
       if (!now.ok()) {
-        out.push_back({object, Outcome::unsupported, "", "1", path + " does not exist (no ECN control in this driver)"});
+        out.push_back({object, ChangeOutcome::unsupported, "", "1",
+                       path + " does not exist (no ECN control in this driver)"});
         continue;
       }
-      if (*now.value == "1") {
-        out.push_back({object, Outcome::unchanged, "1", "1", ""});
+      if (*now == "1") {
+        out.push_back({object, ChangeOutcome::unchanged, "1", "1", ""});
         continue;
       }
-      out.push_back(change_from(object, k.host.write_file(path, "1"), *now.value, "1"));
+      out.push_back(change_from(object, k.host.write_file(path, "1"), *now, "1"));
     }
   }
 }
@@ -39,10 +40,10 @@ void apply_ecn(const Plan& plan, Kernel& k, std::vector<Change>& out) {
 void verify_ecn(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
   auto np = ctx.kernel.host.read_file(enable_path(rail, kRoles[0]));
   auto rp = ctx.kernel.host.read_file(enable_path(rail, kRoles[1]));
-  if (!np.ok()) checks::from_status(r, np.status);
-  else if (!rp.ok()) checks::from_status(r, rp.status);
-  else if (*np.value == "1" && *rp.value == "1") checks::pass(r, "np 1, rp 1");
-  else checks::fail(r, "np " + *np.value + ", rp " + *rp.value);
+  if (!np.ok()) checks::from_status(r, np.status());
+  else if (!rp.ok()) checks::from_status(r, rp.status());
+  else if (*np == "1" && *rp == "1") checks::pass(r, "np 1, rp 1");
+  else checks::fail(r, "np " + *np + ", rp " + *rp);
 }
 
 }  // namespace railyard

@@ -13,29 +13,30 @@ void apply_links(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
     auto link = kernel.rtnl.link(rail.ifname);
     if (!link.ok()) {
       // A missing rail NIC is a failure of this node, not a feature the kernel lacks.
-      out.push_back({label + ": link", Outcome::failed, "", "up, MTU " + mtu, link.status.message});
+      out.push_back({label + ": link", ChangeOutcome::failed, "", "up, MTU " + mtu, link.error()});
       continue;
     }
     std::string why = rail.vlan ? "parent of " + rail.netdev + ", set before it" : "";
-    if (link.value->mtu == rail.mtu) {
-      out.push_back({label + ": MTU", Outcome::unchanged, mtu, mtu, why});
+    if (link->mtu == rail.mtu) {
+      out.push_back({label + ": MTU", ChangeOutcome::unchanged, mtu, mtu, why});
     } else {
       Change c = change_from(label + ": MTU", kernel.rtnl.set_mtu(rail.ifname, rail.mtu),
-                             std::to_string(link.value->mtu), mtu);
+                             std::to_string(link->mtu), mtu);
       if (c.detail.empty()) c.detail = why;
       out.push_back(c);
     }
     // MTU before up: some NICs reset their link on an MTU change; come up once, at the final MTU.
-    if (link.value->up) out.push_back({label + ": up", Outcome::unchanged, "up", "up", ""});
+    if (link->up) out.push_back({label + ": up", ChangeOutcome::unchanged, "up", "up", ""});
     else out.push_back(change_from(label + ": up", kernel.rtnl.set_link_up(rail.ifname), "down", "up"));
   }
 }
 
 void verify_mtu(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
   auto link = ctx.kernel.rtnl.link(rail.netdev);
-  if (!link.ok()) checks::from_status(r, link.status);
-  else if (link.value->mtu == rail.mtu) checks::pass(r, std::to_string(link.value->mtu));
-  else checks::fail(r, std::to_string(link.value->mtu), "RoCE path MTU follows the interface MTU; the switch port must match");
+  if (!link.ok()) checks::from_status(r, link.status());
+  else if (link->mtu == rail.mtu) checks::pass(r, std::to_string(link->mtu));
+  else
+    checks::fail(r, std::to_string(link->mtu), "RoCE path MTU follows the interface MTU; the switch port must match");
 }
 
 void verify_link(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {

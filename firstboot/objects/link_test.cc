@@ -12,14 +12,14 @@ TEST_CASE("links: MTU then up on the physical interface; a second run changes no
 
   auto first = run(apply_links, plan, f.kernel);
   Change mtu = find(first, "rail 0 (ens1f0np0): MTU");
-  CHECK(mtu.outcome == Outcome::changed);
+  CHECK(mtu.outcome == ChangeOutcome::changed);
   CHECK(mtu.before == "1500");
   CHECK(mtu.after == "9000");
   Change up = find(first, "rail 0 (ens1f0np0): up");
-  CHECK(up.outcome == Outcome::changed);
+  CHECK(up.outcome == ChangeOutcome::changed);
   CHECK(up.before == "down");
-  CHECK(find(first, "rail 1 (ens2f0np0): MTU").outcome == Outcome::unchanged);
-  CHECK(find(first, "rail 1 (ens2f0np0): up").outcome == Outcome::unchanged);
+  CHECK(find(first, "rail 1 (ens2f0np0): MTU").outcome == ChangeOutcome::unchanged);
+  CHECK(find(first, "rail 1 (ens2f0np0): up").outcome == ChangeOutcome::unchanged);
   CHECK(f.rtnl.writes == std::vector<std::string>{"set_mtu ens1f0np0 9000", "set_link_up ens1f0np0"});
   CHECK(f.rtnl.links["ens1f0np0"].mtu == 9000);
   CHECK(f.rtnl.links["ens1f0np0"].up);
@@ -35,10 +35,10 @@ TEST_CASE("links: a missing rail interface fails; a refused MTU carries the kern
   f.rtnl.fail["set_mtu ens2f0np0"] = EINVAL;
   auto out = run(apply_links, plan_of({rail(0, "ens1f0np0"), rail(1, "ens2f0np0")}), f.kernel);
   Change missing = find(out, "rail 0 (ens1f0np0): link");
-  CHECK(missing.outcome == Outcome::failed);
+  CHECK(missing.outcome == ChangeOutcome::failed);
   CHECK(missing.detail == "ens1f0np0: read link: No such device");
   Change mtu = find(out, "rail 1 (ens2f0np0): MTU");
-  CHECK(mtu.outcome == Outcome::failed);
+  CHECK(mtu.outcome == ChangeOutcome::failed);
   CHECK(mtu.detail == "ens2f0np0: set MTU 9000: Invalid argument");
 }
 

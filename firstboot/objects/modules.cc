@@ -9,12 +9,12 @@ void apply_modules(const Plan& plan, Kernel& k, std::vector<Change>& out) {
   for (const auto& m : plan.modules) {
     std::string object = "module " + m;
     if (k.host.module_loaded(m)) {
-      out.push_back({object, Outcome::unchanged, "loaded", "loaded", ""});
+      out.push_back({object, ChangeOutcome::unchanged, "loaded", "loaded", ""});
       continue;
     }
     Status s = k.host.load_module(m);
     Change c = change_from(object, s, "not loaded", "loaded");
-    if (!s.ok()) c.outcome = Outcome::failed;  // a missing module is a broken image, not an absent knob
+    if (!s.ok()) c.outcome = ChangeOutcome::failed;  // a missing module is a broken image, not an absent knob
     out.push_back(c);
   }
 }

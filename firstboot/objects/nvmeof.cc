@@ -17,14 +17,14 @@ bool is_zero_uuid(const std::string& u) { return u.find_first_not_of("0-") == st
 // The DMI product UUID, as `nvme gen-hostnqn` uses it; else /etc/machine-id shaped as a UUID.
 std::pair<std::string, std::string> host_uuid(Kernel& k) {
   auto dmi = k.host.read_file("/sys/class/dmi/id/product_uuid");
-  if (dmi.ok() && dmi.value->size() == 36 && !is_zero_uuid(*dmi.value)) {
-    std::string u = *dmi.value;
+  if (dmi.ok() && dmi->size() == 36 && !is_zero_uuid(*dmi)) {
+    std::string u = *dmi;
     std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return std::tolower(c); });
     return {u, "DMI product UUID"};
   }
   auto mid = k.host.read_file("/etc/machine-id");
-  if (mid.ok() && mid.value->size() == 32) {
-    const std::string& m = *mid.value;
+  if (mid.ok() && mid->size() == 32) {
+    const std::string& m = *mid;
     return {m.substr(0, 8) + "-" + m.substr(8, 4) + "-" + m.substr(12, 4) + "-" + m.substr(16, 4) + "-" + m.substr(20),
             "/etc/machine-id (no DMI product UUID: the identity lasts only as long as the machine id)"};
   }
@@ -34,9 +34,9 @@ std::pair<std::string, std::string> host_uuid(Kernel& k) {
 void put_file(Kernel& k, const std::string& path, const std::string& content, std::vector<Change>& out,
               const std::string& why) {
   auto now = k.host.read_file(path);
-  std::string before = now.ok() ? *now.value : "";
+  std::string before = now.ok() ? *now : "";
   if (now.ok() && before == content) {
-    out.push_back({path, Outcome::unchanged, "", "", why});
+    out.push_back({path, ChangeOutcome::unchanged, "", "", why});
     return;
   }
   Change c = change_from(path, k.host.write_file(path, content), before, content);
@@ -51,13 +51,13 @@ bool connected(Kernel& k, const NvmeofConnection& c) {
   auto ctrls = k.host.list_directory("/sys/class/nvme");
   if (!ctrls.ok()) return false;
   std::string want = "traddr=" + c.address + ",trsvcid=" + std::to_string(c.port);
-  for (const auto& name : *ctrls.value) {
+  for (const auto& name : *ctrls) {
     std::string d = "/sys/class/nvme/" + name + "/";
     auto transport = k.host.read_file(d + "transport");
     auto nqn = k.host.read_file(d + "subsysnqn");
     auto address = k.host.read_file(d + "address");
-    if (transport.ok() && nqn.ok() && address.ok() && *transport.value == transport_name(c.transport) &&
-        *nqn.value == c.nqn && address.value->rfind(want, 0) == 0)
+    if (transport.ok() && nqn.ok() && address.ok() && *transport == transport_name(c.transport) &&
+        *nqn == c.nqn && address->rfind(want, 0) == 0)
       return true;
   }
   return false;
@@ -69,7 +69,7 @@ void apply_nvmeof(const Plan& plan, Kernel& k, std::vector<Change>& out) {
   if (plan.nvmeof.empty()) return;
   auto [uuid, source] = host_uuid(k);
   if (uuid.empty()) {
-    out.push_back({"NVMe host identity", Outcome::failed, "", "", "no stable machine identity: " + source});
+    out.push_back({"NVMe host identity", ChangeOutcome::failed, "", "", "no stable machine identity: " + source});
     return;
   }
   std::string hostnqn = "nqn.2014-08.org.nvmexpress:uuid:" + uuid;
@@ -89,7 +89,7 @@ void apply_nvmeof(const Plan& plan, Kernel& k, std::vector<Change>& out) {
     std::string object = "NVMe-oF " + c.nqn + " at " + c.address + ":" + std::to_string(c.port) + " via rail " +
                          std::to_string(c.rail) + " (" + c.host_iface + ")";
     if (connected(k, c)) {
-      out.push_back({object, Outcome::unchanged, "connected", "connected", ""});
+      out.push_back({object, ChangeOutcome::unchanged, "connected", "connected", ""});
       continue;
     }
     std::string options = "nqn=" + c.nqn + ",transport=" + transport_name(c.transport) + ",traddr=" + c.address +
@@ -97,16 +97,19 @@ void apply_nvmeof(const Plan& plan, Kernel& k, std::vector<Change>& out) {
     if (!c.host_traddr.empty()) options += ",host_traddr=" + c.host_traddr;
     if (c.transport == NvmeTransport::tcp) options += ",host_iface=" + c.host_iface;
     auto reply = k.host.nvme_fabrics_connect(options);
-    Change ch = change_from(object, reply.status, "not connected", "connected");
-    if (reply.ok()) ch.detail = *reply.value;
-    else if (ch.outcome == Outcome::unsupported) ch.outcome = Outcome::failed;  // an unreachable target is a failure
+    Change ch = change_from(object, reply.status(), "not connected", "connected");
+    if (reply.ok()) ch.detail = *reply;
+    else if (ch.outcome == ChangeOutcome::unsupported)
+      ch.outcome = ChangeOutcome::failed;  // an unreachable target is a failure
     out.push_back(ch);
   }
 }
 
 namespace {
 
-bool failed_connection(const Change& c) { return c.outcome == Outcome::failed && c.object.rfind("NVMe-oF ", 0) == 0; }
+bool failed_connection(const Change& c) {
+  return c.outcome == ChangeOutcome::failed && c.object.rfind("NVMe-oF ", 0) == 0;
+}
 
 }  // namespace
 
@@ -130,7 +133,7 @@ void retry_nvmeof(const Plan& plan, Kernel& k, std::vector<Change>& changes, std
       auto pos = first.find(" (still failing after ");
       if (pos != std::string::npos) first = first.substr(0, pos);
       *it = a;
-      if (a.outcome == Outcome::failed)
+      if (a.outcome == ChangeOutcome::failed)
         it->detail = a.detail + " (still failing after " + text(elapsed()) + " of retries)";
       else
         it->detail = (a.detail.empty() ? "" : a.detail + "; ") + "connected after " + text(elapsed()) +
@@ -168,8 +171,8 @@ void verify_nvmeof_namespace(const VerifyContext& ctx, const NvmeofConnection& c
   // The first namespace's first 4 KiB.
   std::string dev = "/dev/" + found->name + "n1";
   auto ns = ctx.kernel.host.read_block(dev, 4096);
-  if (ns.ok()) checks::pass(r, dev + ": " + std::to_string(*ns.value) + " bytes read");
-  else checks::fail(r, "unreadable", ns.status.message + " (the controller is up but exposes no readable namespace)");
+  if (ns.ok()) checks::pass(r, dev + ": " + std::to_string(*ns) + " bytes read");
+  else checks::fail(r, "unreadable", ns.error() + " (the controller is up but exposes no readable namespace)");
 }
 
 }  // namespace railyard

@@ -36,7 +36,7 @@ TEST_CASE("nvmeof: identity from the DMI UUID, discovery.conf, one connect, then
         "nqn=nqn.2026-11.org.railyard.lab:target0,transport=rdma,traddr=198.18.0.100,trsvcid=4420,"
         "hostnqn=nqn.2014-08.org.nvmexpress:uuid:4c4c4544-0042-3510-8052-b4c04f333732,"
         "hostid=4c4c4544-0042-3510-8052-b4c04f333732,host_traddr=198.18.0.11");
-  CHECK(c.back().outcome == Outcome::changed);
+  CHECK(c.back().outcome == ChangeOutcome::changed);
   CHECK(c.back().detail == "instance=1,cntlid=1");
   // The kernel now lists the controller: the second run connects nothing.
   rig.host.files["/sys/class/nvme/nvme1/transport"] = "rdma";
@@ -54,12 +54,12 @@ TEST_CASE("nvmeof: no DMI UUID falls back to the machine id and says so; an unre
   auto c = rig.run(apply_nvmeof, nvme_plan());
   CHECK(rig.host.files["/etc/nvme/hostid"] == "01234567-89ab-cdef-0123-456789abcdef");
   CHECK(c[0].detail.find("no DMI product UUID") != std::string::npos);
-  CHECK(c.back().outcome == Outcome::failed);
+  CHECK(c.back().outcome == ChangeOutcome::failed);
   CHECK(c.back().detail.find("Connection refused") != std::string::npos);
   Rig none;
   auto n = none.run(apply_nvmeof, nvme_plan());
   REQUIRE(n.size() == 1);
-  CHECK(n[0].outcome == Outcome::failed);
+  CHECK(n[0].outcome == ChangeOutcome::failed);
 }
 
 TEST_CASE("nvmeof: a target still starting is retried until it answers, or until the wait is over") {
@@ -81,14 +81,14 @@ TEST_CASE("nvmeof: a target still starting is retried until it answers, or until
   rig.host.connect_errno = ECONNREFUSED;
   Plan p = nvme_plan();
   auto changes = rig.run(apply_nvmeof, p);
-  REQUIRE(changes.back().outcome == Outcome::failed);
+  REQUIRE(changes.back().outcome == ChangeOutcome::failed);
   on_sleep = [&] {
     if (slept.size() == 3) rig.host.connect_errno = 0;  // the target comes up during the third wait
   };
   retry_nvmeof(p, rig.kernel, changes, seconds(30), seconds(2), clock);
   CHECK(slept.size() == 3);
   CHECK(rig.host.connects.size() == 1);  // the fake records only connections made
-  CHECK(changes.back().outcome == Outcome::changed);
+  CHECK(changes.back().outcome == ChangeOutcome::changed);
   CHECK(changes.back().detail.find("connected after 6.0 s of retries (first: ") != std::string::npos);
   CHECK(changes.back().detail.find("Connection refused") != std::string::npos);
 
@@ -102,7 +102,7 @@ TEST_CASE("nvmeof: a target still starting is retried until it answers, or until
   on_sleep = [&] { clock.t += seconds(3); };
   retry_nvmeof(p, dead.kernel, failed, milliseconds(12000), seconds(2), clock);
   CHECK(slept == std::vector<milliseconds>{seconds(2), seconds(2), seconds(2)});  // at 0, 5 and 10 s
-  CHECK(failed.back().outcome == Outcome::failed);
+  CHECK(failed.back().outcome == ChangeOutcome::failed);
   CHECK(failed.back().detail.find("still failing after 15.0 s of retries") != std::string::npos);
   CHECK(failed.back().detail.find("of retries) (still") == std::string::npos);  // said once
 
@@ -110,7 +110,7 @@ TEST_CASE("nvmeof: a target still starting is retried until it answers, or until
   Rig fine;
   fine.host.files["/sys/class/dmi/id/product_uuid"] = "4C4C4544-0042-3510-8052-B4C04F333732";
   auto ok = fine.run(apply_nvmeof, p);
-  REQUIRE(ok.back().outcome == Outcome::changed);
+  REQUIRE(ok.back().outcome == ChangeOutcome::changed);
   slept.clear();
   retry_nvmeof(p, fine.kernel, ok, seconds(30), seconds(2), clock);
   CHECK(slept.empty());

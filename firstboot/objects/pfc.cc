@@ -15,11 +15,11 @@ namespace {
 
 // The kernel may accept a SET and change nothing (a driver without ieee_setpfc): read back.
 Status confirm(Dcb& dcb, const std::string& ifname, std::uint8_t want) {
-  Expected<IeeePfc> now = dcb.pfc(ifname);
-  if (!now.ok()) return now.status;
-  if (now.value->pfc_en != want)
-    return Status::error(EIO, ifname + ": PFC set, but pfc_en reads back " + hex(now.value->pfc_en, 2));
-  return Status::success();
+  Outcome<IeeePfc> now = dcb.pfc(ifname);
+  if (!now.ok()) return now.status();
+  if (now->pfc_en != want)
+    return Status::fail(EIO, ifname + ": PFC set, but pfc_en reads back " + hex(now->pfc_en, 2));
+  return success();
 }
 
 }  // namespace
@@ -29,18 +29,19 @@ void apply_pfc(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
     if (rail.pfc_enable == 0) continue;
     const std::string object = rail_label(rail) + ": PFC";
     if (rail.pfc_enable < 0 || rail.pfc_enable > 0xff) {
-      out.push_back({object, Outcome::failed, "", std::to_string(rail.pfc_enable), "not a bitmap of 8 priorities"});
+      out.push_back(
+          {object, ChangeOutcome::failed, "", std::to_string(rail.pfc_enable), "not a bitmap of 8 priorities"});
       continue;
     }
     const auto want = static_cast<std::uint8_t>(rail.pfc_enable);
-    Expected<IeeePfc> now = kernel.dcb.pfc(rail.ifname);
+    Outcome<IeeePfc> now = kernel.dcb.pfc(rail.ifname);
     if (!now.ok()) {
-      out.push_back(change_from(object, now.status, "", hex(want, 2)));
+      out.push_back(change_from(object, now.status(), "", hex(want, 2)));
       continue;
     }
-    const IeeePfc before = *now.value;
+    const IeeePfc before = *now;
     if (before.pfc_en == want) {
-      out.push_back({object, Outcome::unchanged, hex(before.pfc_en, 2), hex(want, 2), ""});
+      out.push_back({object, ChangeOutcome::unchanged, hex(before.pfc_en, 2), hex(want, 2), ""});
       continue;
     }
     IeeePfc next = before;  // keeps delay (the cable-length allowance) and mbc
@@ -58,10 +59,10 @@ void apply_pfc(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
 
 void verify_pfc(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
   auto pfc = ctx.kernel.dcb.pfc(rail.ifname);
-  if (!pfc.ok()) checks::from_status(r, pfc.status);
-  else if (pfc.value->pfc_en == rail.pfc_enable) checks::pass(r, "pfc_en " + hex(pfc.value->pfc_en, 2));
+  if (!pfc.ok()) checks::from_status(r, pfc.status());
+  else if (pfc->pfc_en == rail.pfc_enable) checks::pass(r, "pfc_en " + hex(pfc->pfc_en, 2));
   else
-    checks::fail(r, "pfc_en " + hex(pfc.value->pfc_en, 2),
+    checks::fail(r, "pfc_en " + hex(pfc->pfc_en, 2),
                  "PFC is not as applied: the NIC may be in DCBX firmware (willing) mode, or lldpad overrides it");
 }
 

@@ -14,12 +14,12 @@ TEST_CASE("PFC: set on the physical interfaces, keeping delay and mbc; a second 
   std::vector<Change> out = run(apply_pfc, plan, dcb, ethtool);
   REQUIRE(out.size() == 2);
   CHECK(out[0].object == "rail 0 (ens1f0np0): PFC");
-  CHECK(out[0].outcome == Outcome::changed);
+  CHECK(out[0].outcome == ChangeOutcome::changed);
   CHECK(out[0].before == "0x00");
   CHECK(out[0].after == "0x08");
   CHECK(out[0].detail.find("delay 32") != std::string::npos);
   CHECK(out[1].object == "rail 1 (ens2f0np0): PFC");
-  CHECK(out[1].outcome == Outcome::changed);
+  CHECK(out[1].outcome == ChangeOutcome::changed);
   CHECK(dcb.writes == std::vector<std::string>{"set_pfc ens1f0np0 pfc_cap 8 pfc_en 0x08 mbc 1 delay 32",
                                                "set_pfc ens2f0np0 pfc_cap 8 pfc_en 0x08 mbc 0 delay 32"});
   CHECK(dcb.pfcs["ens1f0np0"].delay == 32);
@@ -28,7 +28,7 @@ TEST_CASE("PFC: set on the physical interfaces, keeping delay and mbc; a second 
   std::vector<Change> again = run(apply_pfc, plan, dcb, ethtool);
   REQUIRE(again.size() == 2);
   for (const Change& c : again) {
-    CHECK(c.outcome == Outcome::unchanged);
+    CHECK(c.outcome == ChangeOutcome::unchanged);
     CHECK(c.before == "0x08");
   }
   CHECK(dcb.writes.size() == 2);
@@ -41,8 +41,8 @@ TEST_CASE("PFC: a port already lossless on priority 3 is left alone, whatever it
   dcb.pfcs["ens1f0np0"] = IeeePfc{4, 0x08, 0, 0};
   std::vector<Change> out = run(apply_pfc, two_rails(), dcb, ethtool);
   REQUIRE(out.size() == 2);
-  CHECK(out[0].outcome == Outcome::unchanged);
-  CHECK(out[1].outcome == Outcome::changed);
+  CHECK(out[0].outcome == ChangeOutcome::unchanged);
+  CHECK(out[1].outcome == ChangeOutcome::changed);
   CHECK(dcb.writes.size() == 1);
 }
 
@@ -53,8 +53,8 @@ TEST_CASE("PFC: a device without DCB is unsupported, with the kernel's reason, a
   dcb.fail["pfc ens2f0np0"] = EOPNOTSUPP;
   std::vector<Change> out = run(apply_pfc, two_rails(), dcb, ethtool);
   REQUIRE(out.size() == 2);
-  CHECK(out[0].outcome == Outcome::changed);
-  CHECK(out[1].outcome == Outcome::unsupported);
+  CHECK(out[0].outcome == ChangeOutcome::changed);
+  CHECK(out[1].outcome == ChangeOutcome::unsupported);
   CHECK(out[1].detail == "ens2f0np0: RTM_GETDCB IEEE PFC: Operation not supported");
   CHECK(out[1].after == "0x08");
   CHECK(dcb.writes.size() == 1);
@@ -68,7 +68,7 @@ TEST_CASE("PFC: a refused SET fails the rail; one that changes nothing fails on 
     dcb.fail["set_pfc"] = EINVAL;
     std::vector<Change> out = run(apply_pfc, two_rails(), dcb, ethtool);
     REQUIRE(out.size() == 2);
-    CHECK(out[0].outcome == Outcome::failed);
+    CHECK(out[0].outcome == ChangeOutcome::failed);
     CHECK(out[0].before == "0x00");
     CHECK(out[0].detail == "ens1f0np0: RTM_SETDCB IEEE PFC: Invalid argument");
   }
@@ -76,16 +76,16 @@ TEST_CASE("PFC: a refused SET fails the rail; one that changes nothing fails on 
     dcb.ignore_set_pfc = true;
     std::vector<Change> out = run(apply_pfc, two_rails(), dcb, ethtool);
     REQUIRE(out.size() == 2);
-    CHECK(out[0].outcome == Outcome::failed);
+    CHECK(out[0].outcome == ChangeOutcome::failed);
     CHECK(out[0].detail == "ens1f0np0: PFC set, but pfc_en reads back 0x00");
   }
   SUBCASE("unsupported on SET") {
     dcb.fail["set_pfc ens1f0np0"] = EOPNOTSUPP;
     std::vector<Change> out = run(apply_pfc, two_rails(), dcb, ethtool);
     REQUIRE(out.size() == 2);
-    CHECK(out[0].outcome == Outcome::unsupported);
+    CHECK(out[0].outcome == ChangeOutcome::unsupported);
     CHECK(out[0].detail == "ens1f0np0: RTM_SETDCB IEEE PFC: Operation not supported");
-    CHECK(out[1].outcome == Outcome::changed);
+    CHECK(out[1].outcome == ChangeOutcome::changed);
   }
 }
 

@@ -19,14 +19,14 @@ void set(Kernel& k, const std::string& object, const std::string& path, const st
          std::vector<Change>& out) {
   auto now = k.host.read_file(path);
   if (!now.ok()) {
-    out.push_back(change_from(object, now.status, "", want));
+    out.push_back(change_from(object, now.status(), "", want));
     return;
   }
-  if (*now.value == want) {
-    out.push_back({object, Outcome::unchanged, *now.value, want, ""});
+  if (*now == want) {
+    out.push_back({object, ChangeOutcome::unchanged, *now, want, ""});
     return;
   }
-  out.push_back(change_from(object, k.host.write_file(path, want), *now.value, want));
+  out.push_back(change_from(object, k.host.write_file(path, want), *now, want));
 }
 
 }  // namespace
@@ -36,7 +36,7 @@ void apply_roce_tos(const Plan& plan, Kernel& k, std::vector<Change>& out) {
     if (rail.rdma_device.empty()) continue;
     std::string object = rail_label(rail) + ": RoCE ToS";
     if (!k.host.list_directory(kRdmaCm).ok()) {
-      out.push_back({object, Outcome::unsupported, "", std::to_string(rail.roce_tos),
+      out.push_back({object, ChangeOutcome::unsupported, "", std::to_string(rail.roce_tos),
                      std::string(kRdmaCm) + " is missing: configfs not mounted or rdma_cm not loaded"});
       continue;
     }
@@ -52,9 +52,9 @@ void apply_roce_tos(const Plan& plan, Kernel& k, std::vector<Change>& out) {
 void verify_roce_tos(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
   auto v = ctx.kernel.host.read_file(port_dir(rail) + "default_roce_tos");
   const std::string want = std::to_string(rail.roce_tos);
-  if (!v.ok()) checks::from_status(r, v.status);
-  else if (*v.value == want) checks::pass(r, *v.value);
-  else checks::fail(r, *v.value);
+  if (!v.ok()) checks::from_status(r, v.status());
+  else if (*v == want) checks::pass(r, *v);
+  else checks::fail(r, *v);
 }
 
 }  // namespace railyard

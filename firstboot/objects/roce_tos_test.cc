@@ -21,7 +21,7 @@ TEST_CASE("roce_tos: configfs directory per device, ToS and RoCE v2 mode; missin
   Rig bare;
   auto u = bare.run(apply_roce_tos, p);
   REQUIRE(u.size() == 1);
-  CHECK(u[0].outcome == Outcome::unsupported);
+  CHECK(u[0].outcome == ChangeOutcome::unsupported);
   CHECK(u[0].detail.find("configfs not mounted or rdma_cm not loaded") != std::string::npos);
 }
 

@@ -17,12 +17,12 @@ TEST_CASE("routing: shared subnet gets a table per rail with the subnet route an
                        rail(1, "ens2f0np0", std::nullopt, "198.18.0.12/24", 101)});
   auto out = run(apply_routing, plan, f.kernel);
   Change r0 = find(out, "rail 0 (ens1f0np0): route 198.18.0.0/24 table 100");
-  CHECK(r0.outcome == Outcome::changed);
+  CHECK(r0.outcome == ChangeOutcome::changed);
   CHECK(r0.after == "198.18.0.0/24 dev ens1f0np0 src 198.18.0.11 table 100");
   Change rule1 = find(out, "rail 1 (ens2f0np0): rule from 198.18.0.12/32");
-  CHECK(rule1.outcome == Outcome::changed);
+  CHECK(rule1.outcome == ChangeOutcome::changed);
   CHECK(rule1.after == "from 198.18.0.12/32 lookup 101 priority 1001");
-  CHECK(find(out, "rail 0 (ens1f0np0): default route").outcome == Outcome::unchanged);
+  CHECK(find(out, "rail 0 (ens1f0np0): default route").outcome == ChangeOutcome::unchanged);
   CHECK(f.rtnl.writes == std::vector<std::string>{"add_route 198.18.0.0/24 dev ens1f0np0 table 100",
                                                   "add_rule 198.18.0.11/32 100 1000",
                                                   "add_route 198.18.0.0/24 dev ens2f0np0 table 101",
@@ -49,9 +49,9 @@ TEST_CASE("routing: a default route via a rail's netdev or interface fails and i
   f.rtnl.add_link("ens2f0np0.200", 9000, true).vlan_id = 200;
   f.rtnl.route_entries = {{"default", "eno1", "", 254}, {"default", "ens2f0np0.200", "", 254}};
   auto out = run(apply_routing, plan_of({rail(0, "ens1f0np0"), rail(1, "ens2f0np0", 200)}), f.kernel);
-  CHECK(find(out, "rail 0 (ens1f0np0): default route").outcome == Outcome::unchanged);
+  CHECK(find(out, "rail 0 (ens1f0np0): default route").outcome == ChangeOutcome::unchanged);
   Change d = find(out, "rail 1 (ens2f0np0): default route");
-  CHECK(d.outcome == Outcome::failed);
+  CHECK(d.outcome == ChangeOutcome::failed);
   CHECK(d.before == "default dev ens2f0np0.200");
   CHECK(d.detail == "default route via ens2f0np0.200 on a rail");
   CHECK(f.rtnl.route_entries.size() == 2);
@@ -69,11 +69,11 @@ TEST_CASE("routing: another route for the subnet in the rail's table is reported
   f.rtnl.rule_entries = {{32000, "198.18.0.11/32", 100}};
   auto out = run(apply_routing, plan_of({rail(0, "ens1f0np0", std::nullopt, "198.18.0.11/24", 100)}), f.kernel);
   Change route = find(out, "rail 0 (ens1f0np0): route 198.18.0.0/24 table 100");
-  CHECK(route.outcome == Outcome::failed);
+  CHECK(route.outcome == ChangeOutcome::failed);
   CHECK(route.before == "198.18.0.0/24 dev ens9 table 100");
   CHECK(route.detail == "table 100 already routes 198.18.0.0/24 otherwise; not modified");
   Change rule = find(out, "rail 0 (ens1f0np0): rule from 198.18.0.11/32");
-  CHECK(rule.outcome == Outcome::unchanged);
+  CHECK(rule.outcome == ChangeOutcome::unchanged);
   CHECK(rule.detail == "present at priority 32000");
   CHECK(f.rtnl.writes.empty());
 }
@@ -84,7 +84,7 @@ TEST_CASE("routing: a kernel that refuses the route says why") {
   f.rtnl.addrs["ens1f0np0"] = {"198.18.0.11/24"};
   auto out = run(apply_routing, plan_of({rail(0, "ens1f0np0", std::nullopt, "198.18.0.11/24", 100)}), f.kernel);
   Change route = find(out, "rail 0 (ens1f0np0): route 198.18.0.0/24 table 100");
-  CHECK(route.outcome == Outcome::failed);
+  CHECK(route.outcome == ChangeOutcome::failed);
   CHECK(route.detail == "ens1f0np0: add route 198.18.0.0/24 table 100: Network is down");
 }
 
@@ -99,7 +99,7 @@ TEST_CASE("every rail applier over a shared-subnet VLAN plan, twice: the second 
   auto first = run_all(plan, f.kernel);
   for (const auto& c : first) {
     CAPTURE(listing(first));
-    CHECK(c.outcome != Outcome::failed);
+    CHECK(c.outcome != ChangeOutcome::failed);
   }
   CHECK(not_unchanged(run_all(plan, f.kernel)) == "");
 }

@@ -11,10 +11,11 @@ void apply_soft_roce(const Plan& plan, Kernel& k, std::vector<Change>& out) {
     std::string object = rail_label(rail) + ": Soft-RoCE " + rail.soft_roce_device;
     auto parent = k.host.read_file("/sys/class/infiniband/" + rail.soft_roce_device + "/parent");
     if (parent.ok()) {
-      if (*parent.value == rail.ifname) out.push_back({object, Outcome::unchanged, "on " + rail.ifname, "on " + rail.ifname, ""});
+      if (*parent == rail.ifname)
+        out.push_back({object, ChangeOutcome::unchanged, "on " + rail.ifname, "on " + rail.ifname, ""});
       else
-        out.push_back({object, Outcome::failed, "on " + *parent.value, "on " + rail.ifname,
-                       "an RDMA device named " + rail.soft_roce_device + " already serves " + *parent.value});
+        out.push_back({object, ChangeOutcome::failed, "on " + *parent, "on " + rail.ifname,
+                       "an RDMA device named " + rail.soft_roce_device + " already serves " + *parent});
       continue;
     }
     out.push_back(change_from(object, k.host.add_rxe(rail.soft_roce_device, rail.ifname), "absent", "on " + rail.ifname));

@@ -16,5 +16,5 @@ TEST_CASE("soft_roce: creates rxe on the physical interface once; a name taken b
   REQUIRE(rig.host.rxe_added.size() == 1);
   CHECK(rig.host.rxe_added[0] == std::pair<std::string, std::string>{"rxe0", "enp17s0"});
   CHECK(c[1].detail == "an RDMA device named rxe1 already serves enp99s0");
-  CHECK(rig.run(apply_soft_roce, p)[0].outcome == Outcome::unchanged);
+  CHECK(rig.run(apply_soft_roce, p)[0].outcome == ChangeOutcome::unchanged);
 }

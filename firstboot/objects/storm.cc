@@ -22,26 +22,26 @@ void apply_storm(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
     const std::string object = rail_label(rail) + ": PFC storm prevention";
     const int want = rail.storm_timeout_ms;
     if (want < 0 || want > 0xffff) {
-      out.push_back({object, Outcome::failed, "", ms(want), "does not fit the u16 tunable"});
+      out.push_back({object, ChangeOutcome::failed, "", ms(want), "does not fit the u16 tunable"});
       continue;
     }
-    Expected<std::uint16_t> now = kernel.ethtool.tunable_u16(rail.ifname, kEthtoolPfcPreventionTout);
+    Outcome<std::uint16_t> now = kernel.ethtool.tunable_u16(rail.ifname, kEthtoolPfcPreventionTout);
     if (!now.ok()) {
-      out.push_back(change_from(object, now.status, "", ms(want)));
+      out.push_back(change_from(object, now.status(), "", ms(want)));
       continue;
     }
-    const int before = *now.value;
+    const int before = *now;
     if (before == want) {
-      out.push_back({object, Outcome::unchanged, ms(before), ms(want), ""});
+      out.push_back({object, ChangeOutcome::unchanged, ms(before), ms(want), ""});
       continue;
     }
     Status s = kernel.ethtool.set_tunable_u16(rail.ifname, kEthtoolPfcPreventionTout, static_cast<std::uint16_t>(want));
     if (s.ok()) {  // drivers clamp or refuse quietly: read back
-      Expected<std::uint16_t> again = kernel.ethtool.tunable_u16(rail.ifname, kEthtoolPfcPreventionTout);
+      Outcome<std::uint16_t> again = kernel.ethtool.tunable_u16(rail.ifname, kEthtoolPfcPreventionTout);
       if (!again.ok())
-        s = again.status;
-      else if (*again.value != want)
-        s = Status::error(EIO, rail.ifname + ": storm prevention set, but reads back " + ms(*again.value));
+        s = again.status();
+      else if (*again != want)
+        s = Status::fail(EIO, rail.ifname + ": storm prevention set, but reads back " + ms(*again));
     }
     Change c = change_from(object, s, ms(before), ms(want));
     if (s.ok()) c.detail = "pfc-prevention-tout " + ms(before) + " → " + ms(want);
@@ -51,9 +51,9 @@ void apply_storm(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
 
 void verify_storm_prevention(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
   auto v = ctx.kernel.ethtool.tunable_u16(rail.ifname, kEthtoolPfcPreventionTout);
-  if (!v.ok()) checks::from_status(r, v.status);
-  else if (*v.value == rail.storm_timeout_ms) checks::pass(r, ms(*v.value));
-  else checks::fail(r, ms(*v.value));
+  if (!v.ok()) checks::from_status(r, v.status());
+  else if (*v == rail.storm_timeout_ms) checks::pass(r, ms(*v));
+  else checks::fail(r, ms(*v));
 }
 
 void verify_pause_storm(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
@@ -63,10 +63,10 @@ void verify_pause_storm(const VerifyContext& ctx, const RailPlan& rail, CheckRes
   std::string tx = "tx_prio" + std::to_string(rail.pfc_priority) + "_pause";
   auto first = ctx.kernel.ethtool.stats(rail.ifname);
   if (!first.ok()) {
-    checks::from_status(r, first.status);
+    checks::from_status(r, first.status());
     return;
   }
-  if (!first.value->count(rx) || !first.value->count(tx)) {
+  if (!first->count(rx) || !first->count(tx)) {
     r.status = CheckStatus::unsupported;
     r.observed = "no " + rx + "/" + tx + " counters";
     r.detail = "the driver does not count pauses per priority";
@@ -76,21 +76,21 @@ void verify_pause_storm(const VerifyContext& ctx, const RailPlan& rail, CheckRes
   ctx.clock.sleep(std::chrono::milliseconds(interval));
   auto second = ctx.kernel.ethtool.stats(rail.ifname);
   if (!second.ok()) {
-    checks::from_status(r, second.status);
+    checks::from_status(r, second.status());
     return;
   }
-  auto rx2 = second.value->find(rx), tx2 = second.value->find(tx);
-  if (rx2 == second.value->end() || tx2 == second.value->end()) {
+  auto rx2 = second->find(rx), tx2 = second->find(tx);
+  if (rx2 == second->end() || tx2 == second->end()) {
     checks::fail(r, "counters vanished", "the driver stopped reporting " + rx + "/" + tx + " between samples");
     return;
   }
-  if (rx2->second < first.value->at(rx) || tx2->second < first.value->at(tx)) {
+  if (rx2->second < first->at(rx) || tx2->second < first->at(tx)) {
     checks::warn(r, "counters went backwards", "the pause counters were reset between samples; no rate measured");
     return;
   }
   double seconds = interval / 1000.0;
-  double rx_pps = static_cast<double>(rx2->second - first.value->at(rx)) / seconds;
-  double tx_pps = static_cast<double>(tx2->second - first.value->at(tx)) / seconds;
+  double rx_pps = static_cast<double>(rx2->second - first->at(rx)) / seconds;
+  double tx_pps = static_cast<double>(tx2->second - first->at(tx)) / seconds;
   std::string obs = "rx " + std::to_string(static_cast<long>(rx_pps)) + "/s, tx " + std::to_string(static_cast<long>(tx_pps)) + "/s";
   if (rx_pps < st.pause_storm_pps && tx_pps < st.pause_storm_pps) checks::pass(r, obs);
   else

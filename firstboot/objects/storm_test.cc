@@ -13,7 +13,7 @@ TEST_CASE("storm prevention: set to the plan's timeout on the physical interface
   std::vector<Change> out = run(apply_storm, plan, dcb, ethtool);
   REQUIRE(out.size() == 2);
   CHECK(out[0].object == "rail 0 (ens1f0np0): PFC storm prevention");
-  CHECK(out[0].outcome == Outcome::changed);
+  CHECK(out[0].outcome == ChangeOutcome::changed);
   CHECK(out[0].before == "65535 ms");
   CHECK(out[0].after == "100 ms");
   CHECK(ethtool.writes ==
@@ -22,7 +22,7 @@ TEST_CASE("storm prevention: set to the plan's timeout on the physical interface
 
   std::vector<Change> again = run(apply_storm, plan, dcb, ethtool);
   REQUIRE(again.size() == 2);
-  for (const Change& c : again) CHECK(c.outcome == Outcome::unchanged);
+  for (const Change& c : again) CHECK(c.outcome == ChangeOutcome::unchanged);
   CHECK(ethtool.writes.size() == 2);
 }
 
@@ -34,9 +34,9 @@ TEST_CASE("storm prevention: unsupported, refused, and clamped by the driver") {
   ethtool.fail["set_tunable_u16 ens2f0np0"] = EINVAL;
   std::vector<Change> out = run(apply_storm, two_rails(), dcb, ethtool);
   REQUIRE(out.size() == 2);
-  CHECK(out[0].outcome == Outcome::unsupported);
+  CHECK(out[0].outcome == ChangeOutcome::unsupported);
   CHECK(out[0].detail == "ens1f0np0: ETHTOOL_GTUNABLE 3: Operation not supported");
-  CHECK(out[1].outcome == Outcome::failed);
+  CHECK(out[1].outcome == ChangeOutcome::failed);
   CHECK(out[1].before == "65535 ms");
   CHECK(out[1].detail == "ens2f0np0: ETHTOOL_STUNABLE 3: Invalid argument");
 
@@ -44,7 +44,7 @@ TEST_CASE("storm prevention: unsupported, refused, and clamped by the driver") {
   ethtool.clamp = 80;
   std::vector<Change> clamped = run(apply_storm, two_rails(), dcb, ethtool);
   REQUIRE(clamped.size() == 2);
-  CHECK(clamped[1].outcome == Outcome::failed);
+  CHECK(clamped[1].outcome == ChangeOutcome::failed);
   CHECK(clamped[1].detail == "ens2f0np0: storm prevention set, but reads back 80 ms");
 }
 

@@ -35,12 +35,12 @@ void apply_sysctls(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
       auto current = kernel.host.read_file(path);
       if (!current.ok()) {
         // These exist for every netdev on every kernel: missing means the netdev is missing.
-        out.push_back({object, Outcome::failed, "", sysctl.value, current.status.message});
+        out.push_back({object, ChangeOutcome::failed, "", sysctl.value, current.error()});
         continue;
       }
-      std::string before = normalized(*current.value);
+      std::string before = normalized(*current);
       if (before == normalized(sysctl.value))
-        out.push_back({object, Outcome::unchanged, before, sysctl.value, ""});
+        out.push_back({object, ChangeOutcome::unchanged, before, sysctl.value, ""});
       else
         out.push_back(change_from(object, kernel.host.write_file(path, sysctl.value), before, sysctl.value));
     }

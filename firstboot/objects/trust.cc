@@ -23,15 +23,15 @@ void apply_trust(const Plan& plan, Kernel& k, std::vector<Change>& out) {
     std::string path = trust_path(rail);
     auto now = k.host.read_file(path);
     if (!now.ok()) {
-      out.push_back({object, Outcome::unsupported, "", want,
+      out.push_back({object, ChangeOutcome::unsupported, "", want,
                      path + " does not exist (upstream mlx5 trusts DSCP once a DSCP app entry is set)"});
       continue;
     }
-    if (*now.value == want) {
-      out.push_back({object, Outcome::unchanged, *now.value, want, ""});
+    if (*now == want) {
+      out.push_back({object, ChangeOutcome::unchanged, *now, want, ""});
       continue;
     }
-    out.push_back(change_from(object, k.host.write_file(path, want), *now.value, want));
+    out.push_back(change_from(object, k.host.write_file(path, want), *now, want));
   }
 }
 
@@ -39,16 +39,16 @@ void verify_trust(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r
   const std::string want = rail.trust ? to_string(*rail.trust) : "";
   auto v = ctx.kernel.host.read_file(trust_path(rail));
   if (v.ok()) {
-    if (*v.value == want) checks::pass(r, *v.value);
-    else checks::fail(r, *v.value);
+    if (*v == want) checks::pass(r, *v);
+    else checks::fail(r, *v);
     return;
   }
   // Upstream mlx5 has no trust file: a DSCP app entry is what switches it to DSCP trust.
   auto apps = ctx.kernel.dcb.apps(rail.ifname);
-  bool dscp = apps.ok() && std::any_of(apps.value->begin(), apps.value->end(),
+  bool dscp = apps.ok() && std::any_of(apps->begin(), apps->end(),
                                        [](const DcbApp& a) { return a.selector == kDcbAppSelDscp; });
   if (rail.trust == Trust::dscp && dscp) checks::pass(r, "dscp", "implied by the DSCP app entries (no qos/trust file)");
-  else checks::from_status(r, apps.ok() ? v.status : apps.status);
+  else checks::from_status(r, apps.ok() ? v.status() : apps.status());
 }
 
 }  // namespace railyard

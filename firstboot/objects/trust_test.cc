@@ -15,7 +15,7 @@ TEST_CASE("trust: written where qos/trust exists, unsupported where it does not,
   CHECK(c[0].before == "pcp");
   CHECK(rig.host.files["/sys/class/net/ens1f0np0/qos/trust"] == "dscp");
   CHECK(c[1].detail.find("upstream mlx5") != std::string::npos);
-  CHECK(rig.run(apply_trust, p)[0].outcome == Outcome::unchanged);
+  CHECK(rig.run(apply_trust, p)[0].outcome == ChangeOutcome::unchanged);
 }
 
 TEST_CASE("rail.N.trust: the qos/trust file, or the DSCP app entries where the driver has none") {

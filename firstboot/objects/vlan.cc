@@ -25,35 +25,35 @@ void apply_vlans(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
     std::string want = rail.netdev + " id " + std::to_string(*rail.vlan) + " on " + rail.ifname;
     auto link = kernel.rtnl.link(rail.netdev);
     if (link.ok()) {
-      if (link.value->vlan_id != rail.vlan || link.value->parent != rail.ifname) {
-        out.push_back({object, Outcome::failed, describe(*link.value), want,
-                       rail.netdev + " exists as " + describe(*link.value) + "; not modified"});
+      if (link->vlan_id != rail.vlan || link->parent != rail.ifname) {
+        out.push_back({object, ChangeOutcome::failed, describe(*link), want,
+                       rail.netdev + " exists as " + describe(*link) + "; not modified"});
         continue;
       }
-      out.push_back({object, Outcome::unchanged, want, want, ""});
-    } else if (link.status.err == ENODEV) {
+      out.push_back({object, ChangeOutcome::unchanged, want, want, ""});
+    } else if (link.code() == ENODEV) {
       Status s = kernel.rtnl.add_vlan(rail.ifname, rail.netdev, *rail.vlan);
       out.push_back(change_from(object, s, "none", want));
       if (!s.ok()) continue;
       link = kernel.rtnl.link(rail.netdev);
       if (!link.ok()) {
-        out.push_back({object, Outcome::failed, "none", want, "created, but " + link.status.message});
+        out.push_back({object, ChangeOutcome::failed, "none", want, "created, but " + link.error()});
         continue;
       }
     } else {
-      out.push_back({object, Outcome::failed, "", want, link.status.message});
+      out.push_back({object, ChangeOutcome::failed, "", want, link.error()});
       continue;
     }
 
     std::string mtu = std::to_string(rail.mtu);
     std::string device = label + ": " + rail.netdev;
-    if (link.value->mtu == rail.mtu)
-      out.push_back({device + " MTU", Outcome::unchanged, mtu, mtu, ""});
+    if (link->mtu == rail.mtu)
+      out.push_back({device + " MTU", ChangeOutcome::unchanged, mtu, mtu, ""});
     else
       out.push_back(change_from(device + " MTU", kernel.rtnl.set_mtu(rail.netdev, rail.mtu),
-                                std::to_string(link.value->mtu), mtu));
-    if (link.value->up)
-      out.push_back({device + " up", Outcome::unchanged, "up", "up", ""});
+                                std::to_string(link->mtu), mtu));
+    if (link->up)
+      out.push_back({device + " up", ChangeOutcome::unchanged, "up", "up", ""});
     else
       out.push_back(change_from(device + " up", kernel.rtnl.set_link_up(rail.netdev), "down", "up"));
   }
@@ -61,13 +61,13 @@ void apply_vlans(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
 
 void verify_vlan(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
   auto link = ctx.kernel.rtnl.link(rail.netdev);
-  if (!link.ok()) checks::from_status(r, link.status);
-  else if (link.value->vlan_id == rail.vlan && link.value->parent == rail.ifname)
+  if (!link.ok()) checks::from_status(r, link.status());
+  else if (link->vlan_id == rail.vlan && link->parent == rail.ifname)
     checks::pass(r, rail.netdev + " id " + std::to_string(*rail.vlan));
   else
     checks::fail(r,
-                 (link.value->vlan_id ? rail.netdev + " id " + std::to_string(*link.value->vlan_id) : rail.netdev + " untagged") +
-                     (link.value->parent.empty() ? "" : " on " + link.value->parent),
+                 (link->vlan_id ? rail.netdev + " id " + std::to_string(*link->vlan_id) : rail.netdev + " untagged") +
+                     (link->parent.empty() ? "" : " on " + link->parent),
                  "expected on " + rail.ifname);
 }
 

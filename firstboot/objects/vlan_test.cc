@@ -13,12 +13,12 @@ TEST_CASE("vlans: created on the parent, at the rail MTU, brought up; a second r
   auto out = run_all(plan, f.kernel);
   CHECK(find(out, "rail 0 (ens1f0np0): MTU").detail == "parent of ens1f0np0.200, set before it");
   Change vlan = find(out, "rail 0 (ens1f0np0): VLAN ens1f0np0.200");
-  CHECK(vlan.outcome == Outcome::changed);
+  CHECK(vlan.outcome == ChangeOutcome::changed);
   CHECK(vlan.before == "none");
   CHECK(vlan.after == "ens1f0np0.200 id 200 on ens1f0np0");
   // Created after its parent reached 9000, the VLAN inherits it: nothing to raise.
-  CHECK(find(out, "rail 0 (ens1f0np0): ens1f0np0.200 MTU").outcome == Outcome::unchanged);
-  CHECK(find(out, "rail 0 (ens1f0np0): ens1f0np0.200 up").outcome == Outcome::changed);
+  CHECK(find(out, "rail 0 (ens1f0np0): ens1f0np0.200 MTU").outcome == ChangeOutcome::unchanged);
+  CHECK(find(out, "rail 0 (ens1f0np0): ens1f0np0.200 up").outcome == ChangeOutcome::changed);
   const LinkInfo& l = f.rtnl.links["ens1f0np0.200"];
   CHECK(l.vlan_id == 200);
   CHECK(l.parent == "ens1f0np0");
@@ -39,9 +39,9 @@ TEST_CASE("vlans: an existing VLAN below the rail MTU is raised once its parent 
   v.parent = "ens1f0np0";
   Plan plan = plan_of({rail(0, "ens1f0np0", 200)});
   auto out = run_all(plan, f.kernel);
-  CHECK(find(out, "rail 0 (ens1f0np0): VLAN ens1f0np0.200").outcome == Outcome::unchanged);
+  CHECK(find(out, "rail 0 (ens1f0np0): VLAN ens1f0np0.200").outcome == ChangeOutcome::unchanged);
   Change mtu = find(out, "rail 0 (ens1f0np0): ens1f0np0.200 MTU");
-  CHECK(mtu.outcome == Outcome::changed);
+  CHECK(mtu.outcome == ChangeOutcome::changed);
   CHECK(mtu.before == "1500");
   CHECK(f.rtnl.writes == std::vector<std::string>{"set_mtu ens1f0np0 9000", "set_mtu ens1f0np0.200 9000"});
 
@@ -79,7 +79,7 @@ TEST_CASE("vlans: a device of the rail's name with another id, parent or kind is
     auto out = run(apply_vlans, plan_of({rail(0, "ens1f0np0", 200)}), f.kernel);
     REQUIRE(out.size() == 1);
     CHECK(out[0].object == "rail 0 (ens1f0np0): VLAN ens1f0np0.200");
-    CHECK(out[0].outcome == Outcome::failed);
+    CHECK(out[0].outcome == ChangeOutcome::failed);
     CHECK(out[0].after == "ens1f0np0.200 id 200 on ens1f0np0");
     CHECK(out[0].detail == c.detail);
     CHECK(f.rtnl.writes.empty());
@@ -94,14 +94,14 @@ TEST_CASE("vlans: a kernel without 802.1Q answers unsupported with its reason; t
   add_conf(f.host, "ens1f0np0");
   auto out = run_all(plan_of({rail(0, "ens1f0np0", 200, "198.18.0.11/24")}), f.kernel);
   Change vlan = find(out, "rail 0 (ens1f0np0): VLAN ens1f0np0.200");
-  CHECK(vlan.outcome == Outcome::unsupported);
+  CHECK(vlan.outcome == ChangeOutcome::unsupported);
   CHECK(vlan.detail == "ens1f0np0.200: add VLAN 200 on ens1f0np0: Operation not supported");
   CHECK(find(out, "rail 0 (ens1f0np0): ens1f0np0.200 MTU").object.rfind("missing", 0) == 0);
   Change address = find(out, "rail 0 (ens1f0np0): address on ens1f0np0.200");
-  CHECK(address.outcome == Outcome::failed);
+  CHECK(address.outcome == ChangeOutcome::failed);
   CHECK(address.detail == "ens1f0np0.200: read addresses: No such device");
   Change sysctl = find(out, "rail 0 (ens1f0np0): sysctl net/ipv4/conf/ens1f0np0.200/arp_ignore");
-  CHECK(sysctl.outcome == Outcome::failed);
+  CHECK(sysctl.outcome == ChangeOutcome::failed);
   // The parent still got its MTU and came up.
   CHECK(f.rtnl.links["ens1f0np0"].mtu == 9000);
   CHECK(f.rtnl.links["ens1f0np0"].up);

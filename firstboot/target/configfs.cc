@@ -30,7 +30,7 @@ std::string Configfs::where(const std::string& path) const {
   return (fs::path(root_) / fs::path(path).relative_path()).string();
 }
 
-Expected<std::string> Configfs::read(const std::string& path) const { return read_attribute(where(path)); }
+Outcome<std::string> Configfs::read(const std::string& path) const { return read_attribute(where(path)); }
 
 Status Configfs::write(const std::string& path, const std::string& value) const {
   std::string p = where(path);
@@ -44,7 +44,7 @@ Status Configfs::write(const std::string& path, const std::string& value) const 
 Status Configfs::make_directory(const std::string& path) const {
   std::string p = where(path);
   if (::mkdir(p.c_str(), 0755) != 0 && errno != EEXIST) return Status::from_errno(errno, "mkdir " + p);
-  return Status::success();
+  return success();
 }
 
 Status Configfs::make_link(const std::string& target, const std::string& link) const {
@@ -52,7 +52,7 @@ Status Configfs::make_link(const std::string& target, const std::string& link) c
   std::string t = where(target), l = where(link);
   if (::symlink(t.c_str(), l.c_str()) != 0 && errno != EEXIST)
     return Status::from_errno(errno, "ln -s " + t + " " + l);
-  return Status::success();
+  return success();
 }
 
 bool Configfs::exists(const std::string& path) const {
@@ -60,7 +60,7 @@ bool Configfs::exists(const std::string& path) const {
   return ::lstat(where(path).c_str(), &st) == 0;
 }
 
-Expected<std::vector<std::string>> Configfs::list(const std::string& path) const {
+Outcome<std::vector<std::string>> Configfs::list(const std::string& path) const {
   return list_names(where(path));
 }
 

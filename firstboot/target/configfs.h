@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "kernel/expected.h"
+#include "outcome.h"
 
 namespace railyard {
 
@@ -16,7 +16,7 @@ class Configfs {
   virtual ~Configfs() = default;
 
   // An attribute's value without its trailing newline.
-  Expected<std::string> read(const std::string& path) const;
+  Outcome<std::string> read(const std::string& path) const;
   // On configfs an attribute takes one write of the value; in an ordinary tree the file is
   // replaced whole.
   Status write(const std::string& path, const std::string& value) const;
@@ -25,7 +25,7 @@ class Configfs {
   virtual Status make_directory(const std::string& path) const;
   Status make_link(const std::string& target, const std::string& link) const;
   bool exists(const std::string& path) const;
-  Expected<std::vector<std::string>> list(const std::string& path) const;  // sorted names
+  Outcome<std::vector<std::string>> list(const std::string& path) const;  // sorted names
 
  protected:
   std::string where(const std::string& path) const;

@@ -9,19 +9,19 @@ namespace {
 
 std::string value_of(const Configfs& cfs, const std::string& path) {
   auto v = cfs.read(path);
-  return v.ok() ? *v.value : "";
+  return v.ok() ? *v : "";
 }
 
 Change from(const std::string& object, const Status& s, const std::string& before, const std::string& after) {
-  Change c{object, Outcome::changed, before, after, s.message};
-  if (!s.ok()) c.outcome = Outcome::failed;  // a target that cannot serve is a failure, never "unsupported"
+  Change c{object, ChangeOutcome::changed, before, after, s.error()};
+  if (!s.ok()) c.outcome = ChangeOutcome::failed;  // a target that cannot serve is a failure, never "unsupported"
   return c;
 }
 
 // A directory (a configfs object); false when it could not be made.
 bool ensure_object(const Configfs& cfs, const std::string& path, const std::string& object, std::vector<Change>& out) {
   if (cfs.exists(path)) {
-    out.push_back({object, Outcome::unchanged, "present", "present", ""});
+    out.push_back({object, ChangeOutcome::unchanged, "present", "present", ""});
     return true;
   }
   Status s = cfs.make_directory(path);
@@ -33,7 +33,7 @@ bool ensure_attribute(const Configfs& cfs, const std::string& path, const std::s
                       std::vector<Change>& out) {
   std::string now = value_of(cfs, path);
   if (now == want) {
-    out.push_back({object, Outcome::unchanged, now, want, ""});
+    out.push_back({object, ChangeOutcome::unchanged, now, want, ""});
     return true;
   }
   Status s = cfs.write(path, want);
@@ -48,10 +48,10 @@ bool ensure_namespace(const NvmetExport& e, const Configfs& cfs, const std::stri
   std::string device = value_of(cfs, ns + "/device_path");
   if (value_of(cfs, ns + "/enable") == "1") {
     if (device == e.device) {
-      out.push_back({object + " on " + e.device, Outcome::unchanged, "enabled", "enabled", ""});
+      out.push_back({object + " on " + e.device, ChangeOutcome::unchanged, "enabled", "enabled", ""});
       return true;
     }
-    out.push_back({object + " on " + e.device, Outcome::failed, "enabled on " + device, "enabled on " + e.device,
+    out.push_back({object + " on " + e.device, ChangeOutcome::failed, "enabled on " + device, "enabled on " + e.device,
                    "namespace 1 already serves " + device + "; not modified"});
     return false;
   }
@@ -84,7 +84,7 @@ std::string next_port_id(const std::vector<std::string>& ports) {
 void apply_nvmet_export(const NvmetExport& e, const Configfs& cfs, std::vector<Change>& out) {
   std::string root = kNvmetRoot;
   if (!cfs.exists(root)) {
-    out.push_back({"nvmet", Outcome::failed, "absent", "present",
+    out.push_back({"nvmet", ChangeOutcome::failed, "absent", "present",
                    root + " is missing: the nvmet module is not loaded or configfs is not mounted"});
     return;
   }
@@ -96,13 +96,13 @@ void apply_nvmet_export(const NvmetExport& e, const Configfs& cfs, std::vector<C
 
   auto ports = cfs.list(root + "/ports");
   if (!ports.ok()) {
-    out.push_back({"nvmet ports", Outcome::failed, "", "", ports.status.message});
+    out.push_back({"nvmet ports", ChangeOutcome::failed, "", "", ports.error()});
     return;
   }
   std::string where = e.transport + " " + e.address + ":" + std::to_string(e.port);
-  std::string id = find_port(e, cfs, *ports.value);
+  std::string id = find_port(e, cfs, *ports);
   if (id.empty()) {
-    id = next_port_id(*ports.value);
+    id = next_port_id(*ports);
     std::string p = root + "/ports/" + id;
     std::string object = "nvmet port " + id + " (" + where + ")";
     Status s = cfs.make_directory(p);
@@ -114,12 +114,12 @@ void apply_nvmet_export(const NvmetExport& e, const Configfs& cfs, std::vector<C
     out.push_back(from(object, s, "absent", where));
     if (!s.ok()) return;
   } else {
-    out.push_back({"nvmet port " + id + " (" + where + ")", Outcome::unchanged, where, where, ""});
+    out.push_back({"nvmet port " + id + " (" + where + ")", ChangeOutcome::unchanged, where, where, ""});
   }
   std::string link = root + "/ports/" + id + "/subsystems/" + e.nqn;
   std::string object = "nvmet port " + id + " serves " + e.nqn;
   if (cfs.exists(link)) {
-    out.push_back({object, Outcome::unchanged, "linked", "linked", ""});
+    out.push_back({object, ChangeOutcome::unchanged, "linked", "linked", ""});
     return;
   }
   // Linking enables the port: the kernel binds the listener to the address now.

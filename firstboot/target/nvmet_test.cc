@@ -51,11 +51,11 @@ NvmetExport lab_export() { return {kNqn, "rdma", "198.18.0.100", 4420, "/dev/nul
 
 std::string value(const Configfs& c, const std::string& rel) {
   auto v = c.read(std::string(kNvmetRoot) + "/" + rel);
-  REQUIRE_MESSAGE(v.ok(), v.status.message);
-  return *v.value;
+  REQUIRE_MESSAGE(v.ok(), v.error());
+  return *v;
 }
 
-int count(const std::vector<Change>& changes, Outcome o) {
+int count(const std::vector<Change>& changes, ChangeOutcome o) {
   int n = 0;
   for (const auto& c : changes) n += c.outcome == o;
   return n;
@@ -68,7 +68,7 @@ TEST_CASE("a fresh nvmet gets the subsystem, its namespace, a port on the rail a
   NvmetTree cfs(tmp.path());
   std::vector<Change> changes;
   apply_nvmet_export(lab_export(), cfs, changes);
-  CHECK(count(changes, Outcome::failed) == 0);
+  CHECK(count(changes, ChangeOutcome::failed) == 0);
   std::string sub = std::string("subsystems/") + kNqn;
   CHECK(value(cfs, sub + "/attr_allow_any_host") == "1");
   CHECK(value(cfs, sub + "/namespaces/1/device_path") == "/dev/nullb0");
@@ -89,8 +89,8 @@ TEST_CASE("a second export run changes nothing") {
   std::vector<Change> first, second;
   apply_nvmet_export(lab_export(), cfs, first);
   apply_nvmet_export(lab_export(), cfs, second);
-  CHECK(count(first, Outcome::changed) > 0);
-  CHECK(count(second, Outcome::unchanged) == static_cast<int>(second.size()));
+  CHECK(count(first, ChangeOutcome::changed) > 0);
+  CHECK(count(second, ChangeOutcome::unchanged) == static_cast<int>(second.size()));
   CHECK(second.size() == 6);  // subsystem, any host, namespace, namespace enabled, port, link
   CHECK_FALSE(cfs.exists(std::string(kNvmetRoot) + "/ports/2"));
 }
@@ -102,7 +102,7 @@ TEST_CASE("a port serving something else is left alone and a new one is made") {
   std::vector<Change> changes;
   apply_nvmet_export(other, cfs, changes);
   apply_nvmet_export(lab_export(), cfs, changes);
-  CHECK(count(changes, Outcome::failed) == 0);
+  CHECK(count(changes, ChangeOutcome::failed) == 0);
   CHECK(value(cfs, "ports/1/addr_traddr") == "198.18.1.100");
   CHECK(value(cfs, "ports/2/addr_traddr") == "198.18.0.100");
   CHECK(value(cfs, "ports/2/addr_trtype") == "rdma");
@@ -118,7 +118,7 @@ TEST_CASE("a namespace already serving another device is reported, never changed
   REQUIRE(cfs.write(ns + "/enable", "1").ok());
   std::vector<Change> changes;
   apply_nvmet_export(lab_export(), cfs, changes);
-  REQUIRE(count(changes, Outcome::failed) == 1);
+  REQUIRE(count(changes, ChangeOutcome::failed) == 1);
   CHECK(changes.back().detail.find("already serves /dev/loop0") != std::string::npos);
   CHECK(value(cfs, std::string("subsystems/") + kNqn + "/namespaces/1/device_path") == "/dev/loop0");
   CHECK_FALSE(cfs.exists(std::string(kNvmetRoot) + "/ports/1"));  // nothing served from a wrong namespace
@@ -130,7 +130,7 @@ TEST_CASE("without nvmet in configfs the export fails naming the module") {
   std::vector<Change> changes;
   apply_nvmet_export(lab_export(), cfs, changes);
   REQUIRE(changes.size() == 1);
-  CHECK(changes[0].outcome == Outcome::failed);
+  CHECK(changes[0].outcome == ChangeOutcome::failed);
   CHECK(changes[0].detail.find("nvmet module") != std::string::npos);
 }
 
@@ -138,5 +138,5 @@ TEST_CASE("attributes of an object that does not exist cannot be written, as on 
   TempDir tmp;
   Configfs cfs(tmp.path());
   Status s = cfs.write("/sys/kernel/config/nvmet/ports/9/addr_traddr", "198.18.0.100");
-  CHECK(s.err == ENOENT);
+  CHECK(s.code() == ENOENT);
 }

@@ -35,7 +35,7 @@ void warn(CheckResult& r, std::string observed, std::string detail) {
 void from_status(CheckResult& r, const Status& s) {
   r.status = s.unsupported() ? CheckStatus::unsupported : CheckStatus::fail;
   if (r.observed.empty()) r.observed = s.unsupported() ? "unsupported" : "error";
-  r.detail = s.message;
+  r.detail = s.error();
 }
 
 }  // namespace railyard::checks

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "kernel/status.h"
+#include "outcome.h"
 #include "plan.h"
 #include "report.h"
 

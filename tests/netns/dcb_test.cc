@@ -79,16 +79,16 @@ TEST_CASE("the route socket returns a reply and stays in step: RTM_GETLINK on th
   const std::string ifname = veth();
   RouteSocket sock;
   for (int round = 0; round < 2; ++round) {
-    Expected<Bytes> reply = sock.transact(RTM_GETLINK, RTM_NEWLINK, getlink(ifname), ifname + ": RTM_GETLINK");
-    REQUIRE_MESSAGE(reply.ok(), reply.status.message);
-    REQUIRE(reply.value->size() >= sizeof(ifinfomsg));
+    Outcome<Bytes> reply = sock.transact(RTM_GETLINK, RTM_NEWLINK, getlink(ifname), ifname + ": RTM_GETLINK");
+    REQUIRE_MESSAGE(reply.ok(), reply.error());
+    REQUIRE(reply->size() >= sizeof(ifinfomsg));
     ifinfomsg info;
-    std::memcpy(&info, reply.value->data(), sizeof info);
+    std::memcpy(&info, reply->data(), sizeof info);
     CHECK(info.ifi_index == static_cast<int>(if_nametoindex(ifname.c_str())));
   }
-  Expected<Bytes> missing = sock.transact(RTM_GETLINK, RTM_NEWLINK, getlink(kMissing), kMissing + ": RTM_GETLINK");
-  CHECK(missing.status.err == ENODEV);
-  CHECK(missing.status.message == kMissing + ": RTM_GETLINK: No such device");
+  Outcome<Bytes> missing = sock.transact(RTM_GETLINK, RTM_NEWLINK, getlink(kMissing), kMissing + ": RTM_GETLINK");
+  CHECK(missing.code() == ENODEV);
+  CHECK(missing.error() == kMissing + ": RTM_GETLINK: No such device");
   CHECK(sock.transact(RTM_GETLINK, RTM_NEWLINK, getlink(ifname), "again").ok());
 }
 
@@ -96,47 +96,47 @@ TEST_CASE("DCB on a veth: GET and SET reach the kernel's DCB code and answer EOP
   const std::string ifname = veth();
   NativeDcb dcb;
 
-  Expected<IeeePfc> pfc = dcb.pfc(ifname);
+  Outcome<IeeePfc> pfc = dcb.pfc(ifname);
   REQUIRE(!pfc.ok());
-  CHECK(pfc.status.err == EOPNOTSUPP);
-  CHECK(pfc.status.message == ifname + ": RTM_GETDCB IEEE PFC: Operation not supported");
+  CHECK(pfc.code() == EOPNOTSUPP);
+  CHECK(pfc.error() == ifname + ": RTM_GETDCB IEEE PFC: Operation not supported");
 
   Status set = dcb.set_pfc(ifname, IeeePfc{8, 0x08, 0, 0});
-  CHECK(set.err == EOPNOTSUPP);
-  CHECK(set.message == ifname + ": RTM_SETDCB IEEE PFC: Operation not supported");
+  CHECK(set.code() == EOPNOTSUPP);
+  CHECK(set.error() == ifname + ": RTM_SETDCB IEEE PFC: Operation not supported");
 
-  Expected<std::vector<DcbApp>> apps = dcb.apps(ifname);
+  Outcome<std::vector<DcbApp>> apps = dcb.apps(ifname);
   REQUIRE(!apps.ok());
-  CHECK(apps.status.err == EOPNOTSUPP);
-  CHECK(apps.status.message == ifname + ": RTM_GETDCB IEEE APP: Operation not supported");
-  CHECK(dcb.add_apps(ifname, {{5, 3, 26}}).err == EOPNOTSUPP);
+  CHECK(apps.code() == EOPNOTSUPP);
+  CHECK(apps.error() == ifname + ": RTM_GETDCB IEEE APP: Operation not supported");
+  CHECK(dcb.add_apps(ifname, {{5, 3, 26}}).code() == EOPNOTSUPP);
 
   // The socket stays usable after refusals: the same answer again.
-  CHECK(dcb.pfc(ifname).status.err == EOPNOTSUPP);
+  CHECK(dcb.pfc(ifname).code() == EOPNOTSUPP);
 }
 
 TEST_CASE("DCB on a name no device has: ENODEV") {
   veth();
   NativeDcb dcb;
-  Expected<IeeePfc> pfc = dcb.pfc(kMissing);
+  Outcome<IeeePfc> pfc = dcb.pfc(kMissing);
   REQUIRE(!pfc.ok());
-  CHECK(pfc.status.err == ENODEV);
-  CHECK(pfc.status.message == kMissing + ": RTM_GETDCB IEEE PFC: No such device");
-  CHECK(dcb.set_pfc(kMissing, IeeePfc{8, 0x08, 0, 0}).err == ENODEV);
+  CHECK(pfc.code() == ENODEV);
+  CHECK(pfc.error() == kMissing + ": RTM_GETDCB IEEE PFC: No such device");
+  CHECK(dcb.set_pfc(kMissing, IeeePfc{8, 0x08, 0, 0}).code() == ENODEV);
 }
 
 TEST_CASE("ethtool tunables on a veth: EOPNOTSUPP; on a name no device has: ENODEV") {
   const std::string ifname = veth();
   NativeEthtool ethtool;
-  Expected<std::uint16_t> tout = ethtool.tunable_u16(ifname, kEthtoolPfcPreventionTout);
+  Outcome<std::uint16_t> tout = ethtool.tunable_u16(ifname, kEthtoolPfcPreventionTout);
   REQUIRE(!tout.ok());
-  CHECK(tout.status.err == EOPNOTSUPP);
-  CHECK(tout.status.message == ifname + ": ETHTOOL_GTUNABLE pfc-prevention-tout: Operation not supported");
+  CHECK(tout.code() == EOPNOTSUPP);
+  CHECK(tout.error() == ifname + ": ETHTOOL_GTUNABLE pfc-prevention-tout: Operation not supported");
   Status set = ethtool.set_tunable_u16(ifname, kEthtoolPfcPreventionTout, 100);
-  CHECK(set.err == EOPNOTSUPP);
-  CHECK(set.message == ifname + ": ETHTOOL_STUNABLE pfc-prevention-tout: Operation not supported");
+  CHECK(set.code() == EOPNOTSUPP);
+  CHECK(set.error() == ifname + ": ETHTOOL_STUNABLE pfc-prevention-tout: Operation not supported");
 
-  CHECK(ethtool.tunable_u16(kMissing, kEthtoolPfcPreventionTout).status.err == ENODEV);
+  CHECK(ethtool.tunable_u16(kMissing, kEthtoolPfcPreventionTout).code() == ENODEV);
 }
 
 TEST_CASE("the DCB and storm appliers on a veth report unsupported with the kernel's reason") {
@@ -151,11 +151,11 @@ TEST_CASE("the DCB and storm appliers on a veth report unsupported with the kern
   apply_storm(plan, k.kernel, out);
   REQUIRE(out.size() == 3);
   CHECK(out[0].object == "rail 0 (" + ifname + "): PFC");
-  CHECK(out[0].outcome == Outcome::unsupported);
+  CHECK(out[0].outcome == ChangeOutcome::unsupported);
   CHECK(out[0].detail == ifname + ": RTM_GETDCB IEEE PFC: Operation not supported");
-  CHECK(out[1].outcome == Outcome::unsupported);
+  CHECK(out[1].outcome == ChangeOutcome::unsupported);
   CHECK(out[1].detail == ifname + ": RTM_GETDCB IEEE APP: Operation not supported");
-  CHECK(out[2].outcome == Outcome::unsupported);
+  CHECK(out[2].outcome == ChangeOutcome::unsupported);
   CHECK(out[2].detail == ifname + ": ETHTOOL_GTUNABLE pfc-prevention-tout: Operation not supported");
 }
 

@@ -65,7 +65,7 @@ std::vector<Change> apply_rails(const Plan& plan, Kernel& k) {
   return out;
 }
 
-int count(const std::vector<Change>& changes, Outcome o) {
+int count(const std::vector<Change>& changes, ChangeOutcome o) {
   return static_cast<int>(std::count_if(changes.begin(), changes.end(), [&](const Change& c) { return c.outcome == o; }));
 }
 
@@ -87,17 +87,17 @@ TEST_CASE("NativeRtnl reads the veth and answers a missing device with ENODEV") 
   std::string a = veth("RAILYARD_NETNS_VETH_A");
   NativeRtnl rtnl;
   auto l = rtnl.link(a);
-  REQUIRE_MESSAGE(l.ok(), l.status.message);
-  CHECK(l.value->name == a);
-  CHECK(l.value->ifindex > 0);
-  CHECK(l.value->mtu > 0);
-  CHECK_FALSE(l.value->vlan_id);
-  CHECK(l.value->parent == "");  // a veth's IFLA_LINK is its peer, not a parent
+  REQUIRE_MESSAGE(l.ok(), l.error());
+  CHECK(l->name == a);
+  CHECK(l->ifindex > 0);
+  CHECK(l->mtu > 0);
+  CHECK_FALSE(l->vlan_id);
+  CHECK(l->parent == "");  // a veth's IFLA_LINK is its peer, not a parent
 
   auto missing = rtnl.link("ry-nope");
-  CHECK(missing.status.err == ENODEV);
-  CHECK(missing.status.message == "ry-nope: read link: No such device");
-  CHECK(rtnl.set_mtu("ry-nope", 9000).message == "ry-nope: set MTU 9000: No such device");
+  CHECK(missing.code() == ENODEV);
+  CHECK(missing.error() == "ry-nope: read link: No such device");
+  CHECK(rtnl.set_mtu("ry-nope", 9000).error() == "ry-nope: set MTU 9000: No such device");
   auto addresses = rtnl.addresses(a);
   REQUIRE(addresses.ok());
 }
@@ -110,38 +110,38 @@ TEST_CASE("the rail appliers on a veth: up, MTU 9000, address, table 100 route a
 
   auto first = apply_rails(plan, k.kernel);
   CAPTURE(listing(first));
-  CHECK(count(first, Outcome::failed) == 0);
-  CHECK(count(first, Outcome::unsupported) == 0);
-  CHECK(count(first, Outcome::changed) > 0);
+  CHECK(count(first, ChangeOutcome::failed) == 0);
+  CHECK(count(first, ChangeOutcome::unsupported) == 0);
+  CHECK(count(first, ChangeOutcome::changed) > 0);
 
   // Read back through NativeRtnl and NativeHost, not through what the appliers said.
   auto l = k.rtnl.link(a);
   REQUIRE(l.ok());
-  CHECK(l.value->up);
-  CHECK(l.value->mtu == 9000);
+  CHECK(l->up);
+  CHECK(l->mtu == 9000);
   auto addresses = k.rtnl.addresses(a);
   REQUIRE(addresses.ok());
-  CHECK(*addresses.value == std::vector<std::string>{"198.18.0.11/24"});
+  CHECK(*addresses == std::vector<std::string>{"198.18.0.11/24"});
   auto t100 = k.rtnl.routes(100);
-  REQUIRE_MESSAGE(t100.ok(), t100.status.message);
-  CHECK(has_route(*t100.value, {"198.18.0.0/24", a, "198.18.0.11", 100}));
+  REQUIRE_MESSAGE(t100.ok(), t100.error());
+  CHECK(has_route(*t100, {"198.18.0.0/24", a, "198.18.0.11", 100}));
   auto t101 = k.rtnl.routes(101);
   REQUIRE(t101.ok());
-  CHECK(has_route(*t101.value, {"198.18.0.0/24", b, "198.18.0.12", 101}));
+  CHECK(has_route(*t101, {"198.18.0.0/24", b, "198.18.0.12", 101}));
   auto main = k.rtnl.routes(254);  // the connected route the address brought
   REQUIRE(main.ok());
-  CHECK(has_route(*main.value, {"198.18.0.0/24", a, "198.18.0.11", 254}));
+  CHECK(has_route(*main, {"198.18.0.0/24", a, "198.18.0.11", 254}));
   auto rules = k.rtnl.rules();
-  REQUIRE_MESSAGE(rules.ok(), rules.status.message);
-  CHECK(has_rule(*rules.value, {1000, "198.18.0.11/32", 100}));
-  CHECK(has_rule(*rules.value, {1001, "198.18.0.12/32", 101}));
-  CHECK(k.host.read_file("/proc/sys/net/ipv4/conf/" + a + "/arp_ignore").value == "1");
-  CHECK(k.host.read_file("/proc/sys/net/ipv4/conf/" + a + "/arp_announce").value == "2");
-  CHECK(k.host.read_file("/proc/sys/net/ipv4/conf/" + a + "/rp_filter").value == "2");
+  REQUIRE_MESSAGE(rules.ok(), rules.error());
+  CHECK(has_rule(*rules, {1000, "198.18.0.11/32", 100}));
+  CHECK(has_rule(*rules, {1001, "198.18.0.12/32", 101}));
+  CHECK(*k.host.read_file("/proc/sys/net/ipv4/conf/" + a + "/arp_ignore") == "1");
+  CHECK(*k.host.read_file("/proc/sys/net/ipv4/conf/" + a + "/arp_announce") == "2");
+  CHECK(*k.host.read_file("/proc/sys/net/ipv4/conf/" + a + "/rp_filter") == "2");
 
   auto second = apply_rails(plan, k.kernel);
   CAPTURE(listing(second));
-  CHECK(count(second, Outcome::unchanged) == static_cast<int>(second.size()));
+  CHECK(count(second, ChangeOutcome::unchanged) == static_cast<int>(second.size()));
   CHECK(second.size() == first.size());
 }
 
@@ -149,23 +149,23 @@ TEST_CASE("NativeRtnl passes the kernel's refusals on as errno with the operatio
   std::string a = veth("RAILYARD_NETNS_VETH_A");
   NativeRtnl rtnl;
   Status again = rtnl.add_address(a, "198.18.0.11/24");
-  CHECK(again.err == EEXIST);
-  CHECK(again.message == a + ": add address 198.18.0.11/24: File exists");
+  CHECK(again.code() == EEXIST);
+  CHECK(again.error() == a + ": add address 198.18.0.11/24: File exists");
   Status big = rtnl.set_mtu(a, 70000);  // above a veth's maximum
-  CHECK(big.err == EINVAL);
-  CHECK(big.message == a + ": set MTU 70000: Invalid argument");
+  CHECK(big.code() == EINVAL);
+  CHECK(big.error() == a + ": set MTU 70000: Invalid argument");
   Status route = rtnl.add_route({"198.18.0.0/24", a, "198.18.0.11", 100});
-  CHECK(route.err == EEXIST);
+  CHECK(route.code() == EEXIST);
   Status nodev = rtnl.add_route({"198.19.0.0/24", "ry-nope", "", 100});
-  CHECK(nodev.err == ENODEV);
-  CHECK(nodev.message == "ry-nope: add route 198.19.0.0/24 table 100: No such device");
+  CHECK(nodev.code() == ENODEV);
+  CHECK(nodev.error() == "ry-nope: add route 198.19.0.0/24 table 100: No such device");
 }
 
 TEST_CASE("a default route via a rail is reported failed and left in place") {
   std::string b = veth("RAILYARD_NETNS_VETH_B");
   NetnsKernel k;
   Status added = k.rtnl.add_route({"default", b, "", 254});
-  REQUIRE_MESSAGE(added.ok(), added.message);
+  REQUIRE_MESSAGE(added.ok(), added.error());
   std::vector<Change> out;
   apply_routing(plan_of({rail(1, b, "198.18.0.12/24")}), k.kernel, out);
   CAPTURE(listing(out));
@@ -173,13 +173,13 @@ TEST_CASE("a default route via a rail is reported failed and left in place") {
   for (const auto& c : out)
     if (c.object == "rail 1 (" + b + "): default route") {
       reported = true;
-      CHECK(c.outcome == Outcome::failed);
+      CHECK(c.outcome == ChangeOutcome::failed);
       CHECK(c.detail == "default route via " + b + " on a rail");
     }
   CHECK(reported);
   auto main = k.rtnl.routes(254);
   REQUIRE(main.ok());
-  CHECK(has_route(*main.value, {"default", b, "", 254}));
+  CHECK(has_route(*main, {"default", b, "", 254}));
 }
 
 TEST_CASE("a VLAN on the veth: the kernel's answer, reported, not a crash") {
@@ -194,18 +194,18 @@ TEST_CASE("a VLAN on the veth: the kernel's answer, reported, not a crash") {
   REQUIRE(!out.empty());
   CHECK(out[0].object == "rail 0 (" + a + "): VLAN " + a + ".200");
   auto l = k.rtnl.link(a + ".200");
-  if (out[0].outcome == Outcome::changed) {
+  if (out[0].outcome == ChangeOutcome::changed) {
     // A kernel with 802.1Q (CI elsewhere, QEMU): the device is what was asked for.
     MESSAGE("this kernel has 802.1Q: the VLAN was created");
     REQUIRE(l.ok());
-    CHECK(l.value->vlan_id == 200);
-    CHECK(l.value->parent == a);
+    CHECK(l->vlan_id == 200);
+    CHECK(l->parent == a);
   } else {
     // The build host's kernel: no 802.1Q, EOPNOTSUPP from RTM_NEWLINK.
-    CHECK(out[0].outcome == Outcome::unsupported);
+    CHECK(out[0].outcome == ChangeOutcome::unsupported);
     CHECK(out[0].detail == a + ".200: add VLAN 200 on " + a + ": Operation not supported");
     CHECK(out.size() == 1);
-    CHECK(l.status.err == ENODEV);
+    CHECK(l.code() == ENODEV);
   }
 }
 
@@ -227,7 +227,7 @@ TEST_CASE("a dry run over the real kernel logs the writes and makes none") {
   CHECK(log == std::vector<std::string>{"would set MTU 4200 on " + a, "would add address 198.18.2.11/24 to " + a,
                                         "would add route 198.18.2.0/24 dev " + a + " src 198.18.2.11 table 102",
                                         "would add rule from 198.18.2.11/32 lookup 102 priority 1000"});
-  CHECK(real.link(a).value->mtu == 9000);
-  CHECK(real.addresses(a).value == std::vector<std::string>{"198.18.0.11/24"});
-  CHECK(real.routes(102).value->empty());
+  CHECK(real.link(a)->mtu == 9000);
+  CHECK(*real.addresses(a) == std::vector<std::string>{"198.18.0.11/24"});
+  CHECK(real.routes(102)->empty());
 }

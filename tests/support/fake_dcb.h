@@ -32,9 +32,9 @@ class FakeDcb : public Dcb {
   int calls = 0;                // reads and writes
   std::vector<std::string> writes;  // each successful write, "set_pfc ens1f0np0 pfc_en 0x08 delay 32"
 
-  Expected<IeeePfc> pfc(const std::string& ifname) override {
-    if (Status s = check("pfc", ifname, "RTM_GETDCB IEEE PFC"); !s.ok()) return Expected<IeeePfc>::fail(s);
-    return Expected<IeeePfc>::of(pfcs.at(ifname));
+  Outcome<IeeePfc> pfc(const std::string& ifname) override {
+    if (Status s = check("pfc", ifname, "RTM_GETDCB IEEE PFC"); !s.ok()) return Outcome<IeeePfc>::fail(s);
+    return Outcome<IeeePfc>(pfcs.at(ifname));
   }
 
   Status set_pfc(const std::string& ifname, const IeeePfc& pfc) override {
@@ -44,13 +44,13 @@ class FakeDcb : public Dcb {
                   pfc.delay);
     writes.push_back("set_pfc " + ifname + buf);
     if (!ignore_set_pfc) pfcs[ifname] = pfc;
-    return Status::success();
+    return success();
   }
 
-  Expected<std::vector<DcbApp>> apps(const std::string& ifname) override {
+  Outcome<std::vector<DcbApp>> apps(const std::string& ifname) override {
     if (Status s = check("apps", ifname, "RTM_GETDCB IEEE APP"); !s.ok())
-      return Expected<std::vector<DcbApp>>::fail(s);
-    return Expected<std::vector<DcbApp>>::of(tables[ifname]);
+      return Outcome<std::vector<DcbApp>>::fail(s);
+    return Outcome<std::vector<DcbApp>>(tables[ifname]);
   }
 
   Status add_apps(const std::string& ifname, const std::vector<DcbApp>& apps) override {
@@ -61,7 +61,7 @@ class FakeDcb : public Dcb {
       table.push_back(a);
     }
     writes.push_back("add_apps " + ifname + " " + std::to_string(apps.size()));
-    return Status::success();
+    return success();
   }
 
  private:
@@ -70,7 +70,7 @@ class FakeDcb : public Dcb {
     for (const std::string& key : {op + " " + ifname, op})
       if (auto it = fail.find(key); it != fail.end()) return Status::from_errno(it->second, ifname + ": " + what);
     if (!pfcs.count(ifname)) return Status::from_errno(ENODEV, ifname + ": " + what);
-    return Status::success();
+    return success();
   }
 };
 
@@ -86,26 +86,26 @@ class FakeEthtool : public Ethtool {
   int calls = 0;
   std::vector<std::string> writes;  // "set_tunable_u16 ens1f0np0 3 100"
 
-  Expected<std::uint16_t> tunable_u16(const std::string& ifname, std::uint32_t id) override {
+  Outcome<std::uint16_t> tunable_u16(const std::string& ifname, std::uint32_t id) override {
     if (Status s = check("tunable_u16", ifname, id, "ETHTOOL_GTUNABLE"); !s.ok())
-      return Expected<std::uint16_t>::fail(s);
-    return Expected<std::uint16_t>::of(tunables.at({ifname, id}));
+      return Outcome<std::uint16_t>::fail(s);
+    return Outcome<std::uint16_t>(tunables.at({ifname, id}));
   }
 
   Status set_tunable_u16(const std::string& ifname, std::uint32_t id, std::uint16_t value) override {
     if (Status s = check("set_tunable_u16", ifname, id, "ETHTOOL_STUNABLE"); !s.ok()) return s;
     tunables[{ifname, id}] = value < clamp ? value : clamp;
     writes.push_back("set_tunable_u16 " + ifname + " " + std::to_string(id) + " " + std::to_string(value));
-    return Status::success();
+    return success();
   }
 
-  Expected<std::map<std::string, std::uint64_t>> stats(const std::string& ifname) override {
+  Outcome<std::map<std::string, std::uint64_t>> stats(const std::string& ifname) override {
     ++calls;
     auto it = statistics.find(ifname);
     if (it == statistics.end())
-      return Expected<std::map<std::string, std::uint64_t>>::fail(
+      return Outcome<std::map<std::string, std::uint64_t>>::fail(
           Status::from_errno(EOPNOTSUPP, ifname + ": ETHTOOL_GSTATS"));
-    return Expected<std::map<std::string, std::uint64_t>>::of(it->second);
+    return Outcome<std::map<std::string, std::uint64_t>>(it->second);
   }
 
  private:
@@ -115,26 +115,26 @@ class FakeEthtool : public Ethtool {
     for (const std::string& key : {op + " " + ifname, op})
       if (auto it = fail.find(key); it != fail.end()) return Status::from_errno(it->second, context);
     if (!tunables.count({ifname, id})) return Status::from_errno(EOPNOTSUPP, context);
-    return Status::success();
+    return success();
   }
 };
 
 // rtnetlink for tests of appliers that must not use it: a call fails the test.
 class UnusedRtnl : public Rtnl {
  public:
-  Expected<LinkInfo> link(const std::string& name) override { return Expected<LinkInfo>::fail(used("link", name)); }
+  Outcome<LinkInfo> link(const std::string& name) override { return Outcome<LinkInfo>::fail(used("link", name)); }
   Status set_link_up(const std::string& name) override { return used("set_link_up", name); }
   Status set_mtu(const std::string& name, int) override { return used("set_mtu", name); }
   Status add_vlan(const std::string& parent, const std::string&, int) override { return used("add_vlan", parent); }
-  Expected<std::vector<std::string>> addresses(const std::string& name) override {
-    return Expected<std::vector<std::string>>::fail(used("addresses", name));
+  Outcome<std::vector<std::string>> addresses(const std::string& name) override {
+    return Outcome<std::vector<std::string>>::fail(used("addresses", name));
   }
   Status add_address(const std::string& name, const std::string&) override { return used("add_address", name); }
-  Expected<std::vector<RouteInfo>> routes(int table) override {
-    return Expected<std::vector<RouteInfo>>::fail(used("routes", "table " + std::to_string(table)));
+  Outcome<std::vector<RouteInfo>> routes(int table) override {
+    return Outcome<std::vector<RouteInfo>>::fail(used("routes", "table " + std::to_string(table)));
   }
   Status add_route(const RouteInfo& route) override { return used("add_route", route.destination); }
-  Expected<std::vector<RuleInfo>> rules() override { return Expected<std::vector<RuleInfo>>::fail(used("rules", "")); }
+  Outcome<std::vector<RuleInfo>> rules() override { return Outcome<std::vector<RuleInfo>>::fail(used("rules", "")); }
   Status add_rule(const RuleInfo& rule) override { return used("add_rule", rule.from); }
 
  private:
@@ -147,31 +147,31 @@ class UnusedRtnl : public Rtnl {
 // Host for tests of appliers that must not use it: a call fails the test.
 class UnusedHost : public Host {
  public:
-  Expected<std::string> read_file(const std::string& path) override {
-    return Expected<std::string>::fail(used("read_file", path));
+  Outcome<std::string> read_file(const std::string& path) override {
+    return Outcome<std::string>::fail(used("read_file", path));
   }
   Status write_file(const std::string& path, const std::string&) override { return used("write_file", path); }
   Status make_directory(const std::string& path) override { return used("make_directory", path); }
-  Expected<std::vector<std::string>> list_directory(const std::string& path) override {
-    return Expected<std::vector<std::string>>::fail(used("list_directory", path));
+  Outcome<std::vector<std::string>> list_directory(const std::string& path) override {
+    return Outcome<std::vector<std::string>>::fail(used("list_directory", path));
   }
-  Expected<std::size_t> read_block(const std::string& path, std::size_t) override {
-    return Expected<std::size_t>::fail(used("read_block", path));
+  Outcome<std::size_t> read_block(const std::string& path, std::size_t) override {
+    return Outcome<std::size_t>::fail(used("read_block", path));
   }
   bool module_loaded(const std::string& name) override {
-    used("module_loaded", name);
+    static_cast<void>(used("module_loaded", name));
     return false;
   }
   Status load_module(const std::string& name) override { return used("load_module", name); }
   Status add_rxe(const std::string& name, const std::string&) override { return used("add_rxe", name); }
-  Expected<std::vector<std::uint8_t>> pci_config(const std::string& bdf) override {
-    return Expected<std::vector<std::uint8_t>>::fail(used("pci_config", bdf));
+  Outcome<std::vector<std::uint8_t>> pci_config(const std::string& bdf) override {
+    return Outcome<std::vector<std::uint8_t>>::fail(used("pci_config", bdf));
   }
   Status write_pci_config_u16(const std::string& bdf, std::uint32_t, std::uint16_t) override {
     return used("write_pci_config_u16", bdf);
   }
-  Expected<std::string> nvme_fabrics_connect(const std::string& options) override {
-    return Expected<std::string>::fail(used("nvme_fabrics_connect", options));
+  Outcome<std::string> nvme_fabrics_connect(const std::string& options) override {
+    return Outcome<std::string>::fail(used("nvme_fabrics_connect", options));
   }
 
  private:

@@ -29,12 +29,12 @@ class FakeHost : public Host {
   std::vector<std::string> connects;                           // options written to /dev/nvme-fabrics
   int connect_errno = 0;
 
-  Expected<std::string> read_file(const std::string& path) override {
+  Outcome<std::string> read_file(const std::string& path) override {
     if (auto e = read_errors.find(path); e != read_errors.end())
-      return Expected<std::string>::fail(Status::from_errno(e->second, "read " + path));
+      return Outcome<std::string>::from_errno(e->second, "read " + path);
     auto it = files.find(path);
-    if (it == files.end()) return Expected<std::string>::fail(Status::from_errno(ENOENT, "read " + path));
-    return Expected<std::string>::of(it->second);
+    if (it == files.end()) return Outcome<std::string>::from_errno(ENOENT, "read " + path);
+    return Outcome<std::string>(it->second);
   }
   Status write_file(const std::string& path, const std::string& value) override {
     if (auto e = write_errors.find(path); e != write_errors.end())
@@ -42,13 +42,13 @@ class FakeHost : public Host {
     if (!writes_create && !files.count(path)) return Status::from_errno(ENOENT, "write " + path + " = " + value);
     files[path] = value;
     writes.push_back(path + "=" + value);
-    return {};
+    return success();
   }
   Status make_directory(const std::string& path) override {
     dirs.insert(path);
-    return {};
+    return success();
   }
-  Expected<std::vector<std::string>> list_directory(const std::string& path) override {
+  Outcome<std::vector<std::string>> list_directory(const std::string& path) override {
     std::set<std::string> names;
     std::string prefix = path + "/";
     bool found = dirs.count(path) > 0;
@@ -59,40 +59,40 @@ class FakeHost : public Host {
     };
     for (const auto& [p, v] : files) collect(p);
     for (const auto& d : dirs) collect(d);
-    if (!found) return Expected<std::vector<std::string>>::fail(Status::from_errno(ENOENT, "list " + path));
-    return Expected<std::vector<std::string>>::of({names.begin(), names.end()});
+    if (!found) return Outcome<std::vector<std::string>>::from_errno(ENOENT, "list " + path);
+    return Outcome<std::vector<std::string>>({names.begin(), names.end()});
   }
-  Expected<std::size_t> read_block(const std::string& path, std::size_t bytes) override {
+  Outcome<std::size_t> read_block(const std::string& path, std::size_t bytes) override {
     auto it = files.find(path);
-    if (it == files.end()) return Expected<std::size_t>::fail(Status::from_errno(ENOENT, "open " + path));
-    return Expected<std::size_t>::of(std::min(bytes, it->second.size()));
+    if (it == files.end()) return Outcome<std::size_t>::from_errno(ENOENT, "open " + path);
+    return Outcome<std::size_t>(std::min(bytes, it->second.size()));
   }
   bool module_loaded(const std::string& name) override { return modules.count(name) > 0; }
   Status load_module(const std::string& name) override {
-    if (!available_modules.count(name)) return Status::error(ENOENT, "modprobe " + name + ": no such module");
+    if (!available_modules.count(name)) return Status::fail(ENOENT, "modprobe " + name + ": no such module");
     modules.insert(name);
-    return {};
+    return success();
   }
   Status add_rxe(const std::string& name, const std::string& netdev) override {
     rxe_added.push_back({name, netdev});
     files["/sys/class/infiniband/" + name + "/parent"] = netdev;
-    return {};
+    return success();
   }
-  Expected<std::vector<std::uint8_t>> pci_config(const std::string& bdf) override {
+  Outcome<std::vector<std::uint8_t>> pci_config(const std::string& bdf) override {
     auto it = config.find(bdf);
-    if (it == config.end()) return Expected<std::vector<std::uint8_t>>::fail(Status::from_errno(ENODEV, bdf));
-    return Expected<std::vector<std::uint8_t>>::of(it->second);
+    if (it == config.end()) return Outcome<std::vector<std::uint8_t>>::from_errno(ENODEV, bdf);
+    return Outcome<std::vector<std::uint8_t>>(it->second);
   }
   Status write_pci_config_u16(const std::string& bdf, std::uint32_t offset, std::uint16_t value) override {
     auto& c = config.at(bdf);
     c[offset] = static_cast<std::uint8_t>(value & 0xff);
     c[offset + 1] = static_cast<std::uint8_t>(value >> 8);
-    return {};
+    return success();
   }
-  Expected<std::string> nvme_fabrics_connect(const std::string& options) override {
-    if (connect_errno) return Expected<std::string>::fail(Status::from_errno(connect_errno, "connect"));
+  Outcome<std::string> nvme_fabrics_connect(const std::string& options) override {
+    if (connect_errno) return Outcome<std::string>::from_errno(connect_errno, "connect");
     connects.push_back(options);
-    return Expected<std::string>::of("instance=" + std::to_string(connects.size()) + ",cntlid=1");
+    return Outcome<std::string>("instance=" + std::to_string(connects.size()) + ",cntlid=1");
   }
 };
 

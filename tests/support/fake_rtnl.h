@@ -40,11 +40,11 @@ class FakeRtnl : public Rtnl {
     return l;
   }
 
-  Expected<LinkInfo> link(const std::string& name) override {
-    if (Status s = check("link", name, name + ": read link"); !s.ok()) return Expected<LinkInfo>::fail(s);
+  Outcome<LinkInfo> link(const std::string& name) override {
+    if (Status s = check("link", name, name + ": read link"); !s.ok()) return Outcome<LinkInfo>::fail(s);
     auto it = links.find(name);
-    if (it == links.end()) return Expected<LinkInfo>::fail(Status::from_errno(ENODEV, name + ": read link"));
-    return Expected<LinkInfo>::of(it->second);
+    if (it == links.end()) return Outcome<LinkInfo>::from_errno(ENODEV, name + ": read link");
+    return Outcome<LinkInfo>(it->second);
   }
 
   Status set_link_up(const std::string& name) override {
@@ -54,7 +54,7 @@ class FakeRtnl : public Rtnl {
     if (it == links.end()) return Status::from_errno(ENODEV, what);
     it->second.up = true;
     writes.push_back("set_link_up " + name);
-    return {};
+    return success();
   }
 
   Status set_mtu(const std::string& name, int mtu) override {
@@ -70,7 +70,7 @@ class FakeRtnl : public Rtnl {
     for (auto& [n, l] : links)  // the kernel lowers VLANs above a parent whose MTU shrinks
       if (l.vlan_id && l.parent == name && l.mtu > mtu) l.mtu = mtu;
     writes.push_back("set_mtu " + name + " " + std::to_string(mtu));
-    return {};
+    return success();
   }
 
   Status add_vlan(const std::string& parent, const std::string& name, int id) override {
@@ -84,14 +84,14 @@ class FakeRtnl : public Rtnl {
     l.vlan_id = id;
     l.parent = parent;
     writes.push_back("add_vlan " + parent + " " + name + " " + std::to_string(id));
-    return {};
+    return success();
   }
 
-  Expected<std::vector<std::string>> addresses(const std::string& name) override {
-    using Result = Expected<std::vector<std::string>>;
+  Outcome<std::vector<std::string>> addresses(const std::string& name) override {
+    using Result = Outcome<std::vector<std::string>>;
     if (Status s = check("addresses", name, name + ": read addresses"); !s.ok()) return Result::fail(s);
-    if (!links.count(name)) return Result::fail(Status::from_errno(ENODEV, name + ": read addresses"));
-    return Result::of(addrs[name]);
+    if (!links.count(name)) return Result::from_errno(ENODEV, name + ": read addresses");
+    return Result(addrs[name]);
   }
 
   Status add_address(const std::string& name, const std::string& cidr) override {
@@ -102,17 +102,17 @@ class FakeRtnl : public Rtnl {
     if (std::find(list.begin(), list.end(), cidr) != list.end()) return Status::from_errno(EEXIST, what);
     list.push_back(cidr);
     writes.push_back("add_address " + name + " " + cidr);
-    return {};
+    return success();
   }
 
-  Expected<std::vector<RouteInfo>> routes(int table) override {
-    using Result = Expected<std::vector<RouteInfo>>;
+  Outcome<std::vector<RouteInfo>> routes(int table) override {
+    using Result = Outcome<std::vector<RouteInfo>>;
     std::string key = std::to_string(table);
     if (Status s = check("routes", key, "table " + key + ": read routes"); !s.ok()) return Result::fail(s);
     std::vector<RouteInfo> out;
     for (const auto& r : route_entries)
       if (r.table == table) out.push_back(r);
-    return Result::of(out);
+    return Result(out);
   }
 
   Status add_route(const RouteInfo& route) override {
@@ -126,12 +126,12 @@ class FakeRtnl : public Rtnl {
       if (r.table == route.table && r.destination == route.destination) return Status::from_errno(EEXIST, what);
     route_entries.push_back(route);
     writes.push_back("add_route " + route.destination + " dev " + route.dev + " table " + std::to_string(route.table));
-    return {};
+    return success();
   }
 
-  Expected<std::vector<RuleInfo>> rules() override {
-    if (Status s = check("rules", "", "read rules"); !s.ok()) return Expected<std::vector<RuleInfo>>::fail(s);
-    return Expected<std::vector<RuleInfo>>::of(rule_entries);
+  Outcome<std::vector<RuleInfo>> rules() override {
+    if (Status s = check("rules", "", "read rules"); !s.ok()) return Outcome<std::vector<RuleInfo>>::fail(s);
+    return Outcome<std::vector<RuleInfo>>(rule_entries);
   }
 
   Status add_rule(const RuleInfo& rule) override {
@@ -143,14 +143,14 @@ class FakeRtnl : public Rtnl {
         return Status::from_errno(EEXIST, what);
     rule_entries.push_back(rule);
     writes.push_back("add_rule " + rule.from + " " + std::to_string(rule.table) + " " + std::to_string(rule.priority));
-    return {};
+    return success();
   }
 
  private:
   Status check(const std::string& op, const std::string& subject, const std::string& what) const {
     for (const auto& key : {op + " " + subject, op})
       if (auto it = fail.find(key); it != fail.end()) return Status::from_errno(it->second, what);
-    return {};
+    return success();
   }
   bool is_local(const std::string& ip) const {
     for (const auto& [dev, list] : addrs)
@@ -167,10 +167,10 @@ class FakeRtnl : public Rtnl {
 // DCB for tests of appliers that must not use it: a call fails the test.
 class UnusedDcb : public Dcb {
  public:
-  Expected<IeeePfc> pfc(const std::string& ifname) override { return Expected<IeeePfc>::fail(used("read PFC", ifname)); }
+  Outcome<IeeePfc> pfc(const std::string& ifname) override { return Outcome<IeeePfc>::fail(used("read PFC", ifname)); }
   Status set_pfc(const std::string& ifname, const IeeePfc&) override { return used("set PFC", ifname); }
-  Expected<std::vector<DcbApp>> apps(const std::string& ifname) override {
-    return Expected<std::vector<DcbApp>>::fail(used("read app table", ifname));
+  Outcome<std::vector<DcbApp>> apps(const std::string& ifname) override {
+    return Outcome<std::vector<DcbApp>>::fail(used("read app table", ifname));
   }
   Status add_apps(const std::string& ifname, const std::vector<DcbApp>&) override {
     return used("add apps", ifname);
@@ -186,14 +186,14 @@ class UnusedDcb : public Dcb {
 // ethtool for tests of appliers that must not use it: a call fails the test.
 class UnusedEthtool : public Ethtool {
  public:
-  Expected<std::uint16_t> tunable_u16(const std::string& ifname, std::uint32_t) override {
-    return Expected<std::uint16_t>::fail(used("read tunable", ifname));
+  Outcome<std::uint16_t> tunable_u16(const std::string& ifname, std::uint32_t) override {
+    return Outcome<std::uint16_t>::fail(used("read tunable", ifname));
   }
   Status set_tunable_u16(const std::string& ifname, std::uint32_t, std::uint16_t) override {
     return used("set tunable", ifname);
   }
-  Expected<std::map<std::string, std::uint64_t>> stats(const std::string& ifname) override {
-    return Expected<std::map<std::string, std::uint64_t>>::fail(used("read stats", ifname));
+  Outcome<std::map<std::string, std::uint64_t>> stats(const std::string& ifname) override {
+    return Outcome<std::map<std::string, std::uint64_t>>::fail(used("read stats", ifname));
   }
 
  private:

@@ -23,36 +23,38 @@ using railyard::test::OpenHost;
 
 // The appliers here never touch rtnetlink, DCB or ethtool: any call fails the test.
 struct NoRtnl : Rtnl {
-  Expected<LinkInfo> link(const std::string&) override { return fail<LinkInfo>(); }
+  Outcome<LinkInfo> link(const std::string&) override { return fail<LinkInfo>(); }
   Status set_link_up(const std::string&) override { return bad(); }
   Status set_mtu(const std::string&, int) override { return bad(); }
   Status add_vlan(const std::string&, const std::string&, int) override { return bad(); }
-  Expected<std::vector<std::string>> addresses(const std::string&) override { return fail<std::vector<std::string>>(); }
+  Outcome<std::vector<std::string>> addresses(const std::string&) override { return fail<std::vector<std::string>>(); }
   Status add_address(const std::string&, const std::string&) override { return bad(); }
-  Expected<std::vector<RouteInfo>> routes(int) override { return fail<std::vector<RouteInfo>>(); }
+  Outcome<std::vector<RouteInfo>> routes(int) override { return fail<std::vector<RouteInfo>>(); }
   Status add_route(const RouteInfo&) override { return bad(); }
-  Expected<std::vector<RuleInfo>> rules() override { return fail<std::vector<RuleInfo>>(); }
+  Outcome<std::vector<RuleInfo>> rules() override { return fail<std::vector<RuleInfo>>(); }
   Status add_rule(const RuleInfo&) override { return bad(); }
   template <class T>
-  static Expected<T> fail() {
+  static Outcome<T> fail() {
     FAIL("rtnetlink used");
-    return Expected<T>::fail(bad());
+    return Outcome<T>::fail(bad());
   }
-  static Status bad() { return Status::error(ENOSYS, "unused"); }
+  static Status bad() { return Status::fail(ENOSYS, "unused"); }
 };
 struct NoDcb : Dcb {
-  Expected<IeeePfc> pfc(const std::string&) override { return Expected<IeeePfc>::fail(NoRtnl::bad()); }
+  Outcome<IeeePfc> pfc(const std::string&) override { return Outcome<IeeePfc>::fail(NoRtnl::bad()); }
   Status set_pfc(const std::string&, const IeeePfc&) override { return NoRtnl::bad(); }
-  Expected<std::vector<DcbApp>> apps(const std::string&) override { return Expected<std::vector<DcbApp>>::fail(NoRtnl::bad()); }
+  Outcome<std::vector<DcbApp>> apps(const std::string&) override {
+    return Outcome<std::vector<DcbApp>>::fail(NoRtnl::bad());
+  }
   Status add_apps(const std::string&, const std::vector<DcbApp>&) override { return NoRtnl::bad(); }
 };
 struct NoEthtool : Ethtool {
-  Expected<std::uint16_t> tunable_u16(const std::string&, std::uint32_t) override {
-    return Expected<std::uint16_t>::fail(NoRtnl::bad());
+  Outcome<std::uint16_t> tunable_u16(const std::string&, std::uint32_t) override {
+    return Outcome<std::uint16_t>::fail(NoRtnl::bad());
   }
   Status set_tunable_u16(const std::string&, std::uint32_t, std::uint16_t) override { return NoRtnl::bad(); }
-  Expected<std::map<std::string, std::uint64_t>> stats(const std::string&) override {
-    return Expected<std::map<std::string, std::uint64_t>>::fail(NoRtnl::bad());
+  Outcome<std::map<std::string, std::uint64_t>> stats(const std::string&) override {
+    return Outcome<std::map<std::string, std::uint64_t>>::fail(NoRtnl::bad());
   }
 };
 
@@ -87,7 +89,7 @@ inline std::string outcomes(const std::vector<Change>& changes) {
 
 inline bool all_unchanged(const std::vector<Change>& changes) {
   for (const auto& c : changes)
-    if (c.outcome != Outcome::unchanged) return false;
+    if (c.outcome != ChangeOutcome::unchanged) return false;
   return !changes.empty();
 }
 

@@ -54,13 +54,13 @@ inline Plan plan_of(std::vector<RailPlan> rails) {
 inline Change find(const std::vector<Change>& changes, const std::string& object) {
   for (const auto& c : changes)
     if (c.object == object) return c;
-  return Change{"missing: " + object, Outcome::failed, "", "", listing(changes)};
+  return Change{"missing: " + object, ChangeOutcome::failed, "", "", listing(changes)};
 }
 
 // "" when every change is unchanged, else the listing.
 inline std::string not_unchanged(const std::vector<Change>& changes) {
   for (const auto& c : changes)
-    if (c.outcome != Outcome::unchanged) return listing(changes);
+    if (c.outcome != ChangeOutcome::unchanged) return listing(changes);
   return "";
 }
 

@@ -55,13 +55,13 @@ class FakeDataPath : public RdmaDataPath {
   std::map<std::pair<std::string, std::string>, double> rates;
   std::map<std::pair<std::string, std::string>, std::string> errors;
 
-  Expected<double> write_test(const std::string& from_dev, int from_gid, const std::string& to_dev, int to_gid,
+  Outcome<double> write_test(const std::string& from_dev, int from_gid, const std::string& to_dev, int to_gid,
                               std::size_t bytes, int timeout_ms) override {
     calls.push_back({from_dev, from_gid, to_dev, to_gid, bytes, timeout_ms});
     if (auto e = errors.find({from_dev, to_dev}); e != errors.end())
-      return Expected<double>::fail(Status::error(ETIMEDOUT, e->second));
-    if (auto r = rates.find({from_dev, to_dev}); r != rates.end()) return Expected<double>::of(r->second);
-    return Expected<double>::of(mbps);
+      return Outcome<double>::fail(ETIMEDOUT, e->second);
+    if (auto r = rates.find({from_dev, to_dev}); r != rates.end()) return Outcome<double>(r->second);
+    return Outcome<double>(mbps);
   }
 };
 
@@ -72,11 +72,11 @@ class SampledEthtool : public FakeEthtool {
   std::map<std::string, std::vector<Stats>> samples;
   std::map<std::string, std::size_t> reads;
 
-  Expected<Stats> stats(const std::string& ifname) override {
+  Outcome<Stats> stats(const std::string& ifname) override {
     auto it = samples.find(ifname);
     if (it == samples.end() || it->second.empty()) return FakeEthtool::stats(ifname);
     std::size_t n = reads[ifname]++;
-    return Expected<Stats>::of(it->second[std::min(n, it->second.size() - 1)]);
+    return Outcome<Stats>(it->second[std::min(n, it->second.size() - 1)]);
   }
 };
 

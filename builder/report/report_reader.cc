@@ -110,6 +110,33 @@ class Walk {
   bool string(od::value& v, const char* subject, std::string& out) {
     return string(v, [subject] { return subject; }, out);
   }
+  // Each element of the array `v` to `element(value)`; `wrong()` says why `v` is not one.
+  template <class Wrong, class Element>
+  bool each_element(od::value& v, Wrong wrong, Element element) {
+    od::array array;
+    if (!is(v, od::json_type::array, wrong)) return false;
+    if (error_code e = v.get_array().get(array)) return malformed(e, at(v));
+    for (auto item : array) {
+      od::value x;
+      if (error_code e = std::move(item).get(x)) return malformed(e);
+      if (!element(x)) return false;
+    }
+    return true;
+  }
+  // Each member of the object `v` to `member(key, value)`.
+  template <class Wrong, class Member>
+  bool each_member(od::value& v, Wrong wrong, Member member) {
+    od::object object;
+    if (!is(v, od::json_type::object, wrong)) return false;
+    if (error_code e = v.get_object().get(object)) return malformed(e, at(v));
+    for (auto item : object) {
+      od::field x;
+      std::string_view key;
+      if (error_code e = std::move(item).get(x); e || (e = x.unescaped_key().get(key))) return malformed(e);
+      if (!member(key, x.value())) return false;
+    }
+    return true;
+  }
   bool strings(od::value& v, const char* subject, std::vector<std::string>& out);
   bool number(od::value& v, const char* subject, double& out) {
     if (!is(v, od::json_type::number, [&] { return std::string(subject) + " must be a number"; })) return false;
@@ -131,18 +158,13 @@ class Walk {
 
 bool Walk::strings(od::value& v, const char* subject, std::vector<std::string>& out) {
   auto wrong = [&] { return std::string(subject) + " must be an array of strings"; };
-  od::array array;
-  if (!is(v, od::json_type::array, wrong)) return false;
-  if (error_code e = v.get_array().get(array)) return malformed(e, at(v));
-  for (auto element : array) {
-    od::value s;
-    if (error_code e = std::move(element).get(s)) return malformed(e);
+  return each_element(v, wrong, [&](od::value& s) {
     std::string_view text;
     if (!is(s, od::json_type::string, wrong)) return false;
     if (error_code e = s.get_string().get(text)) return malformed(e, at(s));
     out.emplace_back(text);
-  }
-  return true;
+    return true;
+  });
 }
 
 bool Walk::json(od::value& v, ordered_json* out) {
@@ -175,75 +197,58 @@ bool Walk::json(od::value& v, ordered_json* out) {
 }
 
 bool Walk::host(od::value& v) {
-  od::object o;
-  if (!is(v, od::json_type::object, [] { return std::string("'host' must be an object"); })) return false;
-  if (error_code e = v.get_object().get(o)) return malformed(e, at(v));
-  HostInfo& h = loaded.report.host;
-  for (auto f : o) {
-    od::field field;
-    std::string_view key;
-    if (error_code e = std::move(f).get(field); e || (e = field.unescaped_key().get(key))) return malformed(e);
-    od::value& value = field.value();
-    bool ok = key == "hostname" ? string(value, "'host.hostname'", hostname)
-              : key == "kernel" ? string(value, "'host.kernel'", digest.kernel)
-              : key == "boot_id" ? string(value, "'host.boot_id'", digest.boot_id)
-              : key == "drivers" ? strings(value, "'host.drivers'", digest.drivers)
-                                 : json(value, nullptr);
-    if (!ok) return false;
-  }
-  if (whole_) h = {hostname, digest.kernel, digest.boot_id, digest.drivers};
-  return true;
+  auto wrong = [] { return std::string("'host' must be an object"); };
+  bool ok = each_member(v, wrong, [&](std::string_view key, od::value& value) {
+    return key == "hostname"  ? string(value, "'host.hostname'", hostname)
+           : key == "kernel"  ? string(value, "'host.kernel'", digest.kernel)
+           : key == "boot_id" ? string(value, "'host.boot_id'", digest.boot_id)
+           : key == "drivers" ? strings(value, "'host.drivers'", digest.drivers)
+                              : json(value, nullptr);
+  });
+  if (ok && whole_) loaded.report.host = {hostname, digest.kernel, digest.boot_id, digest.drivers};
+  return ok;
 }
 
 bool Walk::checks(od::value& v) {
-  od::array array;
-  if (!is(v, od::json_type::array, [] { return std::string("'checks' must be an array"); })) return false;
-  if (error_code e = v.get_array().get(array)) return malformed(e, at(v));
-  for (auto element : array) {
-    od::value c;
-    if (error_code e = std::move(element).get(c)) return malformed(e);
+  return each_element(v, [] { return std::string("'checks' must be an array"); }, [&](od::value& c) {
     if (!check(c, digest.check_count)) return false;
     ++digest.check_count;
-  }
-  return true;
+    return true;
+  });
 }
 
 bool Walk::check(od::value& v, int index) {
   auto name_of = [index](std::string_view what) { return "checks[" + std::to_string(index) + "]" + std::string(what); };
   const char* object_at = at(v);
-  od::object o;
-  if (!is(v, od::json_type::object, [&] { return name_of(" must be an object"); })) return false;
-  if (error_code e = v.get_object().get(o)) return malformed(e, object_at);
   CheckResult cr;
   std::string_view name, status;
   const char* status_at = nullptr;
   bool has_name = false, has_status = false;
-  for (auto f : o) {
-    od::field field;
-    std::string_view key;
-    if (error_code e = std::move(f).get(field); e || (e = field.unescaped_key().get(key))) return malformed(e);
-    od::value& value = field.value();
-    bool ok = true;
-    if (key == "name") ok = has_name = string(value, [&] { return name_of(".name"); }, name);
-    else if (key == "status") {
+  auto member = [&](std::string_view key, od::value& value) {
+    if (key == "name") return has_name = string(value, [&] { return name_of(".name"); }, name);
+    if (key == "status") {
       status_at = at(value);
-      ok = has_status = string(value, [&] { return name_of(".status"); }, status);
-    } else if (key == "required") {
-      ok = is(value, od::json_type::boolean, [&] { return name_of(".required must be true or false"); });
-      if (ok)
-        if (error_code e = value.get_bool().get(cr.required)) return malformed(e, at(value));
-    } else if (key == "expected" || key == "observed" || key == "detail") {
+      return has_status = string(value, [&] { return name_of(".status"); }, status);
+    }
+    if (key == "required") {
+      if (!is(value, od::json_type::boolean, [&] { return name_of(".required must be true or false"); })) return false;
+      if (error_code e = value.get_bool().get(cr.required)) return malformed(e, at(value));
+      return true;
+    }
+    if (key == "expected" || key == "observed" || key == "detail") {
       auto subject = [&] { return name_of("." + std::string(key)); };
       if (!whole_)  // a digest checks their type and keeps none of them
-        ok = is(value, od::json_type::string, [&] { return subject() + " must be a string"; });
-      else
-        ok = string(value, subject, key == "expected" ? cr.expected : key == "observed" ? cr.observed : cr.detail);
-    } else ok = json(value, nullptr);
-    if (!ok) return false;
-  }
+        return is(value, od::json_type::string, [&] { return subject() + " must be a string"; });
+      return string(value, subject, key == "expected" ? cr.expected : key == "observed" ? cr.observed : cr.detail);
+    }
+    return json(value, nullptr);
+  };
+  if (!each_member(v, [&] { return name_of(" must be an object"); }, member)) return false;
   if (!has_name || !has_status) return refuse(object_at, name_of(has_name ? " has no 'status'" : " has no 'name'"));
   auto st = parse_check_status(std::string(status));
-  if (!st) return refuse(status_at, name_of(".status: '") + std::string(status) + "' is not one of pass, fail, skip, warn, unsupported");
+  if (!st)
+    return refuse(status_at,
+                  name_of(".status: '") + std::string(status) + "' is not one of pass, fail, skip, warn, unsupported");
   cr.status = *st;
   if (!whole_ && !cr.failing()) return true;  // a digest keeps only the checks that count
   cr.id = CheckId::parse(name);
@@ -253,28 +258,15 @@ bool Walk::check(od::value& v, int index) {
 }
 
 bool Walk::phases(od::value& v) {
-  od::array array;
-  if (!is(v, od::json_type::array, [] { return std::string("'phases' must be an array"); })) return false;
-  if (error_code e = v.get_array().get(array)) return malformed(e, at(v));
-  for (auto element : array) {
-    od::value p;
-    od::object o;
-    if (error_code e = std::move(element).get(p)) return malformed(e);
-    if (!is(p, od::json_type::object, [] { return std::string("phases[] must be objects {phase, ms}"); })) return false;
-    if (error_code e = p.get_object().get(o)) return malformed(e, at(p));
+  return each_element(v, [] { return std::string("'phases' must be an array"); }, [&](od::value& p) {
     PhaseTiming& t = digest.phases.emplace_back();
-    for (auto f : o) {
-      od::field field;
-      std::string_view key;
-      if (error_code e = std::move(f).get(field); e || (e = field.unescaped_key().get(key))) return malformed(e);
-      od::value& value = field.value();
-      bool ok = key == "phase" ? string(value, "'phases[].phase'", t.phase)
-                : key == "ms"  ? number(value, "phases[].ms", t.ms)
-                               : json(value, nullptr);
-      if (!ok) return false;
-    }
-  }
-  return true;
+    return each_member(p, [] { return std::string("phases[] must be objects {phase, ms}"); },
+                       [&](std::string_view key, od::value& value) {
+                         return key == "phase" ? string(value, "'phases[].phase'", t.phase)
+                                : key == "ms"  ? number(value, "phases[].ms", t.ms)
+                                               : json(value, nullptr);
+                       });
+  });
 }
 
 bool Walk::report(od::document& doc) {

@@ -10,7 +10,7 @@ packages=(
   libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libssl-dev doctest-dev
   libarchive-dev libcurl4-openssl-dev libibverbs-dev libnl-3-dev libnl-route-3-dev
   libkmod-dev libxxhash-dev
-  libcpp-httplib-dev libsimdjson-dev
+  libmicrohttpd-dev libcpp-httplib-dev libsimdjson-dev
   # fake hardware for discovery tests, network namespaces, and timing for benchmarks
   umockdev iproute2 time bc
   # report schema validation in tests

@@ -138,4 +138,41 @@ std::string normalize_path(std::string_view path) {
   return out.empty() ? "." : out;
 }
 
+std::string escape_control(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  auto escaped = [&](unsigned char b) {
+    static const char digits[] = "0123456789abcdef";
+    out += "\\x";
+    out += digits[b >> 4];
+    out += digits[b & 15];
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    auto b = static_cast<unsigned char>(text[i]);
+    if (b >= 0x20 && b < 0x7f) {
+      out += static_cast<char>(b);
+      ++i;
+      continue;
+    }
+    // The length of a well-formed UTF-8 sequence starting here, or 0.
+    std::size_t n = b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    if (n && i + n <= text.size()) {
+      auto at = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+      bool ok = true;
+      for (std::size_t k = 1; k < n; ++k) ok &= (at(k) & 0xc0) == 0x80;
+      if (ok && n == 3) ok = !(b == 0xe0 && at(1) < 0xa0) && !(b == 0xed && at(1) > 0x9f);  // overlong, surrogates
+      if (ok && n == 4) ok = !(b == 0xf0 && at(1) < 0x90) && !(b == 0xf4 && at(1) > 0x8f);
+      if (ok && n == 2 && b == 0xc2 && at(1) < 0xa0) ok = false;  // C1 controls, U+0080 to U+009F
+      if (ok) {
+        out.append(text.substr(i, n));
+        i += n;
+        continue;
+      }
+    }
+    escaped(b);
+    ++i;
+  }
+  return out;
+}
+
 }  // namespace railyard

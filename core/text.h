@@ -22,6 +22,10 @@ std::string trim(std::string_view text);
 // `value` as 0x-prefixed lower-case hex of `digits` digits: hex(8, 2) → "0x08".
 std::string hex(unsigned value, int digits);
 
+// `text` safe to print on a terminal or in a log line: control characters (C0, DEL, C1)
+// and bytes that are not UTF-8 become `\xNN`; other text, UTF-8 included, stays.
+std::string escape_control(std::string_view text);
+
 // Shell-style pattern with `*` and `?` (interface-name matching, e.g. "enp0s*").
 bool glob_match(std::string_view pattern, std::string_view text);
 

@@ -89,3 +89,16 @@ TEST_CASE("split keeps empty fields; trim strips blanks at both ends") {
   CHECK(trim("  a b\t\n") == "a b");
   CHECK(trim(" \n ") == "");
 }
+
+TEST_CASE("escape_control: control characters and broken UTF-8 escaped, UTF-8 text kept") {
+  CHECK(escape_control("plain text 1.2/3") == "plain text 1.2/3");
+  CHECK(escape_control("a\r\nb") == "a\\x0d\\x0ab");
+  CHECK(escape_control("\x1b[31mred") == "\\x1b[31mred");
+  CHECK(escape_control("del\x7f") == "del\\x7f");
+  CHECK(escape_control("gpu → nic, é") == "gpu → nic, é");
+  CHECK(escape_control("c1 \xc2\x9b") == "c1 \\xc2\\x9b");      // CSI as a C1 control
+  CHECK(escape_control("bad \xff\xc3") == "bad \\xff\\xc3");     // not UTF-8; cut short
+  CHECK(escape_control("\xe0\x80\x80") == "\\xe0\\x80\\x80");    // overlong
+  CHECK(escape_control("\xed\xa0\x80") == "\\xed\\xa0\\x80");    // a surrogate
+  CHECK(escape_control("🚀") == "🚀");
+}

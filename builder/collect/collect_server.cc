@@ -1,16 +1,29 @@
 #include "collect/collect_server.h"
 
-#include <httplib.h>
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netdb.h>
 
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
 #include <charconv>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <mutex>
 
 #include <nlohmann/json.hpp>
 
 #include "collect/report_store.h"
+#include "text.h"
 
 namespace railyard {
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 // Compares without stopping at the first difference, so timing does not reveal the token.
 bool same_secret(const std::string& a, const std::string& b) {
@@ -19,86 +32,264 @@ bool same_secret(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
-void reply(httplib::Response& res, int status, const nlohmann::ordered_json& body) {
-  res.status = status;
-  res.set_content(body.dump() + "\n", "application/json");
+// One request's state, from its headers to its answer.
+struct Request {
+  Clock::time_point start = Clock::now();
+  std::string body;
+  bool too_large = false;   // over max_body: the rest is dropped as it comes
+  std::size_t dropped = 0;  // bytes of it dropped
+};
+
+std::string client_address(MHD_Connection* c) {
+  const MHD_ConnectionInfo* info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  if (!info || !info->client_addr) return "?";
+  char host[INET6_ADDRSTRLEN] = "?";
+  const sockaddr* sa = info->client_addr;
+  if (sa->sa_family == AF_INET) inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(sa)->sin_addr, host, sizeof host);
+  else if (sa->sa_family == AF_INET6)
+    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr, host, sizeof host);
+  return host;
 }
 
-void error(httplib::Response& res, int status, const std::string& message) { reply(res, status, {{"error", message}}); }
+std::string header(MHD_Connection* c, const char* name) {
+  const char* v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+  return v ? v : "";
+}
 
 }  // namespace
 
 struct CollectServer::Impl {
   CollectOptions opt;
-  httplib::Server server;
+  MHD_Daemon* daemon = nullptr;
+  std::mutex mutex;
+  std::condition_variable stopped_cv;
+  bool stopped = false;
 
-  void log(const httplib::Request& req, const httplib::Response& res, const std::string& what) const {
-    if (opt.log) opt.log(req.remote_addr + " " + req.method + " " + req.path + " " + std::to_string(res.status) + " " + what);
+  // For GET /metrics.
+  std::atomic<std::uint64_t> stored{0}, bytes{0}, requests{0};
+  std::atomic<std::uint64_t> latency_us{0};
+  std::mutex refused_mutex;
+  std::map<std::string, std::uint64_t> refused;  // by reason
+
+  void log(MHD_Connection* c, const char* method, const char* url, int status, const std::string& what) const {
+    if (!opt.log) return;
+    // Every part the client chose is escaped: no forged lines, no terminal sequences.
+    opt.log(client_address(c) + " " + escape_control(method) + " " + escape_control(url) + " " + std::to_string(status) +
+            " " + escape_control(what));
+  }
+
+  MHD_Result send(MHD_Connection* c, int status, const std::string& body, const char* type, bool close,
+                  const char* allow = nullptr) {
+    MHD_Response* r = MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_MUST_COPY);
+    if (!r) return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    if (close) MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    if (allow) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    if (status == 401) MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+    MHD_Result ok = MHD_queue_response(c, static_cast<unsigned>(status), r);
+    MHD_destroy_response(r);
+    return ok;
+  }
+  MHD_Result json(MHD_Connection* c, int status, const nlohmann::ordered_json& body, bool close = false,
+                  const char* allow = nullptr) {
+    return send(c, status, body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n",
+                "application/json", close, allow);
+  }
+  // A refusal: counted by reason, logged, and the connection closed after it so that an
+  // unread body is never taken for the next request.
+  MHD_Result refuse(MHD_Connection* c, const char* method, const char* url, int status, const std::string& reason,
+                    const std::string& message, const char* allow = nullptr) {
+    count_refusal(reason);
+    log(c, method, url, status, "refused: " + message);
+    return json(c, status, {{"error", message}}, true, allow);
+  }
+
+  void count_refusal(const std::string& reason) {
+    std::lock_guard lock(refused_mutex);
+    ++refused[reason];
+  }
+
+  std::string metrics() {
+    std::string m;
+    auto counter = [&](const char* name, const char* help, const std::string& labels, std::uint64_t v, bool head) {
+      if (head) m += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " counter\n";
+      m += std::string(name) + labels + " " + std::to_string(v) + "\n";
+    };
+    counter("railyard_collect_reports_stored_total", "Reports stored.", "", stored, true);
+    counter("railyard_collect_report_bytes_total", "Bytes of the reports stored.", "", bytes, true);
+    {
+      std::lock_guard lock(refused_mutex);
+      bool head = true;
+      for (const char* reason : {"token", "too_large", "malformed", "not_a_report", "disk", "method", "not_found"}) {
+        auto it = refused.find(reason);
+        counter("railyard_collect_requests_refused_total", "Requests refused, by reason.",
+                std::string("{reason=\"") + reason + "\"}", it == refused.end() ? 0 : it->second, head);
+        head = false;
+      }
+    }
+    m += "# HELP railyard_collect_report_seconds Time from a report's headers to its answer.\n"
+         "# TYPE railyard_collect_report_seconds summary\n";
+    m += "railyard_collect_report_seconds_sum " + std::to_string(static_cast<double>(latency_us) / 1e6) + "\n";
+    m += "railyard_collect_report_seconds_count " + std::to_string(requests.load()) + "\n";
+    return m;
+  }
+
+  MHD_Result handle(MHD_Connection* c, const char* url, const char* method, const char* upload, std::size_t* upload_size,
+                    void** state) {
+    std::string path = url;
+    bool post = std::strcmp(method, MHD_HTTP_METHOD_POST) == 0;
+    bool get = std::strcmp(method, MHD_HTTP_METHOD_GET) == 0 || std::strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    auto* req = static_cast<Request*>(*state);
+    if (!req) {
+      // The headers are in; nothing of the body has been read (and no 100 Continue sent).
+      if (path == "/healthz") {
+        if (!get) return refuse(c, method, url, 405, "method", "only GET /healthz is served", "GET, HEAD");
+        return json(c, 200, {{"status", "ok"}});
+      }
+      if (path == "/metrics") {
+        if (!get) return refuse(c, method, url, 405, "method", "only GET /metrics is served", "GET, HEAD");
+        return send(c, 200, metrics(), "text/plain; version=0.0.4", false);
+      }
+      if (path != kReportsPath)
+        return refuse(c, method, url, 404, "not_found", std::string("nothing here; reports are POSTed to ") + kReportsPath);
+      if (!post) return refuse(c, method, url, 405, "method", std::string("only POST ") + kReportsPath + " is served", "POST");
+      if (!opt.token.empty()) {
+        std::string auth = header(c, MHD_HTTP_HEADER_AUTHORIZATION);
+        const std::string scheme = "Bearer ";
+        if (auth.rfind(scheme, 0) != 0 || !same_secret(auth.substr(scheme.size()), opt.token))
+          return refuse(c, method, url, 401, "token",
+                        auth.empty() ? "a bearer token is required (Authorization: Bearer TOKEN)"
+                                     : "the bearer token is not accepted");
+      }
+      std::string length = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
+      std::size_t declared = 0;
+      auto [end, ec] = std::from_chars(length.data(), length.data() + length.size(), declared);
+      if (!length.empty() && (ec != std::errc() || end != length.data() + length.size() || declared > opt.max_body))
+        return refuse(c, method, url, 413, "too_large", too_large());
+      *state = req = new Request;
+      return MHD_YES;
+    }
+    if (*upload_size > 0) {
+      // However the body is framed (Content-Length or chunked), no more than max_body is
+      // kept. A chunked body over it is read on and dropped, to answer 413 at its end (the
+      // server library answers only between requests); one that goes on past twice the
+      // limit has its connection closed unanswered.
+      if (!req->too_large && req->body.size() + *upload_size > opt.max_body) {
+        req->too_large = true;
+        req->dropped = req->body.size();
+        std::string().swap(req->body);
+      }
+      if (req->too_large) {
+        req->dropped += *upload_size;
+        *upload_size = 0;
+        if (req->dropped <= 2 * opt.max_body) return MHD_YES;
+        count_refusal("too_large");
+        log(c, method, url, 413, "closed: the body goes on past twice --max-body (" + std::to_string(opt.max_body) +
+                                     " bytes)");
+        return MHD_NO;
+      }
+      req->body.append(upload, *upload_size);
+      *upload_size = 0;
+      return MHD_YES;
+    }
+    if (req->too_large) return refuse(c, method, url, 413, "too_large", too_large());
+    StoreReply r = store_report(opt.dir, req->body);
+    requests++;
+    latency_us += static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - req->start).count());
+    if (r.status != 201) {
+      const char* reason = r.status == 400 ? "malformed" : r.status == 422 ? "not_a_report" : "disk";
+      return refuse(c, method, url, r.status, reason, r.message);
+    }
+    stored++;
+    bytes += req->body.size();
+    log(c, method, url, 201, r.message + " (" + r.result + ")");
+    return json(c, 201, {{"stored", r.stored}, {"node", r.node}, {"result", r.result}});
+  }
+
+  std::string too_large() const {
+    return "the body is larger than " + std::to_string(opt.max_body) + " bytes (--max-body)";
   }
 };
 
+namespace {
+
+MHD_Result on_request(void* cls, MHD_Connection* c, const char* url, const char* method, const char*,
+                      const char* upload, std::size_t* upload_size, void** state) {
+  return static_cast<CollectServer::Impl*>(cls)->handle(c, url, method, upload, upload_size, state);
+}
+
+// The server library's own complaints, into the same log, escaped like the rest.
+void on_library_log(void* cls, const char* format, va_list args) {
+  const CollectOptions& opt = static_cast<CollectServer::Impl*>(cls)->opt;
+  if (!opt.log) return;
+  char line[512];
+  std::vsnprintf(line, sizeof line, format, args);
+  std::string text = line;
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  opt.log("libmicrohttpd: " + escape_control(text));
+}
+
+void on_completed(void*, MHD_Connection*, void** state, MHD_RequestTerminationCode) {
+  delete static_cast<Request*>(*state);
+  *state = nullptr;
+}
+
+}  // namespace
+
 CollectServer::CollectServer(CollectOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->opt = std::move(options);
-  Impl* self = impl_.get();
-  httplib::Server& s = self->server;
-  s.set_payload_max_length(self->opt.max_body);
-  s.set_read_timeout(10, 0);
-  s.set_write_timeout(10, 0);
-  // Before the body is read: no token, no work.
-  s.set_pre_routing_handler([self](const httplib::Request& req, httplib::Response& res) {
-    if (self->opt.token.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    std::string auth = req.get_header_value("Authorization");
-    const std::string scheme = "Bearer ";
-    if (auth.rfind(scheme, 0) == 0 && same_secret(auth.substr(scheme.size()), self->opt.token))
-      return httplib::Server::HandlerResponse::Unhandled;
-    res.set_header("WWW-Authenticate", "Bearer");
-    error(res, 401, auth.empty() ? "a bearer token is required (Authorization: Bearer TOKEN)" : "the bearer token is not accepted");
-    self->log(req, res, "refused: token");
-    return httplib::Server::HandlerResponse::Handled;
-  });
-  s.Post(kReportsPath, [self](const httplib::Request& req, httplib::Response& res) {
-    StoreReply r = store_report(self->opt.dir, req.body);
-    if (r.status == 201) reply(res, 201, {{"stored", r.stored}, {"node", r.node}, {"result", r.result}});
-    else error(res, r.status, r.message);
-    self->log(req, res, r.message + (r.result.empty() ? "" : " (" + r.result + ")"));
-  });
-  s.Get(kReportsPath, [self](const httplib::Request& req, httplib::Response& res) {
-    res.set_header("Allow", "POST");
-    error(res, 405, std::string("only POST ") + kReportsPath + " is served");
-    self->log(req, res, "refused: method");
-  });
-  // Statuses the library sets itself (404 unknown path, 413 body too large) get a message too.
-  s.set_error_handler([self](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty()) return;
-    if (res.status == 413)
-      error(res, 413, "the body is larger than " + std::to_string(self->opt.max_body) + " bytes (--max-body)");
-    else if (res.status == 404)
-      error(res, 404, "nothing here; reports are POSTed to " + std::string(kReportsPath));
-    else error(res, res.status, "request refused");
-    self->log(req, res, "refused");
-  });
 }
 
-CollectServer::~CollectServer() = default;
+CollectServer::~CollectServer() {
+  if (impl_->daemon) MHD_stop_daemon(impl_->daemon);
+}
 
 Outcome<int> CollectServer::bind() {
-  const std::string& host = impl_->opt.host;
-  if (impl_->opt.port == 0) {
-    int port = impl_->server.bind_to_any_port(host);
-    if (port <= 0) return Outcome<int>::fail("cannot listen on " + host + " (any port)");
-    return port;
-  }
-  if (!impl_->server.bind_to_port(host, impl_->opt.port))
-    return Outcome<int>::fail("cannot listen on " + host + ":" + std::to_string(impl_->opt.port) +
-                              " (in use, or not an address of this machine)");
-  return impl_->opt.port;
+  const CollectOptions& o = impl_->opt;
+  std::string where = o.host + ":" + std::to_string(o.port);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  std::string port_text = std::to_string(o.port);
+  if (int rc = getaddrinfo(o.host.c_str(), port_text.c_str(), &hints, &found); rc != 0)
+    return Outcome<int>::fail("cannot listen on " + where + ": " + gai_strerror(rc));
+  std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> addresses(found, freeaddrinfo);
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+  if (found->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
+  // Event-driven: a slow or idle client holds a socket, not a thread.
+  impl_->daemon = MHD_start_daemon(
+      flags, static_cast<std::uint16_t>(o.port), nullptr, nullptr, &on_request, impl_.get(),
+      MHD_OPTION_EXTERNAL_LOGGER, &on_library_log, impl_.get(),  // first, so that it takes every message
+      MHD_OPTION_SOCK_ADDR, found->ai_addr,
+      MHD_OPTION_THREAD_POOL_SIZE, static_cast<unsigned>(o.threads),
+      MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(o.max_connections),
+      MHD_OPTION_CONNECTION_TIMEOUT, static_cast<unsigned>(o.idle_timeout_s),
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, o.max_header_bytes,
+      MHD_OPTION_NOTIFY_COMPLETED, &on_completed, nullptr,
+      MHD_OPTION_END);
+  if (!impl_->daemon)
+    return Outcome<int>::fail("cannot listen on " + where + " (in use, or not an address of this machine)");
+  const MHD_DaemonInfo* info = MHD_get_daemon_info(impl_->daemon, MHD_DAEMON_INFO_BIND_PORT);
+  return info ? static_cast<int>(info->port) : o.port;
 }
 
-bool CollectServer::serve() { return impl_->server.listen_after_bind(); }
+bool CollectServer::serve() {
+  if (!impl_->daemon) return false;
+  std::unique_lock lock(impl_->mutex);
+  impl_->stopped_cv.wait(lock, [&] { return impl_->stopped; });
+  return true;
+}
 
-void CollectServer::stop() { impl_->server.stop(); }
+void CollectServer::stop() {
+  std::lock_guard lock(impl_->mutex);
+  impl_->stopped = true;
+  impl_->stopped_cv.notify_all();
+}
 
-bool CollectServer::running() const { return impl_->server.is_running(); }
+bool CollectServer::running() const { return impl_->daemon != nullptr; }
 
 Outcome<std::pair<std::string, int>> parse_listen_address(const std::string& text) {
   using Result = Outcome<std::pair<std::string, int>>;

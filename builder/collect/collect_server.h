@@ -1,6 +1,10 @@
-// `railyard collect`: a small receiver for the agent's report POSTs (cpp-httplib).
-// POST /api/v1/reports stores each report (report_store.h); an optional bearer token is
-// checked before the body is read; bodies over the limit get 413.
+// `railyard collect`: the receiver for the agents' report POSTs, on libmicrohttpd's
+// event-driven server (a slow or idle client holds a socket, never a thread).
+// POST /api/v1/reports stores each report (report_store.h); the bearer token is checked
+// when the headers are in, before any of the body is read or 100 Continue sent; a body is
+// bounded however it is framed (413); headers by the connection's memory (431); every
+// refusal closes the connection. GET /healthz and GET /metrics (Prometheus text) need no
+// token.
 #pragma once
 
 #include <cstddef>
@@ -20,7 +24,11 @@ struct CollectOptions {
   std::string dir;
   std::string token;                // "" : no token required
   std::size_t max_body = 8u << 20;  // bytes
-  std::function<void(const std::string&)> log;  // one line per request; may be empty
+  std::size_t max_header_bytes = 64u << 10;  // the request line and headers, per connection
+  int idle_timeout_s = 10;                   // a connection that sends nothing for this long is closed
+  int max_connections = 4096;
+  int threads = 4;  // event loops; reports are stored on them
+  std::function<void(const std::string&)> log;  // one line per request, control characters escaped; may be empty
 };
 
 class CollectServer {
@@ -38,8 +46,9 @@ class CollectServer {
   void stop();
   bool running() const;
 
- private:
   struct Impl;
+
+ private:
   std::unique_ptr<Impl> impl_;
 };
 

@@ -5,6 +5,9 @@
 #include <doctest/doctest.h>
 
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -279,4 +282,193 @@ TEST_CASE("collect: a report over 1 MiB, which libcurl sends with Expect: 100-co
   NativeJoinEffects agent;
   CHECK(agent.post(rx.url(), body, "", "", 10000) == "");
   CHECK(test::read_all(dir / ("hgx-r001-n02/" + loaded->report.host.boot_id + ".json")) == body);
+}
+
+// Hostile and careless clients, byte by byte over a raw socket (tests/report/collect_test.cc).
+namespace {
+
+class RawClient {
+ public:
+  explicit RawClient(int port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    timeval tv{5, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  }
+  ~RawClient() { ::close(fd_); }
+  bool connected() const { return connected_; }
+  // False once the server has closed its side (EPIPE, reset).
+  bool send(std::string_view bytes) {
+    while (!bytes.empty()) {
+      ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+  }
+  // Everything until the server closes the connection (or 5 s pass).
+  std::string read_all() {
+    std::string out;
+    char buf[4096];
+    for (ssize_t n; (n = ::recv(fd_, buf, sizeof buf, 0)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+    return out;
+  }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+int count_of(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (std::size_t at = 0; (at = text.find(what, at)) != std::string::npos; at += what.size()) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("collect: a chunked body is bounded like any other: 413, nothing stored, the connection closed") {
+  test::TempDir dir;
+  Receiver rx(dir.path(), "", 64u << 10);
+  auto post_chunked = [&](int chunks) {
+    RawClient c(rx.port());
+    REQUIRE(c.connected());
+    c.send("POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+           "Transfer-Encoding: chunked\r\n\r\n");
+    const std::string chunk(8192, ' ');
+    bool open = true;
+    for (int i = 0; i < chunks && open; ++i) open = c.send("2000\r\n" + chunk + "\r\n");
+    if (open) c.send("0\r\n\r\n");
+    return std::pair{open, c.read_all()};
+  };
+  // Over the limit: read to its end and refused.
+  auto [sent, answer] = post_chunked(12);  // 96 KiB
+  CHECK(sent);
+  CHECK(answer.rfind("HTTP/1.1 413", 0) == 0);
+  CHECK(answer.find("larger than 65536 bytes (--max-body)") != std::string::npos);
+  // Far over it (200 MiB offered): the connection is closed once past twice the limit.
+  auto [all_sent, cut] = post_chunked(25600);
+  CHECK_FALSE(all_sent);
+  CHECK(cut.find("201") == std::string::npos);
+  CHECK(stored_files(dir.path()).empty());
+  auto log = rx.log();
+  REQUIRE(log.size() >= 2);
+  CHECK(log[1].find(" 413 closed: the body goes on past twice --max-body (65536 bytes)") != std::string::npos);
+}
+
+TEST_CASE("collect: 200 slow clients do not hold up a valid report") {
+  test::TempDir dir;
+  Receiver rx(dir.path());
+  std::vector<std::unique_ptr<RawClient>> slow;
+  for (int i = 0; i < 200; ++i) {
+    slow.push_back(std::make_unique<RawClient>(rx.port()));
+    REQUIRE(slow.back()->connected());
+    slow.back()->send("POST /api/v1/rep");  // and then nothing more, for now
+  }
+  auto start = std::chrono::steady_clock::now();
+  httplib::Client c("127.0.0.1", rx.port());
+  c.set_connection_timeout(1);
+  c.set_read_timeout(1);
+  auto r = c.Post(kReportsPath, golden("hgx-pass"), "application/json");
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE(r);
+  CHECK(r->status == 201);
+  CHECK(ms < 1000);
+  for (auto& s : slow) s->send("o");  // still served, one byte at a time
+}
+
+TEST_CASE("collect: request headers are bounded (431), in count and in size") {
+  test::TempDir dir;
+  Receiver rx(dir.path());
+  RawClient c(rx.port());
+  c.send("POST /api/v1/reports HTTP/1.1\r\nHost: x\r\n");
+  std::string many;
+  for (int i = 0; i < 20000; ++i) many += "X-H" + std::to_string(i) + ": v\r\n";  // about 200 KiB
+  c.send(many);
+  std::string answer = c.read_all();
+  CHECK(answer.rfind("HTTP/1.1 431", 0) == 0);
+}
+
+TEST_CASE("collect: after a refusal the connection is closed: an unread body is never a second request") {
+  test::TempDir dir;
+  Receiver rx(dir.path(), "s3cret-token");
+  std::string smuggled = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  RawClient c(rx.port());
+  c.send("POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+         std::to_string(smuggled.size()) + "\r\n\r\n" + smuggled);
+  std::string answer = c.read_all();
+  CHECK(answer.rfind("HTTP/1.1 401", 0) == 0);
+  CHECK(count_of(answer, "HTTP/1.1 ") == 1);
+  CHECK(answer.find("Connection: close") != std::string::npos);
+
+  // No 100 Continue for a client without the token: the refusal comes first, and alone.
+  RawClient e(rx.port());
+  e.send("POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n");
+  std::string refused = e.read_all();
+  CHECK(refused.rfind("HTTP/1.1 401", 0) == 0);
+  CHECK(refused.find("100 Continue") == std::string::npos);
+}
+
+TEST_CASE("collect: what the client sends reaches the log escaped: no forged lines, no terminal sequences") {
+  test::TempDir dir;
+  Receiver rx(dir.path());
+  httplib::Client c("127.0.0.1", rx.port());
+  auto r = c.Post("/x%0d%0a127.0.0.1%20POST%20/api/v1/reports%20201%20stored%20evil/1.json%1b[2J", "{}", "application/json");
+  REQUIRE(r);
+  CHECK(r->status == 404);
+  auto log = rx.log();
+  REQUIRE(log.size() == 1);
+  CHECK(log[0].find_first_of("\r\n\x1b") == std::string::npos);
+  CHECK(log[0].find("/x\\x0d\\x0a127.0.0.1 POST /api/v1/reports 201 stored evil/1.json\\x1b[2J 404 refused:") !=
+        std::string::npos);
+}
+
+TEST_CASE("collect: a report is accepted whatever its content type says, beyond 8 KiB too") {
+  test::TempDir dir;
+  Receiver rx(dir.path());
+  std::string body = golden("hgx-pfc-link");
+  REQUIRE(body.size() > 8192);
+  httplib::Client c("127.0.0.1", rx.port());
+  for (const char* type : {"application/x-www-form-urlencoded", "text/plain", "multipart/form-data"}) {
+    CAPTURE(type);
+    auto r = c.Post(kReportsPath, body, type);
+    REQUIRE(r);
+    CHECK(r->status == 201);
+  }
+}
+
+TEST_CASE("collect: other methods get 405 with Allow; /healthz and /metrics answer without a token") {
+  test::TempDir dir;
+  Receiver rx(dir.path(), "s3cret-token");
+  httplib::Client c("127.0.0.1", rx.port());
+  auto put = c.Put(kReportsPath, "{}", "application/json");
+  REQUIRE(put);
+  CHECK(put->status == 405);
+  CHECK(put->get_header_value("Allow") == "POST");
+  auto del = c.Delete(kReportsPath);
+  REQUIRE(del);
+  CHECK(del->status == 405);
+  auto health = c.Get("/healthz");
+  REQUIRE(health);
+  CHECK(health->status == 200);
+  CHECK(health->body == "{\"status\":\"ok\"}\n");
+  CHECK(rx.post(golden("hgx-pass"), "s3cret-token")->status == 201);
+  CHECK(rx.post("{", "s3cret-token")->status == 400);
+  CHECK(rx.post(golden("hgx-pass"))->status == 401);
+  auto metrics = c.Get("/metrics");
+  REQUIRE(metrics);
+  CHECK(metrics->status == 200);
+  CHECK(metrics->get_header_value("Content-Type").rfind("text/plain", 0) == 0);
+  const std::string& m = metrics->body;
+  CHECK(m.find("\nrailyard_collect_reports_stored_total 1\n") != std::string::npos);
+  CHECK(m.find("railyard_collect_report_bytes_total " + std::to_string(golden("hgx-pass").size()) + "\n") !=
+        std::string::npos);
+  CHECK(m.find("railyard_collect_requests_refused_total{reason=\"malformed\"} 1\n") != std::string::npos);
+  CHECK(m.find("railyard_collect_requests_refused_total{reason=\"token\"} 1\n") != std::string::npos);
+  CHECK(m.find("railyard_collect_requests_refused_total{reason=\"method\"} 2\n") != std::string::npos);
+  CHECK(m.find("railyard_collect_report_seconds_count 2\n") != std::string::npos);
 }

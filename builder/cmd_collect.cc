@@ -16,6 +16,7 @@
 
 #include "commands.h"
 #include "collect/collect_server.h"
+#include "collect/report_store.h"
 #include "report/report_source.h"
 #include "subcommand.h"
 
@@ -62,6 +63,8 @@ int run_collect(const CollectArgs& args) {
     return kExitBadInput;
   }
   opt.log = [](const std::string& line) { std::cerr << "railyard collect: " + line + "\n" << std::flush; };
+  if (int removed = remove_leftover_temporaries(args.dir))
+    opt.log("removed " + std::to_string(removed) + " temporary file(s) an earlier receiver left unfinished");
 
   // The signals are taken by one thread (sigwait), never by a handler: every thread the
   // server starts inherits the mask set here.

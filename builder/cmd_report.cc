@@ -18,6 +18,8 @@ namespace railyard {
 
 namespace {
 
+constexpr auto kReplaceInvalid = nlohmann::ordered_json::error_handler_t::replace;
+
 struct ReportOptions {
   std::string source;  // show: FILE or URL; summary, html: DIR
   std::string output;  // html -o
@@ -38,7 +40,8 @@ int run_show_report(const ReportOptions& opt) {
     std::cerr << "railyard report show: " << opt.source << ": " << report.error() << "\n";
     return kExitBadInput;
   }
-  if (opt.json) std::cout << node_json(*report).dump(2) << "\n";
+  // A file name or field that is not UTF-8 is written with U+FFFD, never a throw.
+  if (opt.json) std::cout << node_json(*report).dump(2, ' ', false, kReplaceInvalid) << "\n";
   else std::cout << node_text(*report, TextStyle(TextStyle::colour_for_stdout()));
   return report->passed ? kExitOk : kExitFailed;
 }
@@ -54,7 +57,7 @@ int run_summary(const ReportOptions& opt) {
     return kExitBadInput;
   }
   FleetSummary s = summarize(*fleet);
-  if (opt.json) std::cout << to_json(s).dump(2) << "\n";
+  if (opt.json) std::cout << to_json(s).dump(2, ' ', false, kReplaceInvalid) << "\n";
   else std::cout << to_text(s, TextStyle(TextStyle::colour_for_stdout()));
   print_unreadable("summary", *fleet);
   if (!fleet->unreadable.empty()) return kExitBadInput;

@@ -175,4 +175,53 @@ std::string escape_control(std::string_view text) {
   return out;
 }
 
+std::optional<std::int64_t> parse_rfc3339(std::string_view t) {
+  auto digits = [&](std::size_t at, std::size_t n, int& out) {
+    if (at + n > t.size()) return false;
+    out = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (t[i] < '0' || t[i] > '9') return false;
+      out = out * 10 + (t[i] - '0');
+    }
+    return true;
+  };
+  int y, mo, d, h, mi, sec;
+  if (!digits(0, 4, y) || t.size() < 20 || t[4] != '-' || !digits(5, 2, mo) || t[7] != '-' || !digits(8, 2, d) ||
+      (t[10] != 'T' && t[10] != 't') || !digits(11, 2, h) || t[13] != ':' || !digits(14, 2, mi) || t[16] != ':' ||
+      !digits(17, 2, sec))
+    return std::nullopt;
+  std::size_t at = 19;
+  if (t[at] == '.') {
+    std::size_t start = ++at;
+    while (at < t.size() && t[at] >= '0' && t[at] <= '9') ++at;
+    if (at == start) return std::nullopt;
+  }
+  int offset = 0;
+  if (at < t.size() && (t[at] == 'Z' || t[at] == 'z')) {
+    ++at;
+  } else if (at < t.size() && (t[at] == '+' || t[at] == '-')) {
+    int oh, om;
+    if (!digits(at + 1, 2, oh) || at + 3 >= t.size() || t[at + 3] != ':' || !digits(at + 4, 2, om) || oh > 23 || om > 59)
+      return std::nullopt;
+    offset = (t[at] == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+    at += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (at != t.size()) return std::nullopt;
+  static const int month_days[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (mo < 1 || mo > 12 || d < 1 || d > month_days[mo - 1] || (mo == 2 && d == 29 && !leap) || h > 23 || mi > 59 ||
+      sec > 60)
+    return std::nullopt;
+  // Days from 1970-01-01 to y-mo-d in the proleptic Gregorian calendar.
+  int yy = mo <= 2 ? y - 1 : y;
+  int era = (yy >= 0 ? yy : yy - 399) / 400;
+  int yoe = yy - era * 400;
+  int doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  std::int64_t days = static_cast<std::int64_t>(era) * 146097 + doe - 719468;
+  return days * 86400 + h * 3600 + mi * 60 + sec - offset;
+}
+
 }  // namespace railyard

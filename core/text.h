@@ -1,6 +1,7 @@
 // Small string helpers shared by the validators: suggestions, joining, globbing.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,11 @@ std::string hex(unsigned value, int digits);
 // `text` safe to print on a terminal or in a log line: control characters (C0, DEL, C1)
 // and bytes that are not UTF-8 become `\xNN`; other text, UTF-8 included, stays.
 std::string escape_control(std::string_view text);
+
+// An RFC 3339 date-time ("2026-03-10T08:01:00Z", "2026-03-10T10:01:00.5+02:00") as
+// seconds since the epoch, or nullopt when it is not one (fields checked, leap second
+// allowed).
+std::optional<std::int64_t> parse_rfc3339(std::string_view text);
 
 // Shell-style pattern with `*` and `?` (interface-name matching, e.g. "enp0s*").
 bool glob_match(std::string_view pattern, std::string_view text);

@@ -102,3 +102,18 @@ TEST_CASE("escape_control: control characters and broken UTF-8 escaped, UTF-8 te
   CHECK(escape_control("\xed\xa0\x80") == "\\xed\\xa0\\x80");    // a surrogate
   CHECK(escape_control("🚀") == "🚀");
 }
+
+TEST_CASE("parse_rfc3339: date-times as seconds since the epoch; anything else refused") {
+  CHECK(parse_rfc3339("1970-01-01T00:00:00Z") == 0);
+  CHECK(parse_rfc3339("2026-03-10T08:01:00Z") == 1773129660);
+  CHECK(parse_rfc3339("2026-03-10T10:01:00.25+02:00") == 1773129660);
+  CHECK(parse_rfc3339("2026-03-10t08:01:00z") == 1773129660);
+  CHECK(parse_rfc3339("2024-02-29T00:00:00Z").has_value());
+  CHECK(parse_rfc3339("2016-12-31T23:59:60Z").has_value());  // a leap second
+  for (const char* bad : {"", "not a date", "2026-03-10", "2026-03-10T08:01:00", "2026-03-10 08:01:00Z",
+                          "2026-13-01T00:00:00Z", "2023-02-29T00:00:00Z", "2026-03-10T24:00:00Z", "2026-03-10T08:01:00.Z",
+                          "2026-03-10T08:01:00+2:00", "2026-03-10T08:01:00Zjunk", ".hidden"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(parse_rfc3339(bad).has_value());
+  }
+}

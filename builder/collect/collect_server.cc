@@ -193,7 +193,8 @@ struct CollectServer::Impl {
       return MHD_YES;
     }
     if (req->too_large) return refuse(c, method, url, 413, "too_large", too_large());
-    StoreReply r = store_report(opt.dir, req->body);
+    auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
+    StoreReply r = store_report(opt.dir, req->body, now.count());
     requests++;
     latency_us += static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - req->start).count());
@@ -277,9 +278,15 @@ Outcome<int> CollectServer::bind() {
 }
 
 bool CollectServer::serve() {
-  if (!impl_->daemon) return false;
-  std::unique_lock lock(impl_->mutex);
-  impl_->stopped_cv.wait(lock, [&] { return impl_->stopped; });
+  MHD_Daemon* daemon = nullptr;
+  {
+    std::unique_lock lock(impl_->mutex);
+    if (!impl_->daemon) return false;
+    impl_->stopped_cv.wait(lock, [&] { return impl_->stopped; });
+    std::swap(daemon, impl_->daemon);
+  }
+  // Once serve() returns, no request is in flight and no callback will run.
+  MHD_stop_daemon(daemon);
   return true;
 }
 
@@ -289,7 +296,10 @@ void CollectServer::stop() {
   impl_->stopped_cv.notify_all();
 }
 
-bool CollectServer::running() const { return impl_->daemon != nullptr; }
+bool CollectServer::running() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->daemon != nullptr && !impl_->stopped;
+}
 
 Outcome<std::pair<std::string, int>> parse_listen_address(const std::string& text) {
   using Result = Outcome<std::pair<std::string, int>>;

@@ -40,7 +40,8 @@ class CollectServer {
 
   // Binds and listens; the port bound (the chosen one when options.port is 0).
   Outcome<int> bind();
-  // Serves until stop(); false when serving failed.
+  // Serves until stop(); false when serving failed. When it returns, every connection is
+  // closed and no request is in flight.
   bool serve();
   // From any thread, once running() (stopping a server whose loop has not started does nothing).
   void stop();

@@ -6,6 +6,7 @@
 #include "net.h"
 #include "io/atomic_file.h"
 #include "report/report_reader.h"
+#include "text.h"
 
 namespace railyard {
 
@@ -30,8 +31,9 @@ std::string store_path(const std::string& node, const std::string& boot_id, cons
     return "";
   }
   std::string boot;
-  if (!boot_id.empty() && boot_id.size() <= 64 && only(boot_id, "-")) boot = boot_id;
-  else if (!started_at.empty() && started_at.size() <= 64 && only(started_at, "-:.+")) {
+  auto plain_start = [](const std::string& s) { return std::isalnum(static_cast<unsigned char>(s[0])) != 0; };
+  if (!boot_id.empty() && boot_id.size() <= 64 && plain_start(boot_id) && only(boot_id, "-")) boot = boot_id;
+  else if (!started_at.empty() && started_at.size() <= 64 && plain_start(started_at) && only(started_at, "-:.+")) {
     boot = started_at;
     for (char& c : boot)
       if (c == ':') c = '-';
@@ -39,10 +41,12 @@ std::string store_path(const std::string& node, const std::string& boot_id, cons
     why = "the report has neither a host.boot_id nor a started_at (RFC 3339) to tell its boot apart";
     return "";
   }
-  return node + "/" + boot + ".json";
+  std::string lower = node;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower + "/" + boot + ".json";
 }
 
-StoreReply store_report(const std::string& dir, std::string_view body) {
+StoreReply store_report(const std::string& dir, std::string_view body, std::int64_t now) {
   StoreReply reply;
   // Read once, whole: the grammar in full, then the report's contract.
   ReportReader reader;
@@ -51,6 +55,25 @@ StoreReply store_report(const std::string& dir, std::string_view body) {
     bool malformed = reader.fault() == ReportFault::malformed;
     reply.status = malformed ? 400 : 422;
     reply.message = malformed ? "malformed JSON: " + report.error() : report.error();
+    return reply;
+  }
+  const std::string& started = report->report.started_at;
+  if (!started.empty()) {
+    auto at = parse_rfc3339(started);
+    if (!at) {
+      reply.status = 422;
+      reply.message = "started_at '" + started + "' is not an RFC 3339 date-time (e.g. 2026-03-10T08:01:00Z)";
+      return reply;
+    }
+    if (*at > now + 86400) {
+      reply.status = 422;
+      reply.message = "started_at " + started + " is more than a day ahead of this receiver's clock";
+      return reply;
+    }
+  }
+  if (std::string c = report->contradiction(); !c.empty()) {
+    reply.status = 422;
+    reply.message = c;
     return reply;
   }
   std::string why;
@@ -75,10 +98,27 @@ StoreReply store_report(const std::string& dir, std::string_view body) {
   }
   reply.status = 201;
   reply.stored = rel;
-  reply.node = report->name();
+  reply.node = rel.substr(0, rel.find('/'));
   reply.result = report->passed ? "pass" : "fail";
   reply.message = "stored " + rel;
   return reply;
+}
+
+int remove_leftover_temporaries(const std::string& dir) {
+  // write_file_atomically's temporaries: ".<name>.XXXXXX" beside the file (core/io/atomic_file.cc).
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& node : std::filesystem::directory_iterator(dir, ec)) {
+    if (!node.is_directory()) continue;
+    for (const auto& f : std::filesystem::directory_iterator(node.path(), ec)) {
+      std::string name = f.path().filename().string();
+      std::size_t dot = name.rfind('.');
+      if (name.size() > 8 && name[0] == '.' && dot != std::string::npos && name.size() - dot == 7 &&
+          name.compare(dot - 5, 5, ".json") == 0 && f.is_regular_file() && std::filesystem::remove(f.path(), ec))
+        ++removed;
+    }
+  }
+  return removed;
 }
 
 }  // namespace railyard

@@ -1,8 +1,11 @@
 // The receiver's store: what a POSTed body is (a report to keep, or why not, as an HTTP
 // status), and keeping it: DIR/<node>/<boot>.json, written whole (temporary + rename), so
-// that a second report from the same boot replaces the first and other boots stay.
+// that a second report from the same boot replaces the first and other boots stay. Node
+// names are kept in lower case (host names do not differ by case); no stored name starts
+// with a dot.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -21,6 +24,12 @@ struct StoreReply {
 std::string store_path(const std::string& node, const std::string& boot_id, const std::string& started_at,
                        std::string& why);
 
-StoreReply store_report(const std::string& dir, std::string_view body);
+// `now`: the receiver's clock, in seconds since the epoch. A report is refused (422) when
+// its started_at is not RFC 3339 or is more than a day ahead of `now`, and when its
+// `result` contradicts its own checks.
+StoreReply store_report(const std::string& dir, std::string_view body, std::int64_t now);
+
+// Removes the temporary files a receiver killed mid-write left in DIR/<node>/; how many.
+int remove_leftover_temporaries(const std::string& dir);
 
 }  // namespace railyard

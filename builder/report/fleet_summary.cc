@@ -45,7 +45,7 @@ void group_table(std::ostringstream& out, const std::string& title, const std::v
   out << "\n" << st.bold(pad_right(title, w + 2)) << pad_left("nodes", 7) << pad_left("pass", 8) << pad_left("fail", 8) << "\n";
   for (const auto& g : groups) {
     std::string fail = pad_left(std::to_string(g.failed()), 8);
-    out << "  " << pad_right(g.name, w) << pad_left(std::to_string(g.nodes), 7) << pad_left(std::to_string(g.passed), 8)
+    out << "  " << pad_right(escape_control(g.name), w) << pad_left(std::to_string(g.nodes), 7) << pad_left(std::to_string(g.passed), 8)
         << (g.failed() ? st.bad(fail) : fail) << "\n";
   }
 }
@@ -112,7 +112,7 @@ FleetSummary summarize(const Fleet& fleet) {
 std::string to_text(const FleetSummary& s, const TextStyle& st) {
   std::ostringstream out;
   std::size_t failed = s.nodes - s.passed;
-  out << st.bold("fleet") << " " << s.dir << ": " << s.nodes << " nodes (" << s.reports << " reports)\n";
+  out << st.bold("fleet") << " " << escape_control(s.dir) << ": " << s.nodes << " nodes (" << s.reports << " reports)\n";
   out << "  " << st.good("pass") << " " << s.passed << " (" << percent(s.passed, s.nodes) << ")   "
       << (failed ? st.bad("fail") : std::string("fail")) << " " << failed << " (" << percent(failed, s.nodes) << ")\n";
 
@@ -123,7 +123,7 @@ std::string to_text(const FleetSummary& s, const TextStyle& st) {
         << "  examples\n";
     for (const auto& f : s.failures)
       out << "  " << pad_right(f.kind, w) << pad_left(std::to_string(f.nodes), 7) << pad_left(std::to_string(f.checks), 8)
-          << "  " << join(f.examples, ", ") << (f.nodes > f.examples.size() ? ", ..." : "") << "\n";
+          << "  " << escape_control(join(f.examples, ", ")) << (f.nodes > f.examples.size() ? ", ..." : "") << "\n";
   }
   group_table(out, "by recipe (SKU)", s.by_recipe, st);
   group_table(out, "by driver release", s.by_driver_release, st);
@@ -136,12 +136,12 @@ std::string to_text(const FleetSummary& s, const TextStyle& st) {
     for (const auto& n : s.slowest) {
       std::vector<std::string> parts;
       for (const auto& p : n.phases) parts.push_back(p.phase + " " + duration_text(p.ms));
-      out << "  " << pad_right(n.node, w) << pad_left(duration_text(n.total_ms), 12) << "   " << join(parts, ", ") << "\n";
+      out << "  " << pad_right(escape_control(n.node), w) << pad_left(duration_text(n.total_ms), 12) << "   " << join(parts, ", ") << "\n";
     }
   }
   if (!s.unreadable.empty()) {
     out << "\n" << st.bad("unreadable reports") << " " << s.unreadable.size() << "\n";
-    for (const auto& u : s.unreadable) out << "  " << u.path << ": " << u.error << "\n";
+    for (const auto& u : s.unreadable) out << "  " << escape_control(u.path) << ": " << escape_control(u.error) << "\n";
   }
   return out.str();
 }

@@ -83,26 +83,30 @@ std::string node_text(const LoadedReport& lr, const TextStyle& st) {
   std::ostringstream out;
   std::size_t failing = 0;
   for (const auto& c : r.checks) failing += c.failing();
-  out << st.bold(lr.name().empty() ? "(unnamed node)" : lr.name()) << "  " << (lr.passed ? st.good("PASS") : st.bad("FAIL"))
-      << "  recipe " << (r.recipe.empty() ? "?" : r.recipe) << "  (" << failing << " of " << r.checks.size()
+  // Every field of the report is the node's to write: escaped before it reaches a terminal.
+  const auto e = escape_control;
+  out << st.bold(lr.name().empty() ? "(unnamed node)" : e(lr.name())) << "  " << (lr.passed ? st.good("PASS") : st.bad("FAIL"))
+      << "  recipe " << (r.recipe.empty() ? "?" : e(r.recipe)) << "  (" << failing << " of " << r.checks.size()
       << " checks failing";
   if (!r.problems.empty()) out << ", " << plural(r.problems.size(), "planning problem");
   out << ")\n";
-  if (std::string h = host_line(r); !h.empty()) out << "  " << st.dim(h) << "\n";
+  if (std::string h = host_line(r); !h.empty()) out << "  " << st.dim(e(h)) << "\n";
+  if (std::string c = lr.contradiction(); !c.empty())
+    out << "  " << st.bad("CONTRADICTS ITSELF") << "  " << c << "; the checks are what counts\n";
 
   if (failing || !r.problems.empty()) {
     out << "\n" << st.bold("Failures") << "\n";
     for (const auto& p : r.problems) {
-      out << "  " << st.bad("PROBLEM") << "  " << p << "\n";
+      out << "  " << st.bad("PROBLEM") << "  " << e(p) << "\n";
       out << "           " << st.dim("hint") << "      " << hint_for_problem(p) << "\n";
     }
     for (const auto& c : r.checks) {
       if (!c.failing()) continue;
-      out << "  " << st.bad(c.status == CheckStatus::fail ? "FAIL" : "UNSUPPORTED") << "  " << st.bold(c.name())
+      out << "  " << st.bad(c.status == CheckStatus::fail ? "FAIL" : "UNSUPPORTED") << "  " << st.bold(e(c.name()))
           << (c.status == CheckStatus::unsupported ? " (required)" : "") << "\n";
-      out << "           expected  " << c.expected << "\n";
-      out << "           observed  " << c.observed << "\n";
-      if (!c.detail.empty()) out << "           detail    " << c.detail << "\n";
+      out << "           expected  " << e(c.expected) << "\n";
+      out << "           observed  " << e(c.observed) << "\n";
+      if (!c.detail.empty()) out << "           detail    " << e(c.detail) << "\n";
       if (std::string h = hint_for(c, r.checks); !h.empty()) out << "           " << st.dim("hint") << "      " << h << "\n";
     }
   }
@@ -113,8 +117,8 @@ std::string node_text(const LoadedReport& lr, const TextStyle& st) {
     if (!others) out << "\n" << st.bold("Other results") << "\n";
     others = true;
     std::string label = pad_right(to_string(c.status), 12);
-    out << "  " << (c.status == CheckStatus::warn ? st.warn(label) : st.dim(label)) << c.name() << ": " << c.observed
-        << (c.detail.empty() ? "" : " (" + c.detail + ")") << "\n";
+    out << "  " << (c.status == CheckStatus::warn ? st.warn(label) : st.dim(label)) << e(c.name()) << ": "
+        << e(c.observed) << (c.detail.empty() ? "" : " (" + e(c.detail) + ")") << "\n";
   }
 
   out << "\n" << st.bold("Phases") << "\n";
@@ -165,6 +169,7 @@ ordered_json node_json(const LoadedReport& lr) {
           {"railyard_version", r.railyard_version},
           {"host", {{"hostname", r.host.hostname}, {"kernel", r.host.kernel}, {"boot_id", r.host.boot_id}, {"drivers", r.host.drivers}}},
           {"counts", counts},
+          {"contradiction", lr.contradiction().empty() ? ordered_json(nullptr) : ordered_json(lr.contradiction())},
           {"problems", problems},
           {"failures", failures},
           {"other", other},

@@ -347,6 +347,29 @@ double ReportDigest::total_ms() const {
   return t;
 }
 
+std::string result_contradiction(bool passed, const std::vector<FailedCheck>& failures, std::size_t problems) {
+  bool should_pass = failures.empty() && problems == 0;
+  if (passed == should_pass) return "";
+  if (!passed) return "'result' is \"fail\" but no check counts against the node and planning found no problem";
+  std::string why;
+  for (std::size_t i = 0; i < failures.size() && i < 5; ++i)
+    why += (i ? ", " : "") + failures[i].id.name() +
+           (failures[i].status == CheckStatus::fail ? " (fail)" : " (unsupported, required)");
+  if (failures.size() > 5) why += ", and " + std::to_string(failures.size() - 5) + " more";
+  if (problems) why += std::string(why.empty() ? "" : "; ") + std::to_string(problems) +
+                       (problems == 1 ? " planning problem" : " planning problems");
+  return "'result' is \"pass\" but " + why + " count against the node";
+}
+
+std::string ReportDigest::contradiction() const { return result_contradiction(passed, failures, problems.size()); }
+
+std::string LoadedReport::contradiction() const {
+  std::vector<FailedCheck> failures;
+  for (const auto& c : report.checks)
+    if (c.failing()) failures.push_back({c.id, c.status});
+  return result_contradiction(passed, failures, report.problems.size());
+}
+
 ReportReader::ReportReader() : parser_(std::make_unique<Parser>()) {}
 ReportReader::~ReportReader() = default;
 

@@ -47,6 +47,8 @@ struct ReportDigest {
   std::vector<std::string> problems;  // planning problems
   std::vector<PhaseTiming> phases;
   double total_ms() const;
+  // Why the report's `result` contradicts its checks and problems; "" when it does not.
+  std::string contradiction() const;
 };
 
 struct LoadedReport {
@@ -55,7 +57,13 @@ struct LoadedReport {
   Report report;
   // `node`, or the host name when the report has no node identity.
   std::string name() const { return report.node.empty() ? report.host.hostname : report.node; }
+  // Why the report's `result` contradicts its checks and problems; "" when it does not.
+  std::string contradiction() const;
 };
+
+// A report passes exactly when no check counts against the node and planning found no
+// problem; why a `result` of `passed` says otherwise, or "".
+std::string result_contradiction(bool passed, const std::vector<FailedCheck>& failures, std::size_t problems);
 
 // Why the last read failed: the file could not be read, the text is not JSON, or it is JSON
 // but not a report.

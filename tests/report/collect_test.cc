@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -471,4 +472,73 @@ TEST_CASE("collect: other methods get 405 with Allow; /healthz and /metrics answ
   CHECK(m.find("railyard_collect_requests_refused_total{reason=\"token\"} 1\n") != std::string::npos);
   CHECK(m.find("railyard_collect_requests_refused_total{reason=\"method\"} 2\n") != std::string::npos);
   CHECK(m.find("railyard_collect_report_seconds_count 2\n") != std::string::npos);
+}
+
+// What a report claims, checked against the receiver's clock and its own checks.
+namespace {
+
+constexpr std::int64_t kNow = 1773129660;  // 2026-03-10T08:01:00Z, the goldens' start
+
+std::string edited(const std::string& name, const std::function<void(nlohmann::ordered_json&)>& edit) {
+  auto j = nlohmann::ordered_json::parse(golden(name));
+  edit(j);
+  return j.dump(2) + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("report store: started_at must be RFC 3339 and not more than a day ahead of the receiver's clock") {
+  test::TempDir dir;
+  auto at = [&](const std::string& started) {
+    return store_report(dir.path(), edited("hgx-pass", [&](auto& j) { j["started_at"] = started; }), kNow);
+  };
+  CHECK(at("2026-03-10T08:01:00Z").status == 201);
+  CHECK(at("2026-03-11T08:00:00Z").status == 201);  // a clock a little ahead is tolerated
+  auto future = at("9999-12-31T23:59:59Z");
+  CHECK(future.status == 422);
+  CHECK(future.message == "started_at 9999-12-31T23:59:59Z is more than a day ahead of this receiver's clock");
+  auto junk = at("not a date");
+  CHECK(junk.status == 422);
+  CHECK(junk.message == "started_at 'not a date' is not an RFC 3339 date-time (e.g. 2026-03-10T08:01:00Z)");
+}
+
+TEST_CASE("report store: no stored name starts with a dot; node names are kept in lower case") {
+  test::TempDir dir;
+  auto hidden = store_report(dir.path(), edited("hgx-pass", [](auto& j) {
+    j["host"]["boot_id"] = "";
+    j["started_at"] = ".hidden";
+  }), kNow);
+  CHECK(hidden.status == 422);
+  std::string why;
+  CHECK(store_path("n1", ".x", ".y", why) == "");
+  CHECK(store_path("n1", ".x", "2026-03-10T08:01:00Z", why) == "n1/2026-03-10T08-01-00Z.json");
+  CHECK(store_path("OK1", "b1", "", why) == "ok1/b1.json");
+  auto upper = store_report(dir.path(), edited("hgx-pass", [](auto& j) { j["node"] = "HGX-R001-N01"; }), kNow);
+  REQUIRE(upper.status == 201);
+  CHECK(upper.node == "hgx-r001-n01");
+  CHECK(store_report(dir.path(), golden("hgx-pass"), kNow).stored == upper.stored);
+  CHECK(stored_files(dir.path()).size() == 1);
+}
+
+TEST_CASE("report store: a result that contradicts the report's own checks is refused, saying which") {
+  test::TempDir dir;
+  auto green = store_report(dir.path(), edited("hgx-pfc-link", [](auto& j) { j["result"] = "pass"; }), kNow);
+  CHECK(green.status == 422);
+  CHECK(green.message.rfind("'result' is \"pass\" but ", 0) == 0);
+  CHECK(green.message.find("rail.5.pfc (fail)") != std::string::npos);
+  CHECK(green.message.find(" count against the node") != std::string::npos);
+  auto red = store_report(dir.path(), edited("hgx-pass", [](auto& j) { j["result"] = "fail"; }), kNow);
+  CHECK(red.status == 422);
+  CHECK(red.message == "'result' is \"fail\" but no check counts against the node and planning found no problem");
+  CHECK(stored_files(dir.path()).empty());
+}
+
+TEST_CASE("report store: temporaries a killed receiver left are removed, reports kept") {
+  test::TempDir dir;
+  dir.write("n1/b1.json", golden("hgx-pass"));
+  dir.write("n1/.b2.json.Ab3dE9", "{\"half\": ");
+  dir.write("n2/.b1.json.zzzzzz", "");
+  dir.write("n2/.notes", "kept: not a temporary");
+  CHECK(remove_leftover_temporaries(dir.path()) == 2);
+  CHECK(stored_files(dir.path()) == std::vector<std::string>{"n1/b1.json", "n2/.notes"});
 }

@@ -122,3 +122,25 @@ TEST_CASE("phase_summaries: what each phase came to, from the report's own data"
   CHECK(phases[1].result == "4 rails, 65 checks planned");
   CHECK(phases[3].result == "41 pass, 24 unsupported");
 }
+
+TEST_CASE("report show: a report whose result contradicts its checks is flagged, in text and JSON") {
+  LoadedReport r = load("hgx-pfc-link");
+  r.passed = true;  // as a forged or broken file would say
+  std::string text = node_text(r, TextStyle(false));
+  at(text, "CONTRADICTS ITSELF  'result' is \"pass\" but ");
+  at(text, "; the checks are what counts");
+  CHECK(node_json(r)["contradiction"].get<std::string>().rfind("'result' is \"pass\" but ", 0) == 0);
+  CHECK(node_json(load("hgx-pfc-link"))["contradiction"].is_null());
+}
+
+TEST_CASE("report show: terminal control characters in a report's fields are escaped") {
+  LoadedReport r = load("hgx-pfc-link");
+  r.report.node = "n1\x1b]0;owned\x07";
+  for (auto& c : r.report.checks)
+    if (c.failing()) c.observed = "x\r\x1b[2Jy";
+  std::string text = node_text(r, TextStyle(false));
+  CHECK(text.find('\x1b') == std::string::npos);
+  CHECK(text.find('\r') == std::string::npos);
+  at(text, "n1\\x1b]0;owned\\x07");
+  at(text, "observed  x\\x0d\\x1b[2Jy");
+}

@@ -102,6 +102,15 @@ grep -q "^railyard report summary: $tmp/fleet/zz-truncated.json: line 2, column 
   fail "unreadable report: $(cat "$tmp/err")"
 grep -q "^fleet $tmp/fleet: 121 nodes" "$tmp/out" || fail "the rest is still summarised"
 expect_rc 2 "$railyard" report summary "$tmp/nowhere"
+# A file whose name is not UTF-8, with an escape sequence in it: listed escaped, as text and
+# as JSON, never an abort.
+mkdir "$tmp/odd"
+printf '{' >"$tmp/odd/"$'bad\xff\e[2J.json'
+expect_rc 2 "$railyard" report summary "$tmp/odd"
+grep -q 'bad\\xff\\x1b\[2J.json: ' "$tmp/out" || fail "odd name, text: $(cat "$tmp/out")"
+expect_rc 2 "$railyard" report summary --json "$tmp/odd"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert len(j["unreadable"]) == 1, j' "$tmp/out" ||
+  fail "odd name, json: $(cat "$tmp/out")"
 
 # html: written whole, exit 0; a directory that is not there is bad input.
 rm "$tmp/fleet/zz-truncated.json"

@@ -13,6 +13,7 @@
 #include "report/node_view.h"
 #include "report/report_source.h"
 #include "subcommand.h"
+#include "text.h"
 
 namespace railyard {
 
@@ -82,7 +83,7 @@ int run_html(const ReportOptions& opt) {
   }
   fleet->unreadable.insert(fleet->unreadable.end(), unreadable.begin(), unreadable.end());
   print_unreadable("html", *fleet);
-  std::cerr << "railyard report html: " << opt.output << ": " << fleet->nodes.size() << " nodes\n";
+  std::cerr << "railyard report html: " << opt.output << ": " << plural(fleet->nodes.size(), "node") << "\n";
   return fleet->unreadable.empty() ? kExitOk : kExitBadInput;
 }
 

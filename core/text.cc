@@ -224,4 +224,8 @@ std::optional<std::int64_t> parse_rfc3339(std::string_view t) {
   return days * 86400 + h * 3600 + mi * 60 + sec - offset;
 }
 
+std::string plural(std::size_t n, std::string_view one) {
+  return std::to_string(n) + " " + std::string(one) + (n == 1 ? "" : "s");
+}
+
 }  // namespace railyard

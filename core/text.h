@@ -20,6 +20,9 @@ std::vector<std::string> split(std::string_view text, char sep);
 // Without leading and trailing spaces, tabs and line ends.
 std::string trim(std::string_view text);
 
+// "1 node", "2 nodes": a count and its noun, plural with an s.
+std::string plural(std::size_t n, std::string_view one);
+
 // `value` as 0x-prefixed lower-case hex of `digits` digits: hex(8, 2) → "0x08".
 std::string hex(unsigned value, int digits);
 

@@ -80,11 +80,11 @@ std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& n
                        std::vector<UnreadableReport>& unreadable) {
   std::ostringstream out;
   std::size_t failed = s.nodes - s.passed;
-  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>railyard fleet: " << s.nodes
-      << " nodes, " << failed << " failing</title>\n<style>" << kStyle << "</style></head><body>\n";
-  out << "<h1>railyard fleet</h1>\n<div class=\"counts\"><span>" << s.nodes << " nodes</span><span class=\"pass\">"
-      << s.passed << " pass</span><span class=\"fail\">" << failed << " fail</span><span>" << s.reports
-      << " reports</span></div>\n";
+  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>railyard fleet: " << plural(s.nodes, "node")
+      << ", " << failed << " failing</title>\n<style>" << kStyle << "</style></head><body>\n";
+  out << "<h1>railyard fleet</h1>\n<div class=\"counts\"><span>" << plural(s.nodes, "node") << "</span><span class=\"pass\">"
+      << s.passed << " pass</span><span class=\"fail\">" << failed << " fail</span><span>" << plural(s.reports, "report")
+      << "</span></div>\n";
 
   if (!s.failures.empty()) {
     out << "<h2>Failures by check</h2>\n<table class=\"failures\"><tr><th>check</th><th>nodes</th><th>checks</th>"
@@ -116,7 +116,7 @@ std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& n
          "<th>drivers</th><th>failing checks</th><th>first boot</th><th>started</th></tr>\n";
   for (const auto* n : order) {
     std::vector<std::string> failing;
-    if (!n->problems.empty()) failing.push_back("(plan: " + std::to_string(n->problems.size()) + " problems)");
+    if (!n->problems.empty()) failing.push_back("(plan: " + plural(n->problems.size(), "problem") + ")");
     for (const auto& f : n->failures) failing.push_back(f.id.name());
     const char* cls = n->passed ? "pass" : "fail";
     out << "<tr class=\"node-row " << cls << "\"><td><a href=\"#" << id_for(n->node) << "\">" << html_escape(node_label(n->node))

@@ -112,7 +112,7 @@ FleetSummary summarize(const Fleet& fleet) {
 std::string to_text(const FleetSummary& s, const TextStyle& st) {
   std::ostringstream out;
   std::size_t failed = s.nodes - s.passed;
-  out << st.bold("fleet") << " " << escape_control(s.dir) << ": " << s.nodes << " nodes (" << s.reports << " reports)\n";
+  out << st.bold("fleet") << " " << escape_control(s.dir) << ": " << plural(s.nodes, "node") << " (" << plural(s.reports, "report") << ")\n";
   out << "  " << st.good("pass") << " " << s.passed << " (" << percent(s.passed, s.nodes) << ")   "
       << (failed ? st.bad("fail") : std::string("fail")) << " " << failed << " (" << percent(failed, s.nodes) << ")\n";
 

@@ -37,7 +37,8 @@ const std::vector<Hint>& hints() {
       {CheckKind::rail_speed, "the link negotiated below the rail speed: a lower-grade cable or transceiver, a switch port "
                        "configured slower, or an autonegotiation/FEC mismatch",
        [](const CheckResult& c) -> std::string {
-         return c.observed == "unknown" ? "no speed without a link: see rail.N.link" : "";
+         if (c.observed != "unknown") return "";
+         return "no speed without a link: see " + CheckId::rail(CheckKind::rail_link, c.id.index).name();
        }},
       {CheckKind::rail_mtu, "the interface MTU is not the planned jumbo MTU: something reset it (NetworkManager, netplan, "
                      "cloud-init); the switch port must carry the same MTU"},
@@ -74,8 +75,11 @@ const std::vector<Hint>& hints() {
       {CheckKind::rail_rdma_write, "the RDMA WRITE self-test failed or was slow: PFC/ECN differ between the NIC and the switch, "
                             "an MTU mismatch, or the port pauses; see this rail's pfc, mtu and pause_storm checks",
        [](const CheckResult& c) -> std::string {
-         if (contains(c.observed, "no RoCE v2 GID")) return "follows from rail.N.roce_v2_gid: no GID to address the test to";
-         if (contains(c.observed, "no RDMA device")) return "follows from rail.N.rdma_port: no RDMA device on this rail";
+         if (contains(c.observed, "no RoCE v2 GID"))
+           return "follows from " + CheckId::rail(CheckKind::rail_roce_v2_gid, c.id.index).name() +
+                  ": no GID to address the test to";
+         if (contains(c.observed, "no RDMA device"))
+           return "follows from " + CheckId::rail(CheckKind::rail_rdma_port, c.id.index).name() + ": no RDMA device on this rail";
          return "";
        }},
       {CheckKind::rail_pause_storm, "a pause storm on the RoCE priority",
@@ -93,7 +97,8 @@ const std::vector<Hint>& hints() {
       {CheckKind::nvmeof_namespace_read, "the controller is live but no namespace is readable: the namespace is not enabled on "
                                   "the target or not mapped to this host's NQN",
        [](const CheckResult& c) -> std::string {
-         return contains(c.observed, "no controller") ? "follows from nvmeof.N.connected: no controller to read from" : "";
+         if (!contains(c.observed, "no controller")) return "";
+         return "follows from " + CheckId::nvmeof(CheckKind::nvmeof_connected, c.id.index).name() + ": no controller to read from";
        }},
       {CheckKind::gpudirect_peermem, "nvidia-peermem is not loaded: GPUDirect RDMA falls back to host memory; the module must be "
                             "built against the RDMA stack in the image (OFED vs inbox)"},

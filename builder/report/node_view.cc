@@ -15,8 +15,6 @@ using nlohmann::ordered_json;
 constexpr CheckStatus kStatuses[] = {CheckStatus::pass, CheckStatus::fail, CheckStatus::warn, CheckStatus::skip,
                                      CheckStatus::unsupported};
 
-std::string plural(std::size_t n, const std::string& one) { return std::to_string(n) + " " + one + (n == 1 ? "" : "s"); }
-
 std::size_t array_size(const ordered_json& j, const char* key) {
   if (!j.is_object()) return 0;
   auto it = j.find(key);
@@ -117,8 +115,10 @@ std::string node_text(const LoadedReport& lr, const TextStyle& st) {
     if (!others) out << "\n" << st.bold("Other results") << "\n";
     others = true;
     std::string label = pad_right(to_string(c.status), 12);
-    out << "  " << (c.status == CheckStatus::warn ? st.warn(label) : st.dim(label)) << e(c.name()) << ": "
-        << e(c.observed) << (c.detail.empty() ? "" : " (" + e(c.detail) + ")") << "\n";
+    // "unsupported  rail.0.pfc (...)", not "unsupported  rail.0.pfc: unsupported (...)".
+    bool says_status = c.observed.empty() || c.observed == to_string(c.status);
+    out << "  " << (c.status == CheckStatus::warn ? st.warn(label) : st.dim(label)) << e(c.name())
+        << (says_status ? "" : ": " + e(c.observed)) << (c.detail.empty() ? "" : " (" + e(c.detail) + ")") << "\n";
   }
 
   out << "\n" << st.bold("Phases") << "\n";

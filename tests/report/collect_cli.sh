@@ -70,7 +70,7 @@ echo '{"a": 1}' >"$tmp/other.json"
 stop TERM
 # The stored reports are a fleet `railyard report` reads.
 "$railyard" report summary "$tmp/reports" >"$tmp/summary" && fail "summary of a failing fleet exited 0"
-grep -q "1 nodes (1 reports)" "$tmp/summary" || fail "summary: $(cat "$tmp/summary")"
+grep -q "1 node (1 report)" "$tmp/summary" || fail "summary: $(cat "$tmp/summary")"
 
 # A token file and a body limit.
 printf 's3cret-token\n' >"$tmp/token"

@@ -16,6 +16,7 @@
 
 #include "commands.h"
 #include "collect/collect_server.h"
+#include "collect/node_token.h"
 #include "collect/report_store.h"
 #include "report/report_source.h"
 #include "subcommand.h"
@@ -28,6 +29,7 @@ struct CollectArgs {
   std::string listen;
   std::string dir;
   std::string token_file;
+  std::string node_secret;
   std::size_t max_body = 8u << 20;
 };
 
@@ -55,6 +57,14 @@ int run_collect(const CollectArgs& args) {
                 << ": the token must be one non-empty word (the bearer token the agents send)\n";
       return kExitBadInput;
     }
+  }
+  if (!args.node_secret.empty()) {
+    auto secret = read_node_secret(args.node_secret);
+    if (!secret.ok()) {
+      std::cerr << "railyard collect: --node-secret " << secret.error() << "\n";
+      return kExitBadInput;
+    }
+    opt.node_secret = *secret;
   }
   std::error_code ec;
   std::filesystem::create_directories(args.dir, ec);
@@ -111,7 +121,9 @@ const bool registered = register_subcommand(70, [](CLI::App& app) {
   auto* sub = app.add_subcommand("collect", "Receive the agents' reports over HTTP and keep one file per node and boot");
   sub->add_option("--listen", args->listen, "ADDRESS:PORT to listen on (port 0: any free port)")->required();
   sub->add_option("--dir", args->dir, "Directory that receives DIR/<node>/<boot>.json")->required();
-  sub->add_option("--token-file", args->token_file, "File holding the bearer token agents must send");
+  sub->add_option("--token-file", args->token_file, "File holding a fleet-wide bearer token agents may send");
+  sub->add_option("--node-secret", args->node_secret,
+                  "File holding the secret each node's own token is derived from (railyard node-token)");
   sub->add_option("--max-body", args->max_body, "Largest report accepted, in bytes")->default_val(8u << 20)->check(CLI::PositiveNumber);
   return Subcommand{sub, [args](const CommandContext&) { return run_collect(*args); }};
 });

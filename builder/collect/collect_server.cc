@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collect/node_token.h"
 #include "collect/report_store.h"
 #include "text.h"
 
@@ -37,6 +38,8 @@ struct Request {
   Clock::time_point start = Clock::now();
   std::string body;
   bool too_large = false;   // over max_body: the rest is dropped as it comes
+  bool any_node = true;     // the fleet token, or no token needed
+  std::string token;        // else the bearer token, to check against the report's node
   std::size_t dropped = 0;  // bytes of it dropped
 };
 
@@ -153,13 +156,18 @@ struct CollectServer::Impl {
       if (path != kReportsPath)
         return refuse(c, method, url, 404, "not_found", std::string("nothing here; reports are POSTed to ") + kReportsPath);
       if (!post) return refuse(c, method, url, 405, "method", std::string("only POST ") + kReportsPath + " is served", "POST");
-      if (!opt.token.empty()) {
+      std::string presented;
+      bool any_node = true;
+      if (!opt.token.empty() || !opt.node_secret.empty()) {
         std::string auth = header(c, MHD_HTTP_HEADER_AUTHORIZATION);
         const std::string scheme = "Bearer ";
-        if (auth.rfind(scheme, 0) != 0 || !same_secret(auth.substr(scheme.size()), opt.token))
-          return refuse(c, method, url, 401, "token",
-                        auth.empty() ? "a bearer token is required (Authorization: Bearer TOKEN)"
-                                     : "the bearer token is not accepted");
+        if (auth.rfind(scheme, 0) != 0 || auth.size() == scheme.size())
+          return refuse(c, method, url, 401, "token", "a bearer token is required (Authorization: Bearer TOKEN)");
+        presented = auth.substr(scheme.size());
+        any_node = !opt.token.empty() && same_secret(presented, opt.token);
+        // A per-node token is checked against the report's node, once the body is in.
+        if (!any_node && opt.node_secret.empty())
+          return refuse(c, method, url, 401, "token", "the bearer token is not accepted");
       }
       std::string length = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
       std::size_t declared = 0;
@@ -167,6 +175,8 @@ struct CollectServer::Impl {
       if (!length.empty() && (ec != std::errc() || end != length.data() + length.size() || declared > opt.max_body))
         return refuse(c, method, url, 413, "too_large", too_large());
       *state = req = new Request;
+      req->any_node = any_node;
+      req->token = std::move(presented);
       return MHD_YES;
     }
     if (*upload_size > 0) {
@@ -194,12 +204,19 @@ struct CollectServer::Impl {
     }
     if (req->too_large) return refuse(c, method, url, 413, "too_large", too_large());
     auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
-    StoreReply r = store_report(opt.dir, req->body, now.count());
+    auto authorize = [&](const std::string& node) -> std::string {
+      if (req->any_node || same_secret(req->token, node_token(opt.node_secret, node))) return "";
+      return "the bearer token is not " + node + "'s (each node posts with its own token)";
+    };
+    StoreReply r = store_report(opt.dir, req->body, now.count(), authorize);
     requests++;
     latency_us += static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - req->start).count());
     if (r.status != 201) {
-      const char* reason = r.status == 400 ? "malformed" : r.status == 422 ? "not_a_report" : "disk";
+      const char* reason = r.status == 400   ? "malformed"
+                           : r.status == 403 ? "token"
+                           : r.status == 422 ? "not_a_report"
+                                             : "disk";
       return refuse(c, method, url, r.status, reason, r.message);
     }
     stored++;

@@ -22,7 +22,8 @@ struct CollectOptions {
   std::string host = "127.0.0.1";
   int port = 0;  // 0: any free port
   std::string dir;
-  std::string token;                // "" : no token required
+  std::string token;                // a fleet-wide bearer token; "" : none
+  std::string node_secret;          // per-node tokens (node_token.h); "" : none
   std::size_t max_body = 8u << 20;  // bytes
   std::size_t max_header_bytes = 64u << 10;  // the request line and headers, per connection
   int idle_timeout_s = 10;                   // a connection that sends nothing for this long is closed

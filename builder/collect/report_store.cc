@@ -46,7 +46,8 @@ std::string store_path(const std::string& node, const std::string& boot_id, cons
   return lower + "/" + boot + ".json";
 }
 
-StoreReply store_report(const std::string& dir, std::string_view body, std::int64_t now) {
+StoreReply store_report(const std::string& dir, std::string_view body, std::int64_t now,
+                        const std::function<std::string(const std::string& node)>& authorize) {
   StoreReply reply;
   // Read once, whole: the grammar in full, then the report's contract.
   ReportReader reader;
@@ -56,6 +57,15 @@ StoreReply store_report(const std::string& dir, std::string_view body, std::int6
     reply.status = malformed ? 400 : 422;
     reply.message = malformed ? "malformed JSON: " + report.error() : report.error();
     return reply;
+  }
+  // Who may post for this node, before anything else is said of the report.
+  if (std::string node = report->name(); authorize && !check_hostname(node)) {
+    for (char& c : node) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (std::string refused = authorize(node); !refused.empty()) {
+      reply.status = 403;
+      reply.message = refused;
+      return reply;
+    }
   }
   const std::string& started = report->report.started_at;
   if (!started.empty()) {

@@ -6,13 +6,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
 namespace railyard {
 
 struct StoreReply {
-  int status = 0;       // 201 stored; 400 malformed JSON; 422 not a report or unsafe name; 500 disk
+  int status = 0;       // 201 stored; 400 malformed JSON; 403 another node's token; 422 not a report; 500 disk
   std::string message;  // for the client and the log
   std::string stored;   // "<node>/<boot>.json" relative to DIR, when stored
   std::string node;
@@ -27,7 +28,10 @@ std::string store_path(const std::string& node, const std::string& boot_id, cons
 // `now`: the receiver's clock, in seconds since the epoch. A report is refused (422) when
 // its started_at is not RFC 3339 or is more than a day ahead of `now`, and when its
 // `result` contradicts its own checks.
-StoreReply store_report(const std::string& dir, std::string_view body, std::int64_t now);
+// `authorize`, when given, decides whether the sender may post for the report's node (as
+// stored: lower case): "" when it may, else why not (403).
+StoreReply store_report(const std::string& dir, std::string_view body, std::int64_t now,
+                        const std::function<std::string(const std::string& node)>& authorize = {});
 
 // Removes the temporary files a receiver killed mid-write left in DIR/<node>/; how many.
 int remove_leftover_temporaries(const std::string& dir);

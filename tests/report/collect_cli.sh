@@ -83,6 +83,22 @@ head -c 300000 /dev/zero | tr '\0' ' ' >"$tmp/big.json"
 stop INT
 [[ $(find "$tmp/reports" -name '*.json' | wc -l) == 2 ]] || fail "expected two stored reports"
 
+# Per-node tokens: railyard node-token prints what the receiver with the same secret takes.
+head -c 32 /dev/urandom | base64 >"$tmp/node-secret"
+token=$("$railyard" node-token --node-secret "$tmp/node-secret" HGX-R001-N01)
+[[ $token =~ ^[0-9a-f]{64}$ ]] || fail "node-token printed '$token'"
+other=$("$railyard" node-token --node-secret "$tmp/node-secret" hgx-r001-n02)
+start --listen 127.0.0.1:0 --dir "$tmp/reports" --node-secret "$tmp/node-secret"
+[[ $(post "$golden/hgx-pass.json" "$token") == 201* ]] || fail "the node's own token refused"
+[[ $(post "$golden/hgx-pass.json" "$other") == 403* ]] || fail "another node's token accepted"
+[[ $(post "$golden/hgx-pass.json") == 401* ]] || fail "no token accepted"
+stop TERM
+"$railyard" node-token --node-secret "$tmp/node-secret" 'bad name!' >"$tmp/out" 2>"$tmp/err" && fail "bad host name"
+grep -q "is not a host name" "$tmp/err" || fail "node-token: $(cat "$tmp/err")"
+printf 'short\n' >"$tmp/short-secret"
+"$railyard" node-token --node-secret "$tmp/short-secret" n1 >"$tmp/out" 2>"$tmp/err" && fail "short secret"
+grep -q "at least 16 are needed" "$tmp/err" || fail "node-token: $(cat "$tmp/err")"
+
 # Bad arguments: exit 2 with what is allowed.
 expect_bad() {
   local rc=0

@@ -27,6 +27,7 @@
 #include "join/join.h"
 #include "collect/collect_server.h"
 #include "report/report_reader.h"
+#include "collect/node_token.h"
 #include "collect/report_store.h"
 #include "support/fake_join.h"
 
@@ -41,10 +42,12 @@ std::string golden(const std::string& name) { return test::read_all(kGolden + na
 // A receiver serving on its own thread for the life of the object.
 class Receiver {
  public:
-  explicit Receiver(const std::string& dir, const std::string& token = "", std::size_t max_body = 8u << 20) {
+  explicit Receiver(const std::string& dir, const std::string& token = "", std::size_t max_body = 8u << 20,
+                    const std::string& node_secret = "") {
     CollectOptions o;
     o.dir = dir;
     o.token = token;
+    o.node_secret = node_secret;
     o.max_body = max_body;
     o.log = [this](const std::string& line) {
       std::lock_guard<std::mutex> lock(mu_);
@@ -541,4 +544,38 @@ TEST_CASE("report store: temporaries a killed receiver left are removed, reports
   dir.write("n2/.notes", "kept: not a temporary");
   CHECK(remove_leftover_temporaries(dir.path()) == 2);
   CHECK(stored_files(dir.path()) == std::vector<std::string>{"n1/b1.json", "n2/.notes"});
+}
+
+TEST_CASE("node_token: HMAC-SHA256 of the lower-cased host name, in hex") {
+  // python3 -c "import hmac,hashlib; print(hmac.new(b'0123456789abcdef-fleet', b'gpu-a01', hashlib.sha256).hexdigest())"
+  const std::string want = "a7a3b512bbff859207b5641f505be8dca70b90a34d44c754e73d14b044e2fad3";
+  CHECK(node_token("0123456789abcdef-fleet", "gpu-a01") == want);
+  CHECK(node_token("0123456789abcdef-fleet", "GPU-A01") == want);
+  CHECK(node_token("0123456789abcdef-fleeT", "gpu-a01") != want);
+  test::TempDir dir;
+  dir.write("short", "too short\n");
+  dir.write("good", "0123456789abcdef-fleet\n");
+  CHECK(read_node_secret(dir / "good").ok());
+  CHECK(*read_node_secret(dir / "good") == "0123456789abcdef-fleet");
+  auto bad = read_node_secret(dir / "short");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().find("the node secret is 9 bytes; at least 16 are needed") != std::string::npos);
+}
+
+TEST_CASE("collect --node-secret: a node posts its own report only; the fleet token still works beside it") {
+  test::TempDir dir;
+  const std::string secret = "0123456789abcdef-fleet";
+  Receiver rx(dir.path(), "fleet-token", 8u << 20, secret);
+  const std::string body = golden("hgx-pass");  // node hgx-r001-n01
+  CHECK(rx.post(body, node_token(secret, "hgx-r001-n01"))->status == 201);
+  CHECK(rx.post(body, node_token(secret, "HGX-R001-N01"))->status == 201);  // names without case
+  auto other = rx.post(body, node_token(secret, "hgx-r001-n02"));
+  REQUIRE(other);
+  CHECK(other->status == 403);
+  CHECK(error_of(other) == "the bearer token is not hgx-r001-n01's (each node posts with its own token)");
+  auto none = rx.post(body);
+  REQUIRE(none);
+  CHECK(none->status == 401);
+  CHECK(rx.post(body, "fleet-token")->status == 201);
+  CHECK(stored_files(dir.path()).size() == 1);
 }

@@ -1,5 +1,6 @@
-// `railyard pxe --image DIR --nodes FILE -o TREE [--base-url URL]`: one image, every node of
-// its SKU. Exit 0 written, 1 the tree could not be written, 2 bad input (the inventory's
+// `railyard pxe --image DIR --nodes FILE -o TREE [--base-url URL] [--node-secret FILE]`: one
+// image, every node of its SKU, each with its own report token when given the receiver's
+// secret. Exit 0 written, 1 the tree could not be written, 2 bad input (the inventory's
 // errors as FILE:LINE:COL, as `railyard check` prints them).
 #include <iostream>
 #include <memory>
@@ -8,6 +9,7 @@
 
 #include "image/image_manifest.h"
 #include "audit/rootfs_file.h"
+#include "collect/node_token.h"
 #include "net.h"
 #include "node_inventory.h"
 #include "image/openssl_hasher.h"
@@ -23,7 +25,7 @@ namespace railyard {
 namespace {
 
 struct PxeOptions {
-  std::string image_dir, nodes, tree, base_url, proxy_subnet;
+  std::string image_dir, nodes, tree, base_url, proxy_subnet, node_secret;
   std::string ipxe_dir = "/usr/lib/ipxe";
 };
 
@@ -90,6 +92,20 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
   if (subnet.empty() && recipe && !recipe->recipe.management.subnet.empty())
     if (auto net = parse_cidr(recipe->recipe.management.subnet)) subnet = net->network.str();
   if (!subnet.empty() && check_ipv4(subnet)) diags.error({"--proxy-subnet", 0, 0}, "'" + subnet + "': " + *check_ipv4(subnet));
+  std::string secret;
+  if (!opt.node_secret.empty()) {
+    auto read = read_node_secret(opt.node_secret);
+    if (!read.ok()) diags.error({"--node-secret", 0, 0}, read.error());
+    else secret = *read;
+  }
+  const std::string token_file = recipe ? recipe->recipe.join.token_file : "";
+  if (recipe && !opt.node_secret.empty()) {
+    auto pos = recipe->positions.count("join.token_file") ? recipe->positions.at("join.token_file") : SourcePos{recipe->path, 1, 1};
+    if (token_file.empty())
+      diags.error({"--node-secret", 0, 0}, "recipe " + recipe->path + " sets no join.token_file, so the nodes would never "
+                                           "read the tokens; set it (e.g. \"/etc/railyard/report-token\") and rebuild the image");
+    else if (auto why = check_token_path(token_file)) diags.error(pos, *why);
+  }
   if (!diags.empty() || !recipe) {
     for (const auto& d : diags.sorted()) std::cerr << format(d) << "\n";
     return kExitBadInput;
@@ -99,6 +115,10 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
   if (!plan.ok()) {
     std::cerr << "railyard pxe: " << path_join(opt.image_dir, kManifestFile) << ": " << plan.error() << "\n";
     return kExitBadInput;
+  }
+  if (!secret.empty()) {
+    plan->token_file = token_file;
+    for (auto& n : plan->nodes) n.token = node_token(secret, n.node.hostname);
   }
   PxeTreeOptions topt{opt.image_dir, opt.tree, opt.ipxe_dir, image->source_date_epoch};
   auto written = write_pxe_tree(*plan, *image, topt);
@@ -110,6 +130,11 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
   std::cout << opt.tree << ": image " << image->recipe_name << " for " << plan->nodes.size() << " node(s), "
             << written->linked << " image file(s) linked, " << written->copied << " copied\n";
   for (const auto& n : plan->nodes) std::cout << "  " << n.node.mac << "  " << n.node.hostname << "  " << n.script << "\n";
+  if (!secret.empty())
+    std::cout << "  each node's own report token is in its overlay at " << token_file << "\n";
+  else if (!token_file.empty())
+    std::cerr << "note: the nodes read their report token from " << token_file
+              << ", and no overlay holds one: pass --node-secret (the receiver's), or put the tokens there yourself\n";
   if (subnet.empty())
     std::cerr << "note: the recipe names no management subnet: set dhcp-range in " << opt.tree << "/" << kPxeDnsmasqFile
               << " (or pass --proxy-subnet)\n";
@@ -124,6 +149,9 @@ const bool registered = register_subcommand(50, [](CLI::App& app) {
   sub->add_option("-o,--output", opt->tree, "The tree to write (replaced whole when it is an earlier one)")->required();
   sub->add_option("--base-url", opt->base_url, "URL the tree is served at over HTTP; iPXE then fetches boot.ipxe from it (default: TFTP)");
   sub->add_option("--proxy-subnet", opt->proxy_subnet, "Network address for dnsmasq's proxy DHCP (default: the recipe's management subnet)");
+  sub->add_option("--node-secret", opt->node_secret,
+                  "The receiver's secret (railyard collect --node-secret): each node's own report token goes into its "
+                  "overlay, at the recipe's join.token_file");
   sub->add_option("--ipxe-dir", opt->ipxe_dir, "Where undionly.kpxe and snponly.efi are copied from (\"\" for nowhere)")
       ->default_str("/usr/lib/ipxe");
   return Subcommand{sub, [opt](const CommandContext& ctx) { return run_pxe(ctx.files, *opt); }};

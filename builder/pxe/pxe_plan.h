@@ -5,7 +5,8 @@
 //   TREE/boot.ipxe                 chains to pxe/<MAC>.ipxe, or says the MAC is unknown
 //   TREE/pxe/52-54-00-00-00-01.ipxe  one per node: image kernel + initrds + its overlay
 //   TREE/image/…                   the image's artifacts and manifest.json
-//   TREE/nodes/node-<host>.cpio.zst  /etc/railyard/node.toml and /etc/hostname
+//   TREE/nodes/node-<host>.cpio.zst  /etc/railyard/node.toml, /etc/hostname and, with a
+//                                  receiver secret, the node's own report token
 //   TREE/dnsmasq-railyard.conf     proxy DHCP + TFTP, chainloading iPXE
 //   TREE/railyard-pxe.json         what the tree holds; marks it as railyard's to replace
 #pragma once
@@ -35,6 +36,7 @@ struct PxeNode {
   std::string mac_hyphens;  // "52-54-00-00-00-01", as iPXE's ${mac:hexhyp} prints it
   std::string script;       // "pxe/52-54-00-00-00-01.ipxe"
   std::string overlay;      // "nodes/node-lab-node01.cpio.zst"
+  std::string token;        // its own report token (railyard node-token); "" = none written
 };
 
 struct PxePlan {
@@ -46,6 +48,7 @@ struct PxePlan {
   std::vector<PxeNode> nodes;        // in inventory order
   std::string base_url;              // iPXE fetches boot.ipxe from here; "" = TFTP
   std::string proxy_subnet;          // network address for dnsmasq's proxy range; "" = unknown
+  std::string token_file;            // where a node's token lands (join.token_file); "" = no tokens
 };
 
 std::string mac_hyphens(const std::string& mac);
@@ -54,6 +57,10 @@ std::string mac_hyphens(const std::string& mac);
 // split ($, quotes, backslashes, spaces), naming the manifest key.
 Outcome<PxePlan> plan_pxe(const ImageManifest& image, const std::vector<NodeEntry>& nodes, const std::string& base_url,
                           const std::string& proxy_subnet);
+
+// Where each node's own token goes in its overlay: the recipe's join.token_file, which must
+// stay inside the root (no ".." component) and not be one of the overlay's other files.
+std::optional<std::string> check_token_path(const std::string& token_file);
 
 // /etc/railyard/node.toml as the agent reads it (core/node_inventory.h: parse_node_identity).
 std::string render_node_identity(const NodeEntry& node);

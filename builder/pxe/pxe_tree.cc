@@ -52,17 +52,25 @@ Status place_artifact(const std::string& from, const std::string& to, const std:
   return success();
 }
 
-// /etc/railyard/node.toml and /etc/hostname, as an archive of their own. Staged in a
-// directory of known modes, since the archive takes modes from disk.
-Status write_overlay(const std::string& staging, const PxeNode& node, const std::string& out, std::int64_t epoch) {
+// /etc/railyard/node.toml, /etc/hostname and the node's token, as an archive of their own.
+// Staged in a directory of known modes, since the archive takes modes from disk: the token
+// is the node's secret, readable by root alone once unpacked.
+Status write_overlay(const std::string& staging, const PxeNode& node, const std::string& token_file, const std::string& out,
+                     std::int64_t epoch) {
+  struct File {
+    std::string path, text;
+    unsigned mode;
+  };
+  std::vector<File> files{{"etc/railyard/node.toml", render_node_identity(node.node), 0644},
+                          {"etc/hostname", node.node.hostname + "\n", 0644}};
+  if (!node.token.empty()) files.push_back({token_file.substr(1), node.token + "\n", 0600});
   std::string root = staging + "/" + node.node.hostname;
-  for (const auto& [path, text] : {std::pair<std::string, std::string>{"etc/railyard/node.toml", render_node_identity(node.node)},
-                                   {"etc/hostname", node.node.hostname + "\n"}}) {
-    if (auto s = write_text(root + "/" + path, text); !s.ok()) return s;
-    ::chmod((root + "/" + path).c_str(), 0644);
+  for (const auto& f : files) {
+    if (auto s = write_text(root + "/" + f.path, f.text); !s.ok()) return s;
+    ::chmod((root + "/" + f.path).c_str(), f.mode);
+    for (fs::path dir = fs::path(f.path).parent_path(); !dir.empty(); dir = dir.parent_path())
+      ::chmod((root + "/" + dir.string()).c_str(), 0755);
   }
-  ::chmod((root + "/etc").c_str(), 0755);
-  ::chmod((root + "/etc/railyard").c_str(), 0755);
   CpioOptions o;
   o.source_date_epoch = epoch;
   o.zstd_level = 19;  // a few hundred bytes: the level costs nothing
@@ -106,7 +114,7 @@ Status fill(const std::string& tmp, const std::string& final_dir, const PxePlan&
   std::string staging = tmp + "/.staging";
   for (const auto& n : plan.nodes) {
     fs::create_directories(tmp + "/" + kPxeNodesDir, ec);
-    if (auto s = write_overlay(staging, n, tmp + "/" + n.overlay, opt.source_date_epoch); !s.ok()) return s;
+    if (auto s = write_overlay(staging, n, plan.token_file, tmp + "/" + n.overlay, opt.source_date_epoch); !s.ok()) return s;
     if (auto s = write_text(tmp + "/" + n.script, render_node_script(plan, n)); !s.ok()) return s;
   }
   fs::remove_all(staging, ec);

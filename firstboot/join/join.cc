@@ -1,5 +1,6 @@
 #include "join/join.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "kernel/root_files.h"
@@ -44,6 +45,12 @@ JoinOutcome report_and_join(const Report& report, const JoinSpec& join, const st
 
   if (!join.report_url.empty()) {
     std::string token = join.token_file.empty() ? "" : read_token(join.token_file);
+    // A token goes into a header line: one with spaces or control characters would split it.
+    if (std::any_of(token.begin(), token.end(), [](unsigned char c) { return c <= ' ' || c == 0x7f; })) {
+      out.log.push_back(join.token_file + " holds white space or control characters, which no token has; "
+                        "posting without a token");
+      token.clear();
+    }
     post_with_retries(body, join, token, fx, clock, out.log);
   }
   if (!report.passed()) {

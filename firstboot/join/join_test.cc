@@ -166,6 +166,19 @@ TEST_CASE("report_and_join: the bearer token comes from read_token; without a to
   CHECK(fx2.posts[0].bearer_token.empty());
 }
 
+TEST_CASE("report_and_join: a token file with a line break or spaces inside is not sent as a header") {
+  for (const std::string& bad : std::vector<std::string>{"abc\r\nX-Forged: 1", "abc def", std::string("abc\0def", 7)}) {
+    TempRoot root;
+    RecordingJoin fx;
+    static std::string token;
+    token = bad;
+    auto out = report_and_join(passing(), spec(), root.str(), fx, [](const std::string&) { return token; }, fx.clock);
+    REQUIRE(fx.posts.size() == 1);
+    CHECK(fx.posts[0].bearer_token.empty());
+    CHECK(logged(out, "/etc/railyard/token holds white space or control characters, which no token has; posting without a token"));
+  }
+}
+
 TEST_CASE("report_and_join: no report_url, no POST and no token read; the node still joins") {
   TempRoot root;
   RecordingJoin fx;

@@ -65,6 +65,49 @@ zstd -dc "$tmp/tree/nodes/node-lab-node01.cpio.zst" | (cd "$tmp/overlay" && cpio
   fail "railyard-firstboot check rejects the node identity: $(cat "$tmp/check")"
 grep -q "node.toml: ok (node identity)" "$tmp/check" || fail "firstboot check: $(cat "$tmp/check")"
 
+# --node-secret: each node's own token in its own overlay (mode 0600, owner root), the one
+# `railyard node-token` prints; none in the shared image or anywhere else in the tree.
+mkdir "$tmp/tk"
+sed -e 's|^report_url = .*|report_url = "https://10.0.2.100/api/v1/reports"\ntoken_file = "/etc/railyard/report-token"|' \
+  "$src/recipes/qemu-virt.toml" >"$tmp/tk/token.toml"
+recipe_text=$("$railyard" show --drivers "$src/drivers" --overlays "$src/overlays" "$tmp/tk/token.toml" | tail -n +2)
+recipe_sha=$(printf '%s\n' "$recipe_text" | sha256sum | cut -d' ' -f1)
+image "$tmp/tkimg" with-recipe
+sed "s|^recipe = .*|recipe = \"$tmp/tk/token.toml\"|" "$src/recipes/inventories/qemu-lab.toml" >"$tmp/tknodes.toml"
+head -c 32 /dev/urandom | base64 >"$tmp/secret"
+"$railyard" pxe --image "$tmp/tkimg" --nodes "$tmp/tknodes.toml" -o "$tmp/tktree" --ipxe-dir "" --node-secret "$tmp/secret" \
+  >"$tmp/out" 2>"$tmp/err" || fail "pxe --node-secret: $(cat "$tmp/err")"
+grep -qx "  each node's own report token is in its overlay at /etc/railyard/report-token" "$tmp/out" || fail "tokens: $(cat "$tmp/out")"
+for host in lab-node01 lab-target01; do
+  mkdir "$tmp/ov-$host"
+  zstd -dc "$tmp/tktree/nodes/node-$host.cpio.zst" | (cd "$tmp/ov-$host" && cpio -id --quiet --no-absolute-filenames)
+  [[ $(cat "$tmp/ov-$host/etc/railyard/report-token") == $("$railyard" node-token --node-secret "$tmp/secret" "$host") ]] ||
+    fail "$host: the overlay's token is not the one node-token prints"
+  listing=$(zstd -dc "$tmp/tktree/nodes/node-$host.cpio.zst" | cpio -itv --quiet 2>/dev/null | grep 'report-token$')
+  grep -Eq '^-rw------- +1 root +root ' <<<"$listing" || fail "$host: token not 0600 root: $listing"
+done
+token=$(cat "$tmp/ov-lab-node01/etc/railyard/report-token")
+grep -rlF "$token" "$tmp/tktree" | grep -v "/nodes/node-lab-node01.cpio.zst$" && fail "the token is elsewhere in the tree"
+zstd -dc "$tmp/tktree/image/rootfs.cpio.zst" | cpio -it --quiet | grep -q report-token && fail "the shared image holds a token"
+grep -q '"token_file": "/etc/railyard/report-token"' "$tmp/tktree/railyard-pxe.json" || fail "index: token_file"
+# Without the secret: the tree says the overlays hold no token.
+"$railyard" pxe --image "$tmp/tkimg" --nodes "$tmp/tknodes.toml" -o "$tmp/tktree" --ipxe-dir "" >/dev/null 2>"$tmp/err" ||
+  fail "pxe without --node-secret: $(cat "$tmp/err")"
+grep -q "^note: the nodes read their report token from /etc/railyard/report-token, and no overlay holds one" "$tmp/err" ||
+  fail "no note on the missing tokens: $(cat "$tmp/err")"
+# A secret for a recipe that reads no token, and a short secret: exit 2, nothing written.
+set +e
+err=$("$railyard" pxe --image "$tmp/img" --nodes "$tmp/nodes.toml" -o "$tmp/tree3" --node-secret "$tmp/secret" 2>&1); rc=$?
+[[ $rc -eq 2 ]] || fail "secret without token_file: exit $rc"
+grep -q "^--node-secret: error: recipe .*qemu-virt.toml sets no join.token_file, so the nodes would never read the tokens" <<<"$err" ||
+  fail "secret without token_file: $err"
+echo short >"$tmp/short"
+err=$("$railyard" pxe --image "$tmp/tkimg" --nodes "$tmp/tknodes.toml" -o "$tmp/tree3" --node-secret "$tmp/short" 2>&1); rc=$?
+[[ $rc -eq 2 ]] || fail "short secret: exit $rc"
+grep -q "^--node-secret: error: $tmp/short: the node secret is 5 bytes; at least 16 are needed" <<<"$err" || fail "short secret: $err"
+[[ ! -e "$tmp/tree3" ]] || fail "bad input wrote a tree"
+set -e
+
 # Without recipe = …, the copy inside the image is used; with --base-url, iPXE fetches over HTTP.
 grep -v "^recipe = " "$tmp/nodes.toml" >"$tmp/norecipe.toml"
 "$railyard" pxe --image "$tmp/img" --nodes "$tmp/norecipe.toml" -o "$tmp/tree" --ipxe-dir "" \

@@ -214,3 +214,38 @@ TEST_CASE("a tree is written whole or not at all") {
                                       "replace it. Choose another -o, or empty it first");
   CHECK(read_all(tmp / "home/notes.txt") == "mine");
 }
+
+TEST_CASE("a node's own report token lands in its overlay only, at the recipe's join.token_file") {
+  CHECK_FALSE(check_token_path("/etc/railyard/report-token"));
+  CHECK(*check_token_path("/etc/../root/token") ==
+        "join.token_file '/etc/../root/token' has an empty, '.' or '..' component; write it plainly, like /etc/railyard/token");
+  CHECK(check_token_path("/etc//token"));
+  CHECK(check_token_path("/etc/railyard/"));
+  CHECK(check_token_path("relative/token"));
+  CHECK(*check_token_path("/etc/hostname") ==
+        "join.token_file must be an absolute path to a file, not one of the overlay's own files: '/etc/hostname' is where "
+        "the overlay puts the node's identity");
+
+  TempDir tmp;
+  auto m = make_test_image(tmp, "img");
+  auto plan = lab_plan(m);
+  plan.token_file = "/etc/railyard/report-token";
+  const std::string t1 = "5f0c1e9d7a3b2c48e6f1a09b3d7c5e2f4a6b8c0d1e3f5a7b9c2d4e6f8a0b1c3d";
+  const std::string t2 = "0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e";
+  plan.nodes[0].token = t1;
+  plan.nodes[1].token = t2;
+  std::string tree = tmp / "tree";
+  auto r = write_pxe_tree(plan, m, {tmp / "img", tree, "", 0});
+  REQUIRE_MESSAGE(r.ok(), r.error());
+  CHECK(**read_rootfs_file({tree + "/nodes/node-lab-node01.cpio.zst"}, "/etc/railyard/report-token") == t1 + "\n");
+  CHECK(**read_rootfs_file({tree + "/nodes/node-lab-target01.cpio.zst"}, "/etc/railyard/report-token") == t2 + "\n");
+  // The tree's index says where the tokens are, never what they are; nothing else holds one.
+  std::string index = read_all(tree + "/railyard-pxe.json");
+  CHECK(index.find("\"token_file\": \"/etc/railyard/report-token\"") != std::string::npos);
+  CHECK(index.find("\"token\": true") != std::string::npos);
+  for (const auto& e : fs::recursive_directory_iterator(tree))
+    if (e.is_regular_file() && e.path().string().find("/nodes/") == std::string::npos)
+      CHECK_MESSAGE(read_all(e.path()).find(t1) == std::string::npos, e.path());
+  // The shared image holds none.
+  CHECK_FALSE(*read_rootfs_file({tree + "/image/rootfs-00.cpio.zst"}, "/etc/railyard/report-token"));
+}

@@ -4,6 +4,7 @@
 // name() and read back by parse(). No other code takes a check name apart.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -51,6 +52,8 @@ enum class CheckKind {
   apply_failed,
   other,
 };
+
+inline constexpr std::size_t kCheckKinds = static_cast<std::size_t>(CheckKind::other) + 1;
 
 CheckScope scope_of(CheckKind k);
 

@@ -1,6 +1,7 @@
 #include "text.h"
 
 #include <algorithm>
+#include <ctime>
 
 namespace railyard {
 
@@ -173,6 +174,14 @@ std::string escape_control(std::string_view text) {
     ++i;
   }
   return out;
+}
+
+std::string format_rfc3339(std::int64_t seconds) {
+  std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  char buf[32];
+  if (!::gmtime_r(&t, &tm) || std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0) return "";
+  return buf;
 }
 
 std::optional<std::int64_t> parse_rfc3339(std::string_view t) {

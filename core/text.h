@@ -34,6 +34,8 @@ std::string escape_control(std::string_view text);
 // seconds since the epoch, or nullopt when it is not one (fields checked, leap second
 // allowed).
 std::optional<std::int64_t> parse_rfc3339(std::string_view text);
+// Seconds since the epoch as RFC 3339 UTC, to the second: "2026-03-10T08:01:00Z".
+std::string format_rfc3339(std::int64_t seconds);
 
 // Shell-style pattern with `*` and `?` (interface-name matching, e.g. "enp0s*").
 bool glob_match(std::string_view pattern, std::string_view text);

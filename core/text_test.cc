@@ -103,6 +103,12 @@ TEST_CASE("escape_control: control characters and broken UTF-8 escaped, UTF-8 te
   CHECK(escape_control("🚀") == "🚀");
 }
 
+TEST_CASE("format_rfc3339: seconds since the epoch as UTC, read back by parse_rfc3339") {
+  CHECK(format_rfc3339(0) == "1970-01-01T00:00:00Z");
+  CHECK(format_rfc3339(1773129660) == "2026-03-10T08:01:00Z");
+  CHECK(parse_rfc3339(format_rfc3339(1796118352)) == 1796118352);
+}
+
 TEST_CASE("parse_rfc3339: date-times as seconds since the epoch; anything else refused") {
   CHECK(parse_rfc3339("1970-01-01T00:00:00Z") == 0);
   CHECK(parse_rfc3339("2026-03-10T08:01:00Z") == 1773129660);

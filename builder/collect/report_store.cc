@@ -101,7 +101,13 @@ StoreReply store_report(const std::string& dir, std::string_view body, std::int6
     reply.message = target.parent_path().string() + ": " + ec.message();
     return reply;
   }
-  if (Status st = write_file_atomically(target.string(), body); !st.ok()) {
+  // The report, then when it came: a receiver killed in between leaves a report without a
+  // receive time, which the fleet views take from the file's modification time.
+  std::filesystem::path received = target;
+  received.replace_extension(kReceivedSuffix);
+  Status st = write_file_atomically(target.string(), body);
+  if (st.ok()) st = write_file_atomically(received.string(), format_rfc3339(now) + "\n");
+  if (!st.ok()) {
     reply.status = 500;
     reply.message = st.error();
     return reply;
@@ -123,8 +129,10 @@ int remove_leftover_temporaries(const std::string& dir) {
     for (const auto& f : std::filesystem::directory_iterator(node.path(), ec)) {
       std::string name = f.path().filename().string();
       std::size_t dot = name.rfind('.');
-      if (name.size() > 8 && name[0] == '.' && dot != std::string::npos && name.size() - dot == 7 &&
-          name.compare(dot - 5, 5, ".json") == 0 && f.is_regular_file() && std::filesystem::remove(f.path(), ec))
+      if (name.size() < 9 || name[0] != '.' || dot == std::string::npos || name.size() - dot != 7) continue;
+      std::string_view stem(name.data(), dot);
+      if ((stem.ends_with(".json") || stem.ends_with(kReceivedSuffix)) && f.is_regular_file() &&
+          std::filesystem::remove(f.path(), ec))
         ++removed;
     }
   }

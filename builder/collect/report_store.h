@@ -2,7 +2,9 @@
 // status), and keeping it: DIR/<node>/<boot>.json, written whole (temporary + rename), so
 // that a second report from the same boot replaces the first and other boots stay. Node
 // names are kept in lower case (host names do not differ by case); no stored name starts
-// with a dot.
+// with a dot. Beside each report, DIR/<node>/<boot>.received holds when this receiver took
+// it (RFC 3339 UTC): the fleet views pick a node's latest report by that, not by the
+// time the node claims.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +27,9 @@ struct StoreReply {
 std::string store_path(const std::string& node, const std::string& boot_id, const std::string& started_at,
                        std::string& why);
 
-// `now`: the receiver's clock, in seconds since the epoch. A report is refused (422) when
+inline constexpr const char* kReceivedSuffix = ".received";
+
+// `now`: the receiver's clock, in seconds since the epoch; recorded as the receive time. A report is refused (422) when
 // its started_at is not RFC 3339 or is more than a day ahead of `now`, and when its
 // `result` contradicts its own checks.
 // `authorize`, when given, decides whether the sender may post for the report's node (as

@@ -1,5 +1,7 @@
 #include "report/fleet.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <atomic>
 #include <optional>
@@ -7,14 +9,34 @@
 #include <unordered_map>
 
 #include "report/report_source.h"
+#include "text.h"
 
 namespace railyard {
 
 namespace {
 
-// Newer first: started_at is RFC 3339 UTC, so text order is time order; the path breaks ties.
+// Newer first: by when the receiver took it, never by what the node claims; within a second,
+// by started_at (RFC 3339 UTC, so text order is time order), then the path.
 bool newer(const ReportDigest& a, const ReportDigest& b) {
+  if (a.received_at != b.received_at) return a.received_at > b.received_at;
   return a.started_at != b.started_at ? a.started_at > b.started_at : a.path > b.path;
+}
+
+// DIR/<node>/<boot>.received beside DIR/<node>/<boot>.json (collect/report_store.h), else
+// the report file's modification time.
+void read_receive_time(ReportDigest& d) {
+  std::string sidecar = d.path.substr(0, d.path.size() - 5) + ".received";
+  std::string text;
+  if (d.path.ends_with(".json") && read_text_file(sidecar, text).ok()) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+    if (auto at = parse_rfc3339(text)) {
+      d.received_at = *at;
+      d.received_recorded = true;
+      return;
+    }
+  }
+  struct stat st {};
+  if (::stat(d.path.c_str(), &st) == 0) d.received_at = st.st_mtim.tv_sec;
 }
 
 }  // namespace
@@ -30,7 +52,10 @@ Outcome<Fleet> read_fleet(const std::string& dir, unsigned threads) {
     for (std::size_t i; (i = next.fetch_add(1)) < files->size();) {
       const std::string& path = (*files)[i];
       auto d = reader.digest_file(path);
-      if (d.ok()) d->path = path;
+      if (d.ok()) {
+        d->path = path;
+        read_receive_time(*d);
+      }
       bool named = d.ok() || reader.fault() == ReportFault::unreadable;  // read errors name the file
       results[i] = named ? std::move(d) : Outcome<ReportDigest>::fail(path + ": " + d.error());
     }

@@ -18,7 +18,9 @@ struct UnreadableReport {
 struct Fleet {
   std::string dir;
   std::size_t reports = 0;            // reports read, earlier boots included
-  std::vector<ReportDigest> nodes;    // the newest report of each node (by started_at), by node name
+  // The latest report of each node, by node name: the one a receiver took last (its
+  // <boot>.received record, else the file's modification time), not the node's started_at.
+  std::vector<ReportDigest> nodes;
   std::vector<UnreadableReport> unreadable;
 };
 

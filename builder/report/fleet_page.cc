@@ -31,7 +31,33 @@ section.node{border-top:1px solid #ccd3de;margin-top:18px;padding-top:4px}
 .failure{margin:4px 0 10px 12px;font-size:13px}
 .failure .hint{color:#3b4a60;font-style:italic}
 .legend{font-size:12px;color:#555}
+span.warn,td.warn{color:#a06d00;font-weight:bold}
+tr.unverified td:first-child{border-left:4px solid #a06d00}
+ul.failed{margin:4px 0 12px;padding-left:20px;font-size:14px}
+ul.failed li{margin:3px 0}
+ul.failed .hint{color:#3b4a60;font-style:italic}
 )";
+
+// What to fix first on a failing node, for the page's first screen: its first planning
+// problem, else its first failing check that follows from no other, else why it fails.
+struct FirstCause {
+  std::string what;  // "rail.0.link: down (expected up)", "plan: ..."
+  std::string hint;
+};
+
+FirstCause first_cause(const LoadedReport& lr) {
+  const Report& r = lr.report;
+  if (!r.problems.empty()) return {"plan: " + r.problems.front(), hint_for_problem(r.problems.front())};
+  auto roots = root_causes(r.checks);
+  if (!roots.empty()) {
+    const CheckResult& c = *roots.front();
+    std::string what = c.name() + " " + to_string(c.status) + ": observed " + c.observed + ", expected " + c.expected;
+    if (roots.size() > 1) what += " (and " + std::to_string(roots.size() - 1) + " more)";
+    return {what, hint_for(c, r.checks)};
+  }
+  if (std::string c = lr.contradiction(); !c.empty()) return {"the report contradicts itself: " + c, ""};
+  return {"the report says fail", ""};
+}
 
 std::string id_for(const std::string& node) {
   std::string out = "node-";
@@ -78,13 +104,69 @@ void node_section(std::ostringstream& out, const LoadedReport& lr) {
 
 std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& nodes, const ReportLoader& load,
                        std::vector<UnreadableReport>& unreadable) {
+  // Failing nodes first, then by name.
+  std::vector<const ReportDigest*> order;
+  for (const auto& n : nodes) order.push_back(&n);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const ReportDigest* a, const ReportDigest* b) { return !counts_as_pass(*a) && counts_as_pass(*b); });
+
+  // The sections first, each report loaded once: what the first screen says of a failing
+  // node comes from its whole report.
+  std::ostringstream sections;
+  std::vector<std::pair<const ReportDigest*, FirstCause>> failed_nodes;
+  for (const auto* n : order) {
+    auto r = load(*n);
+    if (r.ok()) {
+      if (!counts_as_pass(*n)) failed_nodes.push_back({n, first_cause(*r)});
+      node_section(sections, *r);
+      continue;
+    }
+    unreadable.push_back({n->path, r.error()});
+    if (!counts_as_pass(*n)) failed_nodes.push_back({n, {"unreadable: " + r.error(), ""}});
+    sections << "<section class=\"node\" id=\"" << id_for(n->node) << "\">\n<h2>" << html_escape(node_label(n->node))
+             << "</h2>\n<p><span class=\"fail\">unreadable</span> " << html_escape(n->path) << ": " << html_escape(r.error())
+             << "</p>\n</section>\n";
+  }
+
   std::ostringstream out;
   std::size_t failed = s.nodes - s.passed;
   out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>railyard fleet: " << plural(s.nodes, "node")
       << ", " << failed << " failing</title>\n<style>" << kStyle << "</style></head><body>\n";
   out << "<h1>railyard fleet</h1>\n<div class=\"counts\"><span>" << plural(s.nodes, "node") << "</span><span class=\"pass\">"
       << s.passed << " pass</span><span class=\"fail\">" << failed << " fail</span><span>" << plural(s.reports, "report")
-      << "</span></div>\n";
+      << "</span>";
+  if (s.passed_unverified)
+    out << "<span class=\"warn\">" << s.passed_unverified << " of the " << s.passed
+        << " passing left a check unverified</span>";
+  out << "</div>\n";
+
+  if (!failed_nodes.empty()) {
+    out << "<h2>Failed nodes</h2>\n<ul class=\"failed\">\n";
+    for (const auto& [n, cause] : failed_nodes) {
+      out << "<li><a href=\"#" << id_for(n->node) << "\">" << html_escape(node_label(n->node)) << "</a>: "
+          << html_escape(cause.what);
+      if (!cause.hint.empty()) out << "<br><span class=\"hint\">" << html_escape(cause.hint) << "</span>";
+      out << "</li>\n";
+    }
+    out << "</ul>\n";
+  }
+  if (!s.checks.empty()) {
+    out << "<h2>Checks by kind</h2>\n<table class=\"checks\"><tr><th>check</th><th>nodes</th><th>verified</th><th>failed</th>"
+           "<th>unsupported</th><th>skipped</th><th></th></tr>\n";
+    for (const auto& t : s.checks) {
+      bool proven = t.verified() == t.nodes;
+      out << "<tr class=\"" << (proven ? "verified" : t.fail ? "fail" : "unverified") << "\"><td>" << html_escape(t.check)
+          << "</td><td class=\"num\">" << t.nodes << "</td><td class=\"num\">" << t.verified() << "</td><td class=\"num"
+          << (t.fail ? " fail" : "") << "\">" << t.fail << "</td><td class=\"num" << (t.unsupported ? " warn" : "") << "\">"
+          << t.unsupported << "</td><td class=\"num" << (t.skip ? " warn" : "") << "\">" << t.skip << "</td><td>"
+          << (proven ? "" : html_escape(tally_text(t))) << "</td></tr>\n";
+    }
+    out << "</table>\n";
+  }
+  if (!s.contradictory.empty())
+    out << "<p><span class=\"fail\">" << html_escape(plural(s.contradictory.size(), "report"))
+        << (s.contradictory.size() == 1 ? " contradicts itself" : " contradict themselves") << "</span> (counted as fail): "
+        << html_escape(join(s.contradictory, ", ")) << "</p>\n";
 
   if (!s.failures.empty()) {
     out << "<h2>Failures by check</h2>\n<table class=\"failures\"><tr><th>check</th><th>nodes</th><th>checks</th>"
@@ -108,38 +190,27 @@ std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& n
     out << "</ul>\n";
   }
 
-  // Failing nodes first, then by name.
-  std::vector<const ReportDigest*> order;
-  for (const auto& n : nodes) order.push_back(&n);
-  std::stable_sort(order.begin(), order.end(), [](const ReportDigest* a, const ReportDigest* b) { return !a->passed && b->passed; });
   out << "<h2>Nodes</h2>\n<table id=\"fleet\"><tr><th>node</th><th>result</th><th>recipe</th><th>kernel</th>"
-         "<th>drivers</th><th>failing checks</th><th>first boot</th><th>started</th></tr>\n";
+         "<th>drivers</th><th>failing checks</th><th>first boot</th><th>started</th><th>received</th></tr>\n";
   for (const auto* n : order) {
     std::vector<std::string> failing;
     if (!n->problems.empty()) failing.push_back("(plan: " + plural(n->problems.size(), "problem") + ")");
     for (const auto& f : n->failures) failing.push_back(f.id.name());
-    const char* cls = n->passed ? "pass" : "fail";
+    const char* cls = counts_as_pass(*n) ? "pass" : "fail";
+    std::string received = n->received_at ? format_rfc3339(n->received_at) : "";
+    if (!received.empty() && !n->received_recorded) received += " (file time)";
     out << "<tr class=\"node-row " << cls << "\"><td><a href=\"#" << id_for(n->node) << "\">" << html_escape(node_label(n->node))
         << "</a></td><td class=\"" << cls << "\">" << cls << "</td><td>" << html_escape(n->recipe) << "</td><td>"
         << html_escape(n->kernel) << "</td><td>" << html_escape(join(n->drivers, ", ")) << "</td><td>"
         << html_escape(join(failing, ", ")) << "</td><td class=\"num\">" << html_escape(duration_text(n->total_ms()))
-        << "</td><td>" << html_escape(n->started_at) << "</td></tr>\n";
+        << "</td><td>" << html_escape(n->started_at) << "</td><td>" << html_escape(received) << "</td></tr>\n";
   }
   out << "</table>\n";
   out << "<p class=\"legend\">Rails: each GPU joined to its rail NIC, labelled with the pair's PCIe affinity "
-         "(PIX/PXB green, PHB/NODE amber, SYS red), grouped by the NIC's NUMA node. NIC colour: green link up and "
-         "RDMA port ACTIVE, amber up but the port not ACTIVE, red link down, grey unknown.</p>\n";
-  for (const auto* n : order) {
-    auto r = load(*n);
-    if (r.ok()) {
-      node_section(out, *r);
-      continue;
-    }
-    unreadable.push_back({n->path, r.error()});
-    out << "<section class=\"node\" id=\"" << id_for(n->node) << "\">\n<h2>" << html_escape(node_label(n->node))
-        << "</h2>\n<p><span class=\"fail\">unreadable</span> " << html_escape(n->path) << ": " << html_escape(r.error())
-        << "</p>\n</section>\n";
-  }
+         "(PIX/PXB green, PHB/NODE amber, SYS red), grouped by the NIC's NUMA node. NIC colour, by the rail's worst: "
+         "red link down or a check failing, amber the RDMA port not ACTIVE or a check unsupported or skipped, green "
+         "link up and every check of the rail verified, grey unknown.</p>\n";
+  out << sections.str();
   out << "</body></html>\n";
   return out.str();
 }

@@ -1,6 +1,7 @@
 #include "report/fleet_summary.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <sstream>
@@ -56,7 +57,28 @@ ordered_json groups_json(const std::vector<GroupCount>& groups) {
   return out;
 }
 
+std::string kind_pattern(CheckKind k) {
+  switch (scope_of(k)) {
+    case CheckScope::gpu:
+    case CheckScope::rail:
+    case CheckScope::nvmeof: return CheckId{k, 0, ""}.pattern();
+    case CheckScope::bridge: return CheckId::acs("0000:00:00.0").pattern();
+    default: return CheckId::node(k).name();
+  }
+}
+
 }  // namespace
+
+bool counts_as_pass(const ReportDigest& n) { return n.passed && n.contradiction().empty(); }
+
+std::string tally_text(const CheckTally& t) {
+  std::string out = "verified on " + std::to_string(t.verified()) + " of " + plural(t.nodes, "node");
+  if (t.warn) out += " (" + std::to_string(t.warn) + " with a warning)";
+  if (t.fail) out += ", failed on " + std::to_string(t.fail);
+  if (t.unsupported) out += ", unsupported by the driver on " + std::to_string(t.unsupported);
+  if (t.skip) out += ", skipped on " + std::to_string(t.skip);
+  return out;
+}
 
 FleetSummary summarize(const Fleet& fleet) {
   FleetSummary s;
@@ -67,11 +89,28 @@ FleetSummary summarize(const Fleet& fleet) {
   std::map<std::string, GroupCount> recipes, drivers, kernels;
   std::unordered_map<std::string, CheckFailures> failures;
   std::vector<std::string> order;  // kinds in first-seen order, for stable ties
+  std::array<CheckTally, kCheckKinds> tallies{};
   for (const auto& n : fleet.nodes) {
-    s.passed += n.passed;
-    count(recipes, n.recipe, n.passed);
-    count(drivers, join(n.drivers, " + "), n.passed);
-    count(kernels, n.kernel, n.passed);
+    const bool passed = counts_as_pass(n);
+    s.passed += passed;
+    if (!n.contradiction().empty()) s.contradictory.push_back(n.node);
+    count(recipes, n.recipe, passed);
+    count(drivers, join(n.drivers, " + "), passed);
+    count(kernels, n.kernel, passed);
+    bool unverified = false;
+    for (std::size_t k = 0; k < kCheckKinds; ++k) {
+      if (!n.worst[k]) continue;
+      CheckTally& t = tallies[k];
+      ++t.nodes;
+      switch (status_of_rank(n.worst[k])) {
+        case CheckStatus::pass: ++t.pass; break;
+        case CheckStatus::warn: ++t.warn; break;
+        case CheckStatus::fail: ++t.fail; break;
+        case CheckStatus::unsupported: ++t.unsupported, unverified = true; break;
+        case CheckStatus::skip: ++t.skip, unverified = true; break;
+      }
+    }
+    s.passed_unverified += passed && unverified;
     std::set<std::string> kinds_here;
     auto add = [&](const std::string& kind) {
       auto [it, inserted] = failures.try_emplace(kind);
@@ -88,6 +127,14 @@ FleetSummary summarize(const Fleet& fleet) {
     for (const auto& f : n.failures) add(f.id.pattern());
     for (std::size_t i = 0; i < n.problems.size(); ++i) add("(plan)");
     if (!n.passed && n.failures.empty() && n.problems.empty()) add("(result fail, no failing check)");
+  }
+  // The kinds this railyard knows; apply's refusals and unknown names are failures, not kinds of proof.
+  for (std::size_t k = 0; k < kCheckKinds; ++k) {
+    auto kind = static_cast<CheckKind>(k);
+    if (!tallies[k].nodes || kind == CheckKind::apply_failed || kind == CheckKind::other) continue;
+    tallies[k].kind = kind;
+    tallies[k].check = kind_pattern(kind);
+    s.checks.push_back(tallies[k]);
   }
   for (const auto& k : order) s.failures.push_back(std::move(failures[k]));
   std::stable_sort(s.failures.begin(), s.failures.end(), [](const CheckFailures& a, const CheckFailures& b) {
@@ -115,6 +162,26 @@ std::string to_text(const FleetSummary& s, const TextStyle& st) {
   out << st.bold("fleet") << " " << escape_control(s.dir) << ": " << plural(s.nodes, "node") << " (" << plural(s.reports, "report") << ")\n";
   out << "  " << st.good("pass") << " " << s.passed << " (" << percent(s.passed, s.nodes) << ")   "
       << (failed ? st.bad("fail") : std::string("fail")) << " " << failed << " (" << percent(failed, s.nodes) << ")\n";
+  if (s.passed_unverified)
+    out << "  " << st.warn(std::to_string(s.passed_unverified) + " of the " + std::to_string(s.passed) + " passing")
+        << " left a check unverified (unsupported or skipped): see \"not verified everywhere\"\n";
+  if (!s.contradictory.empty())
+    out << "  " << st.bad(plural(s.contradictory.size(), "report") +
+                          (s.contradictory.size() == 1 ? " contradicts itself" : " contradict themselves"))
+        << " (counted as fail): " << escape_control(join(s.contradictory, ", ")) << "\n";
+
+  // The kinds some node could not prove (failures alone are in the table below).
+  std::vector<const CheckTally*> short_of_proof;
+  for (const auto& t : s.checks)
+    if (t.unsupported || t.skip) short_of_proof.push_back(&t);
+  if (!short_of_proof.empty()) {
+    out << "\n" << st.bold("not verified everywhere") << "\n";
+    std::size_t w = 0;
+    for (const auto* t : short_of_proof) w = std::max(w, t->check.size() + 2);  // the colon and a space
+    for (const auto* t : short_of_proof) out << "  " << pad_right(t->check + ":", w) << tally_text(*t) << "\n";
+  } else if (!s.checks.empty() && s.failures.empty()) {
+    out << "  every check verified on every node that has it (" << plural(s.checks.size(), "kind") << ")\n";
+  }
 
   if (!s.failures.empty()) {
     std::size_t w = std::string("failures by check").size();
@@ -158,11 +225,18 @@ ordered_json to_json(const FleetSummary& s) {
   }
   ordered_json unreadable = ordered_json::array();
   for (const auto& u : s.unreadable) unreadable.push_back({{"path", u.path}, {"error", u.error}});
+  ordered_json checks = ordered_json::array();
+  for (const auto& t : s.checks)
+    checks.push_back({{"check", t.check}, {"nodes", t.nodes}, {"verified", t.verified()}, {"pass", t.pass}, {"warn", t.warn},
+                      {"fail", t.fail}, {"unsupported", t.unsupported}, {"skip", t.skip}});
   return {{"dir", s.dir},
           {"reports", s.reports},
           {"nodes", s.nodes},
           {"pass", s.passed},
           {"fail", s.nodes - s.passed},
+          {"pass_unverified", s.passed_unverified},
+          {"contradictory", s.contradictory},
+          {"checks", checks},
           {"failures_by_check", failures},
           {"by_recipe", groups_json(s.by_recipe)},
           {"by_driver_release", groups_json(s.by_driver_release)},

@@ -9,11 +9,16 @@ namespace {
 
 bool contains(const std::string& hay, std::string_view needle) { return hay.find(needle) != std::string::npos; }
 
+Explanation follows(const CheckId& cause, std::string_view why) {
+  return {"follows from " + cause.name() + ": " + std::string(why), cause};
+}
+
 struct Hint {
   CheckKind kind;
-  // The usual cause; `refine` may give a more precise one from what was observed.
+  // The usual cause; `refine` may give a more precise one from what was observed (an
+  // empty hint when it has none).
   std::string_view text;
-  std::string (*refine)(const CheckResult& c) = nullptr;
+  Explanation (*refine)(const CheckResult& c) = nullptr;
 };
 
 const std::vector<Hint>& hints() {
@@ -36,9 +41,9 @@ const std::vector<Hint>& hints() {
                      "(not admin-down or err-disabled)"},
       {CheckKind::rail_speed, "the link negotiated below the rail speed: a lower-grade cable or transceiver, a switch port "
                        "configured slower, or an autonegotiation/FEC mismatch",
-       [](const CheckResult& c) -> std::string {
-         if (c.observed != "unknown") return "";
-         return "no speed without a link: see " + CheckId::rail(CheckKind::rail_link, c.id.index).name();
+       [](const CheckResult& c) -> Explanation {
+         if (c.observed != "unknown") return {};
+         return follows(CheckId::rail(CheckKind::rail_link, c.id.index), "no speed without a link");
        }},
       {CheckKind::rail_mtu, "the interface MTU is not the planned jumbo MTU: something reset it (NetworkManager, netplan, "
                      "cloud-init); the switch port must carry the same MTU"},
@@ -63,42 +68,41 @@ const std::vector<Hint>& hints() {
                                   "pfc-prevention-tout tunable; update the firmware"},
       {CheckKind::rail_rdma_port, "the RDMA port is not ACTIVE: the link under it is down, mlx5_ib did not bind, or (Soft-RoCE) "
                            "no rxe device was created on the interface",
-       [](const CheckResult& c) -> std::string {
+       [](const CheckResult& c) -> Explanation {
          if (contains(c.observed, "no RDMA device"))
-           return "no RDMA device serves this rail: the RDMA driver (mlx5_ib, rxe) is not loaded, or the NIC's "
-                  "firmware has RoCE disabled";
-         return "";
+           return {"no RDMA device serves this rail: the RDMA driver (mlx5_ib, rxe) is not loaded, or the NIC's "
+                   "firmware has RoCE disabled", std::nullopt};
+         return {};
        }},
       {CheckKind::rail_roce_v2_gid, "no RoCE v2 GID for the rail address: the address is not on the rail's VLAN device "
                              "(the GID table mirrors the addresses of the interface), or the VLAN is missing; check "
                              "rail.N.address and rail.N.vlan"},
       {CheckKind::rail_rdma_write, "the RDMA WRITE self-test failed or was slow: PFC/ECN differ between the NIC and the switch, "
                             "an MTU mismatch, or the port pauses; see this rail's pfc, mtu and pause_storm checks",
-       [](const CheckResult& c) -> std::string {
+       [](const CheckResult& c) -> Explanation {
          if (contains(c.observed, "no RoCE v2 GID"))
-           return "follows from " + CheckId::rail(CheckKind::rail_roce_v2_gid, c.id.index).name() +
-                  ": no GID to address the test to";
+           return follows(CheckId::rail(CheckKind::rail_roce_v2_gid, c.id.index), "no GID to address the test to");
          if (contains(c.observed, "no RDMA device"))
-           return "follows from " + CheckId::rail(CheckKind::rail_rdma_port, c.id.index).name() + ": no RDMA device on this rail";
-         return "";
+           return follows(CheckId::rail(CheckKind::rail_rdma_port, c.id.index), "no RDMA device on this rail");
+         return {};
        }},
       {CheckKind::rail_pause_storm, "a pause storm on the RoCE priority",
-       [](const CheckResult& c) -> std::string {
+       [](const CheckResult& c) -> Explanation {
          if (contains(c.detail, "sending"))
-           return "this NIC sends pause frames continuously: a stuck receive queue (hung host, driver fault); storm "
-                  "prevention should cut it, or the port freezes the switch";
+           return {"this NIC sends pause frames continuously: a stuck receive queue (hung host, driver fault); storm "
+                   "prevention should cut it, or the port freezes the switch", std::nullopt};
          if (contains(c.detail, "pauses this NIC"))
-           return "the switch pauses this NIC continuously: congestion or a storm elsewhere in the fabric; look for the "
-                  "port that is sending pauses";
-         return "";
+           return {"the switch pauses this NIC continuously: congestion or a storm elsewhere in the fabric; look for the "
+                   "port that is sending pauses", std::nullopt};
+         return {};
        }},
       {CheckKind::nvmeof_connected, "NVMe-oF is not live: the target is unreachable on the rail, its ACL lacks this host's NQN "
                              "(allowed_hosts), the subsystem NQN is wrong, or nvme-rdma is not loaded"},
       {CheckKind::nvmeof_namespace_read, "the controller is live but no namespace is readable: the namespace is not enabled on "
                                   "the target or not mapped to this host's NQN",
-       [](const CheckResult& c) -> std::string {
-         if (!contains(c.observed, "no controller")) return "";
-         return "follows from " + CheckId::nvmeof(CheckKind::nvmeof_connected, c.id.index).name() + ": no controller to read from";
+       [](const CheckResult& c) -> Explanation {
+         if (!contains(c.observed, "no controller")) return {};
+         return follows(CheckId::nvmeof(CheckKind::nvmeof_connected, c.id.index), "no controller to read from");
        }},
       {CheckKind::gpudirect_peermem, "nvidia-peermem is not loaded: GPUDirect RDMA falls back to host memory; the module must be "
                             "built against the RDMA stack in the image (OFED vs inbox)"},
@@ -108,36 +112,64 @@ const std::vector<Hint>& hints() {
   return table;
 }
 
-}  // namespace
-
-std::string hint_for(const CheckResult& c) {
+Explanation explain_alone(const CheckResult& c) {
   const CheckKind kind = c.id.kind;
   if (kind == CheckKind::apply_failed)
-    return "the kernel refused the change (see the detail): the driver lacks the knob, or another network manager "
-           "holds the interface";
+    return {"the kernel refused the change (see the detail): the driver lacks the knob, or another network manager "
+            "holds the interface", std::nullopt};
   if ((kind == CheckKind::gpu_pcie_link || kind == CheckKind::rail_pcie_link) && contains(c.detail, "downtrained"))
-    return "the link trained below what the device can do: reseat the card and its riser, then check the slot "
-           "(a damaged or dusty connector downtrains)";
+    return {"the link trained below what the device can do: reseat the card and its riser, then check the slot "
+            "(a damaged or dusty connector downtrains)", std::nullopt};
   for (const auto& h : hints())
     if (h.kind == kind) {
       if (h.refine)
-        if (std::string r = h.refine(c); !r.empty()) return r;
-      return std::string(h.text);
+        if (Explanation r = h.refine(c); !r.hint.empty()) return r;
+      return {std::string(h.text), std::nullopt};
     }
-  return "";
+  return {};
 }
 
-std::string hint_for(const CheckResult& c, const std::vector<CheckResult>& all) {
+}  // namespace
+
+std::string hint_for(const CheckResult& c) { return explain_alone(c).hint; }
+
+Explanation explain(const CheckResult& c, const std::vector<CheckResult>& all) {
   auto link_down = [](const CheckResult& other) { return other.status == CheckStatus::fail && other.id.kind == CheckKind::rail_link; };
   const CheckKind k = c.id.kind;
   bool own_link = k == CheckKind::rail_link || k == CheckKind::rail_pcie_link || k == CheckKind::rail_affinity;
   if (c.id.scope() == CheckScope::rail && !own_link)
     for (const auto& other : all)
-      if (link_down(other) && other.id.index == c.id.index) return "follows from " + other.name() + ": the link is down";
+      if (link_down(other) && other.id.index == c.id.index) return follows(other.id, "the link is down");
   if (k == CheckKind::rails_cross_rdma_write)
     for (const auto& other : all)
-      if (link_down(other)) return "follows from " + other.name() + ": a rail's link is down";
-  return hint_for(c);
+      if (link_down(other)) return follows(other.id, "a rail's link is down");
+  return explain_alone(c);
+}
+
+std::string hint_for(const CheckResult& c, const std::vector<CheckResult>& all) { return explain(c, all).hint; }
+
+std::vector<const CheckResult*> root_causes(const std::vector<CheckResult>& all) {
+  struct Root {
+    const CheckResult* check;
+    int explains = 0;  // failures that follow from it
+  };
+  std::vector<Root> roots;
+  std::vector<std::pair<const CheckResult*, CheckId>> consequences;
+  for (const auto& c : all) {
+    if (!c.failing()) continue;
+    auto cause = explain(c, all).follows_from;
+    bool consequence = cause && std::any_of(all.begin(), all.end(), [&](const CheckResult& o) {
+                         return o.id == *cause && o.failing() && &o != &c;
+                       });
+    if (consequence) consequences.push_back({&c, *cause});
+    else roots.push_back({&c});
+  }
+  for (auto& r : roots)
+    for (const auto& [c, cause] : consequences) r.explains += cause == r.check->id;
+  std::stable_sort(roots.begin(), roots.end(), [](const Root& a, const Root& b) { return a.explains > b.explains; });
+  std::vector<const CheckResult*> out;
+  for (const auto& r : roots) out.push_back(r.check);
+  return out;
 }
 
 std::string hint_for_problem(const std::string& problem) {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "report/json_fields.h"
+#include "text.h"
 
 namespace railyard {
 
@@ -85,9 +86,9 @@ std::string html_escape(const std::string& s) {
 }
 
 std::string PictureNic::state() const {
+  if (!failing.empty() || (!operstate.empty() && operstate != "up")) return "bad";
   if (operstate.empty()) return "unknown";
-  if (operstate != "up") return "bad";
-  if (!rdma_device.empty() && port_state != "ACTIVE") return "warn";
+  if ((!rdma_device.empty() && port_state != "ACTIVE") || !unverified.empty()) return "warn";
   return "ok";
 }
 
@@ -133,9 +134,12 @@ RailsPicture rails_picture(const Report& r) {
       nic = p.nics.end() - 1;
     }
     nic->rail = pr.index;
-    for (const auto& c : r.checks)
-      if (c.failing() && c.id.scope() == CheckScope::rail && c.id.index == pr.index)
-        nic->failing.push_back(c.name() + ": " + c.observed);
+    for (const auto& c : r.checks) {
+      if (c.id.scope() != CheckScope::rail || c.id.index != pr.index) continue;
+      if (c.failing()) nic->failing.push_back(c.name() + ": " + c.observed);
+      else if (c.status == CheckStatus::unsupported || c.status == CheckStatus::skip)
+        nic->unverified.push_back(c.name() + " " + to_string(c.status) + (c.observed.empty() ? "" : ": " + c.observed));
+    }
     for (const auto& pci : pr.gpu_pcis)
       if (std::none_of(p.gpus.begin(), p.gpus.end(), [&](const PictureGpu& g) { return g.pci == pci; }))
         p.gpus.push_back({static_cast<int>(p.gpus.size()), pci, "", -1});
@@ -218,8 +222,8 @@ std::string rails_svg(const RailsPicture& p) {
       }
       if (r->gpu_pcis.empty()) body.text(kGpuX + 10, row_y + 20, "no GPU on this rail", 11, "start", "#888");
       Colours c = state_colours(nic.state());
-      std::string title = nic.failing.empty() ? "" : "failing: ";
-      for (std::size_t i = 0; i < nic.failing.size(); ++i) title += (i ? "; " : "") + nic.failing[i];
+      std::string title = nic.failing.empty() ? "" : "failing: " + join(nic.failing, "; ");
+      if (!nic.unverified.empty()) title += (title.empty() ? "" : "; ") + std::string("unverified: ") + join(nic.unverified, "; ");
       body.rect(kNicX, nic_y, kNicW, kBox, c, "nic rail-nic state-" + nic.state(), title);
       body.text(kNicX + 10, nic_y + 14,
                 "rail " + std::to_string(r->index) + "  " + nic.ifname + (nic.rdma_device.empty() ? "" : "  " + nic.rdma_device),
@@ -229,6 +233,9 @@ std::string rails_svg(const RailsPicture& p) {
       body.text(kNicX + 10, nic_y + 27, link, 11, "start", "#444");
       if (!nic.failing.empty())
         body.text(kNicX + kNicW - 12, nic_y + 21, std::to_string(nic.failing.size()) + " failing", 11, "end", "#c62828", "bold");
+      else if (!nic.unverified.empty())
+        body.text(kNicX + kNicW - 12, nic_y + 21, std::to_string(nic.unverified.size()) + " unverified", 11, "end", "#a06d00",
+                  "bold");
       body.raw("</g>");
       row_y += n * kRow;
     }

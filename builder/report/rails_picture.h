@@ -1,6 +1,6 @@
 // A node's rails as a picture: each GPU joined to its rail NIC (with the pair's affinity
-// class), grouped by the NUMA node of the NIC, each NIC coloured by its link and RDMA port
-// state. Built from the report's inventory and its plan's rails, drawn as inline SVG.
+// class), grouped by the NUMA node of the NIC, each NIC coloured by the worst of its link,
+// its RDMA port and the rail's checks. Built from the report's inventory and its plan's rails, drawn as inline SVG.
 #pragma once
 
 #include <string>
@@ -27,8 +27,10 @@ struct PictureNic {
   std::string port_state;  // RDMA port state ("ACTIVE"), "" when none
   bool management = false;
   int rail = -1;           // rail index, -1 when not a rail
-  std::vector<std::string> failing;  // the rail's failing checks
-  // ok: link up (and the RDMA port ACTIVE); warn: up but the port is not; bad: down; unknown.
+  std::vector<std::string> failing;     // the rail's failing checks
+  std::vector<std::string> unverified;  // its checks that are unsupported or skipped, not failing
+  // By the rail's worst: bad, link down or a check failing; warn, the RDMA port not ACTIVE
+  // or a check unverified; ok, link up and every check verified; unknown, no link state.
   std::string state() const;
 };
 

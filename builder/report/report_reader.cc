@@ -250,8 +250,10 @@ bool Walk::check(od::value& v, int index) {
     return refuse(status_at,
                   name_of(".status: '") + std::string(status) + "' is not one of pass, fail, skip, warn, unsupported");
   cr.status = *st;
-  if (!whole_ && !cr.failing()) return true;  // a digest keeps only the checks that count
   cr.id = CheckId::parse(name);
+  std::uint8_t& worst = digest.worst[static_cast<std::size_t>(cr.id.kind)];
+  worst = std::max(worst, worst_rank(cr.status));
+  if (!whole_ && !cr.failing()) return true;  // a digest keeps only the checks that count
   if (cr.failing()) digest.failures.push_back({cr.id, cr.status});
   if (whole_) loaded.report.checks.push_back(std::move(cr));
   return true;
@@ -340,6 +342,23 @@ bool Walk::report(od::document& doc) {
 }
 
 }  // namespace
+
+std::uint8_t worst_rank(CheckStatus s) {
+  switch (s) {
+    case CheckStatus::pass: return 1;
+    case CheckStatus::warn: return 2;
+    case CheckStatus::skip: return 3;
+    case CheckStatus::unsupported: return 4;
+    case CheckStatus::fail: return 5;
+  }
+  return 5;
+}
+
+CheckStatus status_of_rank(std::uint8_t rank) {
+  static constexpr CheckStatus by_rank[] = {CheckStatus::pass, CheckStatus::pass, CheckStatus::warn, CheckStatus::skip,
+                                            CheckStatus::unsupported, CheckStatus::fail};
+  return by_rank[std::min<std::uint8_t>(rank, 5)];
+}
 
 double ReportDigest::total_ms() const {
   double t = 0;

@@ -16,6 +16,8 @@
 // no 'checks'".
 #pragma once
 
+#include <cstdint>
+#include <array>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,12 +39,19 @@ struct ReportDigest {
   std::string node;  // `node`, or host.hostname when the report has no node identity
   std::string recipe;
   bool passed = false;  // the report's own `result`
-  std::string started_at;
+  std::string started_at;  // as the node claims it
+  // When a receiver took it (DIR/<node>/<boot>.received, by `railyard collect`), else the
+  // file's modification time; seconds since the epoch. Set by read_fleet, not the reader.
+  std::int64_t received_at = 0;
+  bool received_recorded = false;  // from the receiver's record, not the file time
   std::string railyard_version;
   std::string kernel;
   std::string boot_id;
   std::vector<std::string> drivers;
   int check_count = 0;
+  // Per check kind, the worst status among this node's checks of that kind (index: the
+  // CheckKind; worst_rank order, 0 when it has none): what the fleet tallies by kind.
+  std::array<std::uint8_t, kCheckKinds> worst{};
   std::vector<FailedCheck> failures;  // the checks that count against the node
   std::vector<std::string> problems;  // planning problems
   std::vector<PhaseTiming> phases;
@@ -50,6 +59,11 @@ struct ReportDigest {
   // Why the report's `result` contradicts its checks and problems; "" when it does not.
   std::string contradiction() const;
 };
+
+// 1 pass, 2 warn, 3 skip, 4 unsupported, 5 fail: a node's standing on a check kind is its
+// worst check of that kind.
+std::uint8_t worst_rank(CheckStatus s);
+CheckStatus status_of_rank(std::uint8_t rank);
 
 struct LoadedReport {
   int schema = 0;

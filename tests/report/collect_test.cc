@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <ctime>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -30,6 +32,7 @@
 #include "collect/node_token.h"
 #include "collect/report_store.h"
 #include "support/fake_join.h"
+#include "text.h"
 
 using namespace railyard;
 
@@ -88,10 +91,12 @@ class Receiver {
 
 std::string error_of(const httplib::Result& r) { return nlohmann::json::parse(r->body).value("error", ""); }
 
+// What the store holds beside the receive times (DIR/<node>/<boot>.received).
 std::vector<std::string> stored_files(const std::string& dir) {
   std::vector<std::string> out;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) out.push_back(std::filesystem::relative(e.path(), dir).string());
+    if (e.is_regular_file() && e.path().extension() != kReceivedSuffix)
+      out.push_back(std::filesystem::relative(e.path(), dir).string());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -114,6 +119,10 @@ TEST_CASE("collect: a report is stored whole as DIR/<node>/<boot>.json and answe
   CHECK(reply["result"] == "fail");
   CHECK(test::read_all(dir / rel) == body);
   CHECK(stored_files(dir.path()) == std::vector<std::string>{rel});
+  // Beside it, when this receiver took it: now, to the second, not the report's started_at.
+  auto received = parse_rfc3339(test::read_all(dir / ("hgx-r001-n02/" + boot_of(body) + ".received")).substr(0, 20));
+  REQUIRE(received);
+  CHECK(std::abs(*received - std::time(nullptr)) < 60);
   auto log = rx.log();
   REQUIRE(log.size() == 1);
   CHECK(log[0].find("POST /api/v1/reports 201 stored " + rel + " (fail)") != std::string::npos);
@@ -542,7 +551,8 @@ TEST_CASE("report store: temporaries a killed receiver left are removed, reports
   dir.write("n1/.b2.json.Ab3dE9", "{\"half\": ");
   dir.write("n2/.b1.json.zzzzzz", "");
   dir.write("n2/.notes", "kept: not a temporary");
-  CHECK(remove_leftover_temporaries(dir.path()) == 2);
+  dir.write("n2/.b1.received.k2Lm0q", "");
+  CHECK(remove_leftover_temporaries(dir.path()) == 3);
   CHECK(stored_files(dir.path()) == std::vector<std::string>{"n1/b1.json", "n2/.notes"});
 }
 

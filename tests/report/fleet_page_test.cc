@@ -63,6 +63,33 @@ TEST_CASE("report fleet_page: a table row, a section and a rails picture per nod
   CHECK(h.substr(h.size() - 15) == "</body></html>\n");
 }
 
+TEST_CASE("report fleet_page: the first screen names each failed node with its first root cause, then every check kind") {
+  Page p = page_of_goldens();
+  const std::string& h = p.html;
+  auto failed = h.find("<h2>Failed nodes</h2>");
+  auto kinds = h.find("<h2>Checks by kind</h2>");
+  auto symptoms = h.find("<h2>Failures by check</h2>");
+  REQUIRE(failed != std::string::npos);
+  REQUIRE(kinds != std::string::npos);
+  CHECK(failed < kinds);
+  CHECK(kinds < symptoms);
+  std::string first = h.substr(failed, kinds - failed);
+  CAPTURE(first);
+  CHECK(count(first, "<li>") == 3);
+  // hgx-pfc-link: rail 7's link is down; its speed, port and RDMA test follow from it, so
+  // the link leads, before rail 5's PFC and not the speed.
+  CHECK(first.find("<a href=\"#node-hgx-r001-n02\">hgx-r001-n02</a>: rail.7.link fail: observed down, expected up "
+                   "(and 1 more)") != std::string::npos);
+  CHECK(first.find("rail.7.speed") == std::string::npos);
+  CHECK(first.find("reseat or swap the cable") != std::string::npos);
+  // A planning problem comes before any check.
+  CHECK(first.find(": plan: ") != std::string::npos);
+  // Every kind with its counts; a kind short of proof says how.
+  std::string table = h.substr(kinds, symptoms - kinds);
+  CHECK(table.find("<tr class=\"fail\"><td>rail.*.link</td>") != std::string::npos);
+  CHECK(table.find("<tr class=\"verified\"><td>gpu.count</td>") != std::string::npos);
+}
+
 TEST_CASE("report fleet_page: self-contained: nothing is loaded from anywhere") {
   std::string h = page_of_goldens().html;
   for (const char* outside : {"<script", "<link", "<img", "@import", "url(", "src=", "//fonts", "https://"}) {

@@ -2,6 +2,9 @@
 // the newest report of each node, unreadable files listed, and the summary's groupings.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <string>
 
 #include "builder/temp_dir.h"
@@ -28,7 +31,79 @@ std::string small(const std::string& node, const std::string& started_at, const 
          R"(],"phases":[{"phase":"discover","ms":100},{"phase":"verify","ms":)" + std::to_string(verify_ms) + "}]}";
 }
 
+// A passing report of `node` whose checks are `checks` (name, status), none of them required.
+std::string with_checks(const std::string& node, const std::vector<std::pair<std::string, std::string>>& checks,
+                        const std::string& result = "pass", bool required = false) {
+  std::string list;
+  for (const auto& [name, status] : checks)
+    list += std::string(list.empty() ? "" : ",") + R"({"name":")" + name + R"(","status":")" + status +
+            R"(","required":)" + (required ? "true" : "false") + R"(,"expected":"x","observed":"y","detail":""})";
+  return R"({"schema":1,"node":")" + node + R"(","recipe":"r1","result":")" + result +
+         R"(","started_at":"2026-03-10T08:00:00Z","host":{"hostname":")" + node + R"(","kernel":"k","boot_id":"","drivers":[]},)" +
+         R"("checks":[)" + list + "]}";
+}
+
 }  // namespace
+
+TEST_CASE("report summarize: a fleet that passes without proving lossless says so, per check kind") {
+  test::TempDir dir;
+  // Seven green nodes whose driver cannot set PFC, trust or ECN (Soft-RoCE, upstream mlx5).
+  for (int i = 0; i < 7; ++i) {
+    std::string n = "n" + std::to_string(i);
+    dir.write(n + ".json", with_checks(n, {{"rail.0.link", "pass"}, {"rail.0.pfc", "unsupported"}, {"rail.1.pfc", i < 2 ? "pass" : "unsupported"},
+                                          {"rail.0.ecn", i == 6 ? "skip" : "pass"}, {"rail.0.mtu", i == 3 ? "warn" : "pass"}}));
+  }
+  auto fleet = read_fleet(dir.path());
+  REQUIRE(fleet.ok());
+  FleetSummary s = summarize(*fleet);
+  CHECK(s.passed == 7);
+  CHECK(s.passed_unverified == 7);
+  REQUIRE(s.checks.size() == 4);  // in the order of kinds: link, mtu, pfc, ecn
+  CHECK(s.checks[0].check == "rail.*.link");
+  CHECK(s.checks[0].verified() == 7);
+  CHECK(s.checks[1].check == "rail.*.mtu");
+  CHECK(s.checks[1].warn == 1);
+  CHECK(s.checks[2].check == "rail.*.pfc");
+  CHECK(s.checks[2].nodes == 7);  // each node once, by its worst rail
+  CHECK(s.checks[2].unsupported == 7);
+  CHECK(s.checks[2].pass == 0);
+  CHECK(tally_text(s.checks[2]) == "verified on 0 of 7 nodes, unsupported by the driver on 7");
+  CHECK(tally_text(s.checks[3]) == "verified on 6 of 7 nodes, skipped on 1");
+  CHECK(tally_text(s.checks[1]) == "verified on 7 of 7 nodes (1 with a warning)");
+
+  std::string text = to_text(s, TextStyle(false));
+  CAPTURE(text);
+  CHECK(text.find("  pass 7 (100.0%)   fail 0 (0.0%)\n  7 of the 7 passing left a check unverified (unsupported or skipped)") !=
+        std::string::npos);
+  CHECK(text.find("\nnot verified everywhere\n  rail.*.pfc: verified on 0 of 7 nodes, unsupported by the driver on 7\n"
+                  "  rail.*.ecn: verified on 6 of 7 nodes, skipped on 1\n") != std::string::npos);
+  CHECK(text.find("rail.*.link:") == std::string::npos);
+
+  auto j = to_json(s);
+  CHECK(j["pass_unverified"] == 7);
+  CHECK(j["checks"][2] == nlohmann::ordered_json{{"check", "rail.*.pfc"}, {"nodes", 7}, {"verified", 0}, {"pass", 0}, {"warn", 0},
+                                                  {"fail", 0}, {"unsupported", 7}, {"skip", 0}});
+}
+
+TEST_CASE("report summarize: every kind verified everywhere is one line; a report that contradicts itself counts as fail") {
+  test::TempDir dir;
+  dir.write("a.json", with_checks("a", {{"rail.0.pfc", "pass"}, {"gpu.count", "pass"}}));
+  auto fleet = read_fleet(dir.path());
+  REQUIRE(fleet.ok());
+  CHECK(to_text(summarize(*fleet), TextStyle(false)).find("  every check verified on every node that has it (2 kinds)\n") !=
+        std::string::npos);
+  // Placed by hand (the receiver refuses it): "pass" with a required check failing.
+  dir.write("b.json", with_checks("b", {{"rail.0.pfc", "fail"}}, "pass", true));
+  fleet = read_fleet(dir.path());
+  REQUIRE(fleet.ok());
+  FleetSummary s = summarize(*fleet);
+  CHECK(s.passed == 1);
+  CHECK(s.contradictory == std::vector<std::string>{"b"});
+  std::string text = to_text(s, TextStyle(false));
+  CHECK(text.find("  1 report contradicts itself (counted as fail): b\n") != std::string::npos);
+  CHECK(to_json(s)["contradictory"] == nlohmann::ordered_json::array({"b"}));
+  CHECK(to_json(s)["fail"] == 1);
+}
 
 TEST_CASE("read_fleet: the newest report per node; earlier boots counted; hidden files skipped") {
   test::TempDir dir;
@@ -54,6 +129,32 @@ TEST_CASE("read_fleet: the newest report per node; earlier boots counted; hidden
     CHECK(fleet->nodes[2].node == "n3");
     CHECK(fleet->unreadable.empty());
   }
+}
+
+TEST_CASE("read_fleet: the latest report is the one the receiver took last, whatever the node claims") {
+  test::TempDir dir;
+  // boot-a claims a start a year later than boot-b, but the receiver took boot-b after it.
+  dir.write("n1/boot-a.json", small("n1", "2027-03-10T08:00:00Z", "rail.0.pfc"));
+  dir.write("n1/boot-a.received", "2026-03-10T08:05:00Z\n");
+  dir.write("n1/boot-b.json", small("n1", "2026-03-10T09:00:00Z", ""));
+  dir.write("n1/boot-b.received", "2026-03-10T09:05:00Z\n");
+  // Without a record (a copy made by hand, a receiver killed between the two writes), the
+  // file's modification time.
+  dir.write("n2/boot-c.json", small("n2", "2027-01-01T00:00:00Z", "rail.1.link"));
+  dir.write("n2/boot-d.json", small("n2", "2026-01-01T00:00:00Z", ""));
+  struct timespec older[2] = {{1773100000, 0}, {1773100000, 0}}, later[2] = {{1773200000, 0}, {1773200000, 0}};
+  REQUIRE(::utimensat(AT_FDCWD, (dir / "n2/boot-c.json").c_str(), older, 0) == 0);
+  REQUIRE(::utimensat(AT_FDCWD, (dir / "n2/boot-d.json").c_str(), later, 0) == 0);
+  auto fleet = read_fleet(dir.path());
+  REQUIRE(fleet.ok());
+  CHECK(fleet->reports == 4);
+  REQUIRE(fleet->nodes.size() == 2);
+  CHECK(fleet->nodes[0].path == dir / "n1/boot-b.json");
+  CHECK(fleet->nodes[0].received_at == 1773133500);
+  CHECK(fleet->nodes[0].received_recorded);
+  CHECK(fleet->nodes[1].path == dir / "n2/boot-d.json");
+  CHECK(fleet->nodes[1].received_at == 1773200000);
+  CHECK_FALSE(fleet->nodes[1].received_recorded);
 }
 
 TEST_CASE("read_fleet: unreadable reports are listed with the reason; the rest still counted") {

@@ -61,7 +61,7 @@ TEST_CASE("report hints: the usual causes the operators asked for") {
   // A failure that only follows from another says which.
   CHECK(hint_for(failed("nvmeof.0.namespace_read", "no controller")).find("follows from nvmeof.0.connected") == 0);
   CHECK(hint_for(failed("rail.1.rdma_write", "no RoCE v2 GID")).find("follows from rail.1.roce_v2_gid") == 0);
-  CHECK(hint_for(failed("rail.1.speed", "unknown")).find("see rail.1.link") != std::string::npos);
+  CHECK(hint_for(failed("rail.1.speed", "unknown")) == "follows from rail.1.link: no speed without a link");
   CHECK(hint_for(failed("rail.1.speed", "200000 Mb/s")).find("cable") != std::string::npos);
 }
 
@@ -78,6 +78,29 @@ TEST_CASE("report hints: failures that follow from a rail's link being down say 
   // Rail 17's checks do not follow from rail 1's link.
   std::vector<CheckResult> other = {failed("rail.1.link", "down"), failed("rail.17.rdma_write", "failed")};
   CHECK(hint_for(other[1], other).find("PFC/ECN") != std::string::npos);
+}
+
+TEST_CASE("report hints: root causes are the failures that follow from no other failure") {
+  std::vector<CheckResult> all = {failed("rail.0.speed", "unknown"),       failed("rail.0.link", "down"),
+                                  failed("rail.0.rdma_write", "failed"),    failed("rails.cross_rdma_write", "failed"),
+                                  failed("rail.1.rdma_write", "no RoCE v2 GID"), failed("rail.1.roce_v2_gid", "none"),
+                                  failed("nvmeof.0.namespace_read", "no controller"), failed("rail.2.pfc", "pfc_en 0x00")};
+  auto e = explain(all[0], all);
+  REQUIRE(e.follows_from);
+  CHECK(e.follows_from->name() == "rail.0.link");
+  std::vector<std::string> roots;
+  for (const auto* c : root_causes(all)) roots.push_back(c->name());
+  // The speed leads the list but follows from the link; the namespace read's cause (the
+  // connection) did not fail here, so it stands as its own. The link explains three
+  // failures, the GID one: they come first.
+  CHECK(roots == std::vector<std::string>{"rail.0.link", "rail.1.roce_v2_gid", "nvmeof.0.namespace_read", "rail.2.pfc"});
+  std::vector<CheckResult> pfc_first = {failed("rail.5.pfc", "pfc_en 0x00"), failed("rail.3.link", "down"),
+                                        failed("rail.3.speed", "unknown")};
+  CHECK(root_causes(pfc_first).front()->name() == "rail.3.link");
+  // Passing and non-required checks are never causes.
+  CheckResult ok = failed("rail.3.pfc");
+  ok.status = CheckStatus::pass;
+  CHECK(root_causes({ok}).empty());
 }
 
 TEST_CASE("report hints: planning problems") {

@@ -57,7 +57,10 @@ print("dom: rows %s, sections %d, svgs %d, rails %d %s, GPUs %d, pins %d" % (c.r
 assert c.rows == {"pass": 2, "fail": 5}, c.rows
 assert c.sections == 7 and c.svgs == 7, (c.sections, c.svgs)
 assert c.rails == 8 + 8 + 4 + 4 + 2 + 3 + 4, c.rails
-assert c.states.get("bad") == 1, c.states   # hgx-pfc-link's rail with its link down
+# A rail is coloured by its worst: red, a link down or a check failing (hgx-pfc-link's rails
+# 5 and 7, gpu8-nic4-no-gid's 0 and 2, gpu-nic-sys-default-route's 0); amber, checks the
+# driver cannot run (lab-soft-roce: Soft-RoCE has no DCB).
+assert c.states.get("bad") == 5 and c.states.get("warn") == 4, c.states
 assert c.gpus == 8 + 8 + 4 + 8 + 2, c.gpus
 assert c.pins == c.gpus, c.pins
 PY
@@ -66,7 +69,7 @@ PY
 mkdir "$tmp/two"
 cp "$src"/tests/report/golden/{hgx-pfc-link,lab-soft-roce}.json "$tmp/two/"
 "$railyard" report html "$tmp/two" -o "$tmp/two.html" 2>"$tmp/err" || fail "report html: $(cat "$tmp/err")"
-browser --screenshot="$tmp/shot.png" --window-size=1280,2600 "file://$tmp/two.html" >/dev/null ||
+browser --screenshot="$tmp/shot.png" --window-size=1280,4000 "file://$tmp/two.html" >/dev/null ||
   fail "chromium --screenshot: $(tail -5 "$tmp/chromium.log")"
 [[ -s $tmp/shot.png ]] || fail "no screenshot written"
 python3 - "$tmp/shot.png" <<'PY' || fail "the screenshot"
@@ -110,14 +113,16 @@ for y in range(height):
         pixels[px] = pixels.get(px, 0) + 1
 total = width * height
 white = pixels.get(b"\xff\xff\xff", 0)
-up = pixels.get(bytes.fromhex("dff0d8"), 0)     # a rail NIC with its link up and port ACTIVE
-down = pixels.get(bytes.fromhex("f8d7da"), 0)   # a rail NIC with its link down
-print("screenshot %dx%d: %d colours, %.1f%% white, %d link-up and %d link-down NIC pixels"
-      % (width, height, len(pixels), 100.0 * white / total, up, down))
-assert width == 1280 and height == 2600, (width, height)
+up = pixels.get(bytes.fromhex("dff0d8"), 0)     # a rail NIC with its link up and every check verified
+down = pixels.get(bytes.fromhex("f8d7da"), 0)   # a rail NIC with its link down or a check failing
+amber = pixels.get(bytes.fromhex("fff3cd"), 0)  # a rail NIC whose checks the driver cannot run
+print("screenshot %dx%d: %d colours, %.1f%% white, %d verified, %d failing and %d unverified NIC pixels"
+      % (width, height, len(pixels), 100.0 * white / total, up, down, amber))
+assert width == 1280 and height == 4000, (width, height)
 assert len(pixels) > 50, "hardly any colours: a blank page?"
 assert white < 0.97 * total, "almost all white"
 assert up > 2000, "no NIC drawn with its link up"
 assert down > 500, "the NIC with its link down is not drawn red"
+assert amber > 500, "lab-soft-roce's unverified rails are not drawn amber"
 PY
 echo "html_chromium: ok"

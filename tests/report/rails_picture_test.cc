@@ -59,22 +59,51 @@ TEST_CASE("report rails_picture: 8 GPUs pinned one to one to 8 rail NICs over tw
   CHECK(svg.find("management") != std::string::npos);  // eno1 is drawn, not as a rail
 }
 
-TEST_CASE("report rails_picture: a rail with its link down is red and names its failing checks") {
+TEST_CASE("report rails_picture: a rail is coloured by its worst: link down or any failing check is red") {
   Report r = load("hgx-pfc-link");
   RailsPicture p = rails_picture(r);
   int bad = 0;
   for (const auto& n : p.nics)
     if (n.rail >= 0 && n.state() == "bad") {
       ++bad;
-      CHECK(n.operstate == "down");
-      CHECK(n.port_state == "DOWN");
-      CHECK(n.failing.size() == 4);  // link, speed, rdma_port, rdma_write
+      CAPTURE(n.ifname);
+      if (n.operstate == "down") {
+        CHECK(n.port_state == "DOWN");
+        CHECK(n.failing.size() == 4);  // link, speed, rdma_port, rdma_write
+      } else {
+        // Link up and the port ACTIVE, but PFC is not what was applied: red too, not green.
+        CHECK(n.port_state == "ACTIVE");
+        REQUIRE(n.failing.size() == 1);
+        CHECK(n.failing[0].rfind("rail.5.pfc: ", 0) == 0);
+      }
     }
-  CHECK(bad == 1);
+  CHECK(bad == 2);
   std::string svg = rails_svg(p);
-  CHECK(count(svg, "state-bad") == 1);
+  CHECK(count(svg, "state-bad") == 2);
   CHECK(svg.find("failing: rail.") != std::string::npos);
   CHECK(svg.find("4 failing") != std::string::npos);
+  CHECK(svg.find("1 failing") != std::string::npos);
+}
+
+TEST_CASE("report rails_picture: a rail whose checks are unsupported or skipped is amber, not green") {
+  Report r = load("hgx-pass");
+  for (auto& c : r.checks)
+    if (c.name() == "rail.2.pfc" || c.name() == "rail.2.ecn") {
+      c.status = CheckStatus::unsupported;
+      c.required = false;
+      c.observed = "no dcbnl";
+    }
+  RailsPicture p = rails_picture(r);
+  for (const auto& n : p.nics) {
+    if (n.rail < 0) continue;
+    CAPTURE(n.rail);
+    CHECK(n.state() == (n.rail == 2 ? "warn" : "ok"));
+    if (n.rail == 2) CHECK(n.unverified.size() == 2);
+  }
+  std::string svg = rails_svg(p);
+  CHECK(count(svg, "state-warn") == 1);
+  CHECK(svg.find("unverified: rail.2.pfc unsupported: no dcbnl") != std::string::npos);
+  CHECK(svg.find("2 unverified") != std::string::npos);
 }
 
 TEST_CASE("report rails_picture: two GPUs per NIC, SYS pairs across NUMA nodes, no GPUs") {

@@ -165,6 +165,19 @@ std::string CheckId::pattern() const {
 }
 
 CheckId CheckId::parse(std::string_view name) {
+  // "rail.3.pfc": the scope's prefix, the index and the word, each read once.
+  for (CheckScope scope : {CheckScope::gpu, CheckScope::rail, CheckScope::nvmeof}) {
+    std::string_view prefix = prefix_of(scope);
+    if (name.substr(0, prefix.size()) != prefix) continue;
+    std::string_view rest = name.substr(prefix.size());
+    std::size_t dot = rest.find('.');
+    int index = 0;
+    if (dot == std::string_view::npos || !read_index(rest.substr(0, dot), index)) break;
+    std::string_view word = rest.substr(dot + 1);
+    for (const KindInfo& i : kKinds)
+      if (i.scope == scope && i.word == word) return {i.kind, index, ""};
+    break;
+  }
   for (const KindInfo& i : kKinds) {
     switch (i.scope) {
       case CheckScope::node:
@@ -177,16 +190,7 @@ CheckId CheckId::parse(std::string_view name) {
         break;
       case CheckScope::gpu:
       case CheckScope::rail:
-      case CheckScope::nvmeof: {
-        std::string_view prefix = prefix_of(i.scope);
-        if (name.substr(0, prefix.size()) != prefix) break;
-        std::string_view rest = name.substr(prefix.size());
-        std::size_t dot = rest.find('.');
-        int index = 0;
-        if (dot != std::string_view::npos && rest.substr(dot + 1) == i.word && read_index(rest.substr(0, dot), index))
-          return {i.kind, index, ""};
-        break;
-      }
+      case CheckScope::nvmeof:
       case CheckScope::other: break;
     }
   }

@@ -1,6 +1,7 @@
 // The fleet summary's report reader (builder/report/report_reader.cc: simdjson On-Demand
 // with the report contract's checks and errors) against the bare On-Demand walk that only
 // takes the same fields: both make the summary's digest (identity, result, failing checks,
+// each check kind's worst status,
 // phases, what the node runs) of every report under DIR, from memory, RUNS times; prints
 // each one's median and their ratio (what the checks cost), and checks that both read the
 // same digests. ci/bench-report.sh runs it on its 10,000 reports.
@@ -64,8 +65,11 @@ bool simdjson_digest(simdjson::ondemand::parser& parser, const simdjson::padded_
           auto st = parse_check_status(std::string(status));
           if (!st) return false;
           ++d.check_count;
+          CheckId id = CheckId::parse(name);
+          std::uint8_t& worst = d.worst[static_cast<std::size_t>(id.kind)];
+          worst = std::max(worst, worst_rank(*st));
           if (*st == CheckStatus::fail || (*st == CheckStatus::unsupported && required))
-            d.failures.push_back({CheckId::parse(name), *st});
+            d.failures.push_back({std::move(id), *st});
         }
       } else if (key == "phases") {
         for (auto p : v.get_array()) {
@@ -93,6 +97,7 @@ std::string fingerprint(const ReportDigest& d) {
   for (const auto& f : d.failures) s += "|" + f.id.name() + ":" + to_string(f.status);
   for (const auto& p : d.phases) s += "|" + p.phase + "=" + std::to_string(p.ms);
   for (const auto& v : d.drivers) s += "|" + v;
+  for (std::uint8_t w : d.worst) s += std::to_string(w);
   return s;
 }
 

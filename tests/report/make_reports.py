@@ -4,7 +4,8 @@ to_json(Report).dump(2)), built from the hardware fixtures' golden plans and inv
 (tests/fixtures/golden/<fixture>/{plan,discover}.json).
 
   make_reports.py SOURCE_DIR OUT_DIR --count N [--seed S] [--fail-rate F]
-      N nodes of a mixed fleet, as the receiver stores them: OUT_DIR/<node>/<boot>.json;
+      N nodes of a mixed fleet, as the receiver stores them: OUT_DIR/<node>/<boot>.json
+      and its <boot>.received;
       some nodes also have an earlier boot; about F of the nodes fail, each with one of the
       usual faults (PFC/DCBX, link down, downtrained PCIe, no RoCE v2 GID, NVMe-oF not
       live, pause storm, default route on a rail, MTU, nvidia-peermem, planning problem).
@@ -320,6 +321,10 @@ def fleet(src, out, count, seed, fail_rate):
             boot_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
             rep = node.report(started, boot_id, kernel, node_drivers, "0.1.0", rng.random() < 0.01)
             write(os.path.join(out, name, boot_id + ".json"), dump(rep))
+            # When the receiver took it (collect/report_store.h): a couple of minutes after the start.
+            at = seconds + 120
+            write(os.path.join(out, name, boot_id + ".received"),
+                  "2026-03-%02dT%02d:%02d:%02dZ\n" % (10 + at // 86400, at // 3600 % 24, at // 60 % 60, at % 60))
 
 
 def golden(src, out):

@@ -1,8 +1,8 @@
 // The fleet summary's report reader (builder/report/report_reader.cc: simdjson On-Demand
 // with the report contract's checks and errors) against the bare On-Demand walk that only
 // takes the same fields: both make the summary's digest (identity, result, failing checks,
-// each check kind's worst status,
-// phases, what the node runs) of every report under DIR, from memory, RUNS times; prints
+// each check kind's worst status, phases, what the node runs) of every report under DIR,
+// from memory, RUNS times; prints
 // each one's median and their ratio (what the checks cost), and checks that both read the
 // same digests. ci/bench-report.sh runs it on its 10,000 reports.
 //   railyard_digest_bench DIR [RUNS]

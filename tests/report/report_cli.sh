@@ -86,8 +86,13 @@ j = json.load(open(sys.argv[1]))
 nodes = {}
 for root, _, files in os.walk(sys.argv[2]):
     for f in files:
+        if not f.endswith(".json"):
+            continue
         r = json.load(open(os.path.join(root, f)))
-        if r["node"] not in nodes or r["started_at"] > nodes[r["node"]]["started_at"]:
+        # The latest is the one the receiver took last (<boot>.received).
+        received = os.path.join(root, f[:-5] + ".received")
+        r["_at"] = open(received).read().strip() if os.path.exists(received) else r["started_at"]
+        if r["node"] not in nodes or r["_at"] > nodes[r["node"]]["_at"]:
             nodes[r["node"]] = r
 assert j["nodes"] == len(nodes) == 121, (j["nodes"], len(nodes))
 assert j["pass"] == sum(r["result"] == "pass" for r in nodes.values()), j["pass"]

@@ -19,6 +19,10 @@ int run_docs(const std::string& what) {
               << "One TOML file per hardware SKU in `recipes/`. Unknown keys are errors; "
                  "`railyard check` reports every problem as `FILE:LINE:COL: error: MESSAGE`, and "
                  "`railyard show` prints the recipe resolved.\n\n"
+                 "Every value ends up in a kernel name, a path or a line of a file (nccl.conf, env files, "
+                 "dnsmasq, iPXE), so no string may hold a line break, tab or other control character; paths "
+                 "are absolute and plain (no `.`, `..` or empty component, no trailing `/`), names start "
+                 "with a-z or 0-9, and a key that has a default cannot be set to `\"\"` (leave it out).\n\n"
               << schema::markdown(recipe_schema().docs());
   } else if (what == "drivers") {
     std::cout << banner << "# Driver manifest reference (schema 1)\n\n"
@@ -27,7 +31,10 @@ int run_docs(const std::string& what) {
   } else if (what == "nodes") {
     std::cout << banner << "# Node inventory reference (schema 1)\n\n"
               << "The operator's list of the nodes of one SKU. Host names, MACs and addresses must be unique; "
-                 "with `recipe` set, every address must lie in its rail's subnet.\n\n"
+                 "with `recipe` set, every address must lie in its rail's subnet. A host name has at most 64 "
+                 "characters (the kernel's limit). A node's own identity file (`/etc/railyard/node.toml`, "
+                 "written by `railyard pxe`) is held to the same rules by `railyard-firstboot check` and "
+                 "`plan`, against the recipe the node boots with.\n\n"
               << schema::markdown(node_inventory_schema().docs());
   } else {
     std::cerr << "railyard docs: unknown reference '" << what << "'; allowed: recipe, drivers, nodes\n";

@@ -141,6 +141,9 @@ struct Recipe {
 };
 
 const schema::Schema<Recipe>& recipe_schema();
+// A recipe, bundle, overlay or package name: a-z 0-9 - . _, starting with a-z or 0-9 (it
+// becomes a file or directory name). Also what an image manifest's recipe.name must be.
+std::optional<std::string> check_name(const std::string& s);
 
 // Names used in files and JSON for the enums above.
 std::string to_string(Requirement r);

@@ -33,14 +33,6 @@ std::string name_of(const Names<E>& names, E e) {
   return "?";
 }
 
-std::optional<std::string> check_name(const std::string& s) {
-  for (char c : s)
-    if (!std::islower(static_cast<unsigned char>(c)) && !std::isdigit(static_cast<unsigned char>(c)) && c != '-' &&
-        c != '.' && c != '_')
-      return "'" + s + "' contains '" + std::string(1, c) + "'; allowed: a-z 0-9 - . _";
-  return std::nullopt;
-}
-
 std::optional<std::string> check_mirror(const std::string& s) {
   if (s == "host") return std::nullopt;
   if (s.rfind("file://", 0) == 0) return std::nullopt;
@@ -71,10 +63,7 @@ std::optional<std::string> check_unit(const std::string& s) {
   return "'" + s + "' is not a systemd unit name; expected a name ending in .service, .target, .mount, .socket or .timer";
 }
 
-std::optional<std::string> check_abs_path(const std::string& s) {
-  if (s.front() != '/') return "'" + s + "' is not an absolute path";
-  return std::nullopt;
-}
+std::optional<std::string> check_abs_path(const std::string& s) { return check_plain_path(s); }
 
 std::optional<std::string> check_module_dir(const std::string& s) {
   if (s.empty() || s.front() == '/' || s.find("..") != std::string::npos || normalize_path(s) == ".")
@@ -84,6 +73,9 @@ std::optional<std::string> check_module_dir(const std::string& s) {
 
 std::optional<std::string> check_nccl_key(const std::string& k) {
   if (k.rfind("NCCL_", 0) != 0) return "not an NCCL variable; names start with NCCL_";
+  for (char c : k)
+    if (!std::isupper(static_cast<unsigned char>(c)) && !std::isdigit(static_cast<unsigned char>(c)) && c != '_')
+      return "'" + escape_control(k) + "' is not an NCCL variable name; allowed: NCCL_ then A-Z 0-9 _";
   static const char* derived[] = {"NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "NCCL_TOPO_FILE", "NCCL_IB_TC",
                                   "NCCL_IB_GID_INDEX"};
   for (auto* d : derived)
@@ -206,11 +198,11 @@ schema::Schema<Recipe> build() {
       .integer("cross_nic", &NcclSpec::cross_nic, 0, 0, 2, "NCCL_CROSS_NIC; 0 keeps rings rail-aligned across nodes.")
       .optional_integer("ib_sl", &NcclSpec::ib_sl, 0, 15, "NCCL_IB_SL; unset leaves NCCL's default.")
       .string("conf_path", &NcclSpec::conf_path, "/etc/nccl.conf", "Where nccl.conf is written.", check_abs_path,
-              "an absolute path")
+              "a plain absolute path")
       .string("topo_file", &NcclSpec::topo_file, "/etc/nccl/topo.xml", "Where the NCCL topology XML is written.",
-              check_abs_path, "an absolute path")
+              check_abs_path, "a plain absolute path")
       .string("env_dir", &NcclSpec::env_dir, "/etc/railyard/nccl", "Directory of per-GPU env files (gpuN.env).",
-              check_abs_path, "an absolute path")
+              check_abs_path, "a plain absolute path")
       .string_map("extra", &NcclSpec::extra, "Further NCCL_* settings written to nccl.conf.", check_nccl_key,
                   "NCCL_* keys railyard does not derive");
 
@@ -249,9 +241,9 @@ schema::Schema<Recipe> build() {
       .string("report_url", &JoinSpec::report_url, "", "Where the report is POSTed; empty: kept locally only.",
               [](const std::string& v) { return check_http_url(v); }, "an http(s):// URL")
       .string("ca_file", &JoinSpec::ca_file, "", "CA bundle on the node for an https report URL.", check_abs_path,
-              "an absolute path")
+              "a plain absolute path")
       .string("token_file", &JoinSpec::token_file, "", "File on the node holding a bearer token for the report URL.",
-              check_abs_path, "an absolute path")
+              check_abs_path, "a plain absolute path")
       .integer("report_retries", &JoinSpec::report_retries, 3, 0, 10, "Retries (with backoff) of the report POST.")
       .strings("units", &JoinSpec::units, {}, "systemd units started when every required check passes.", check_unit,
                "unit names")
@@ -260,6 +252,19 @@ schema::Schema<Recipe> build() {
 }
 
 }  // namespace
+
+std::optional<std::string> check_name(const std::string& s) {
+  // Names become file and directory names (out/<name>/, overlays/<name>/): "." and ".." must not.
+  if (s.empty()) return "an empty name; allowed: a-z 0-9 - . _, starting with a-z or 0-9";
+  if (s[0] == '.' || s[0] == '-' || s[0] == '_')
+    return "'" + s + "' starts with '" + std::string(1, s[0]) + "'; a name starts with a-z or 0-9 (allowed: a-z 0-9 - . _)";
+  if (s.size() > 128) return "'" + s.substr(0, 20) + "…' is longer than 128 characters";
+  for (char c : s)
+    if (!std::islower(static_cast<unsigned char>(c)) && !std::isdigit(static_cast<unsigned char>(c)) && c != '-' &&
+        c != '.' && c != '_')
+      return "'" + escape_control(s) + "' contains '" + escape_control(std::string(1, c)) + "'; allowed: a-z 0-9 - . _";
+  return std::nullopt;
+}
 
 const schema::Schema<Recipe>& recipe_schema() {
   static const schema::Schema<Recipe> s = build();

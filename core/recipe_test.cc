@@ -921,3 +921,45 @@ TEST_CASE("fixed_rail_count: rail_count, else the listed rails, else 0") {
   r.hardware.rail_count = 4;
   CHECK(fixed_rail_count(r) == 4);
 }
+
+TEST_CASE("hostile paths: every path key absolute and plain, never escaping --root, never empty") {
+  for (const char* bad : {"/../../../../srv/x/nccl.conf", "/etc/./nccl.conf", "/etc//nccl.conf", "/etc/nccl/", "etc/nccl.conf"}) {
+    CAPTURE(bad);
+    for (const char* key : {"conf_path", "topo_file", "env_dir"}) {
+      CAPTURE(key);
+      auto r = load(std::string("\n[nccl]\n") + key + " = \"" + bad + "\"\n");
+      CHECK(one(r.diags, std::string("nccl.") + key + ": '" + bad + "'") == "r.toml:3:" + std::to_string(std::string(key).size() + 4));
+    }
+  }
+  CHECK(one(load("\n[nccl]\nconf_path = \"/../../srv/x/nccl.conf\"\n").diags,
+            "is not a plain path: no '.', '..' or empty components and no trailing '/' (it would be /srv/x/nccl.conf)") ==
+        "r.toml:3:13");
+  CHECK(one(load("\n[nccl]\nconf_path = \"\"\n").diags,
+            "nccl.conf_path: an empty string; leave the key out for the default, \"/etc/nccl.conf\"") == "r.toml:3:13");
+  CHECK(one(load("\n[join]\nreport_url = \"https://r.example/api\"\nca_file = \"/etc/../ca.pem\"\n").diags,
+            "join.ca_file: '/etc/../ca.pem' is not a plain path") == "r.toml:4:11");
+}
+
+TEST_CASE("hostile names: '.' and '..' are not names of a recipe, an overlay or a package") {
+  CHECK(one(load("\nname = \"..\"\n").diags, "name: '..' starts with '.'; a name starts with a-z or 0-9") == "r.toml:2:8");
+  CHECK(one(load("\n[image]\nsuite = \"bookworm\"\noverlays = [\"..\"]\n").diags,
+            "image.overlays: element 0: '..' starts with '.'") == "r.toml:4:13");
+  CHECK(one(load("\n[image]\nsuite = \"bookworm\"\npackages = [\"-oDebug::pkgProblemResolver=1\"]\n").diags,
+            "image.packages: element 0: '-oDebug::pkgProblemResolver=1' starts with '-'") == "r.toml:4:13");
+}
+
+TEST_CASE("hostile values: no line break reaches nccl.conf, or any other file") {
+  CHECK(one(load("\n[nccl]\ntopo_file = \"/etc/nccl/topo.xml\\nNCCL_IB_HCA==mlx5_bond_evil\"\n").diags,
+            "nccl.topo_file: \"/etc/nccl/topo.xml\\x0aNCCL_IB_HCA==mlx5_bond_evil\" holds a control character (\\x0a)") ==
+        "r.toml:3:13");
+  CHECK(one(load("\n[nccl.extra]\nNCCL_IB_QPS_PER_CONNECTION = \"4\\nNCCL_NET_PLUGIN=/srv/evil.so\"\n").diags,
+            "nccl.extra: key 'NCCL_IB_QPS_PER_CONNECTION': \"4\\x0aNCCL_NET_PLUGIN=/srv/evil.so\" holds a control character") ==
+        "r.toml:3:30");
+  CHECK(one(load("\n[nccl.extra]\n\"NCCL_DEBUG\\nNCCL_SOCKET_IFNAME\" = \"eth0\"\n").diags,
+            "nccl.extra: key 'NCCL_DEBUG\\x0aNCCL_SOCKET_IFNAME': ") == "r.toml:3:36");
+  CHECK(one(load("\n[nccl.extra]\n\"NCCL_DEBUG=INFO #\" = \"x\"\n").diags,
+            "'NCCL_DEBUG=INFO #' is not an NCCL variable name; allowed: NCCL_ then A-Z 0-9 _") == "r.toml:3:23");
+  CHECK(one(load("\ndescription = \"one\\rtwo\"\n").diags, "description: \"one\\x0dtwo\" holds a control character (\\x0d)") ==
+        "r.toml:2:15");
+  CHECK(all(load("\n[nccl.extra]\nNCCL_DEBUG = \"INFO\"\nNCCL_IB_QPS_PER_CONNECTION = \"4\"\n").diags) == "");
+}

@@ -29,6 +29,13 @@ namespace detail {
 
 std::string quote(const std::string& s) { return "\"" + s + "\""; }
 
+std::optional<std::string> control_in(const std::string& v) {
+  std::string c = first_control(v);
+  if (c.empty()) return std::nullopt;
+  return "\"" + escape_control(v) + "\" holds a control character (" + c +
+         "); no value may hold a line break, tab or other control character";
+}
+
 std::string render_list(const std::vector<std::string>& v) {
   std::vector<std::string> q;
   for (auto& s : v) q.push_back(quote(s));

@@ -54,6 +54,9 @@ struct ParseContext {
 namespace detail {
 std::string quote(const std::string& s);
 std::string render_list(const std::vector<std::string>& v);
+// Why a value holds a control character (a line break would start a new line in nccl.conf,
+// dnsmasq or iPXE), or nullopt.
+std::optional<std::string> control_in(const std::string& v);
 void unknown_key(const toml::key& key, const std::string& where, const std::vector<std::string>& known,
                  ParseContext& ctx);
 }  // namespace detail
@@ -123,9 +126,12 @@ class Fields {
                  std::string allowed = "any string") {
     Field f{{name, "string", def.empty() ? "\"\"" : detail::quote(def), std::move(allowed), std::move(help)}};
     f.set_default = [m, def](S& s) { s.*m = def; };
-    f.parse = [m, check](const toml::node& n, S& s) -> Result {
+    f.parse = [m, check, def](const toml::node& n, S& s) -> Result {
       if (!n.is_string()) return "expected a string, found " + type_name(n);
       std::string v = n.as_string()->get();
+      if (auto e = detail::control_in(v)) return *e;
+      // A key with a default means something by it: "" would not say "the default".
+      if (v.empty() && !def.empty()) return "an empty string; leave the key out for the default, " + detail::quote(def);
       if (check && !v.empty())
         if (auto e = check(v)) return e;
       s.*m = std::move(v);
@@ -186,6 +192,7 @@ class Fields {
         if (!el.is_string()) return Rejection("element " + std::to_string(i) + ": expected a string, found " + type_name(el), i);
         std::string v = el.as_string()->get();
         if (v.empty()) return Rejection("element " + std::to_string(i) + ": empty string", i);
+        if (auto e = detail::control_in(v)) return Rejection("element " + std::to_string(i) + ": " + *e, i);
         if (check)
           if (auto e = check(v)) return Rejection("element " + std::to_string(i) + ": " + *e, i);
         out.push_back(std::move(v));
@@ -210,12 +217,17 @@ class Fields {
     f.parse = [m, key_check](const toml::node& n, S& s) -> Result {
       if (!n.is_table()) return "expected a table of strings, found " + type_name(n);
       std::map<std::string, std::string> out;
+      std::size_t i = 0;
       for (const auto& [k, v] : *n.as_table()) {
         std::string key(k.str());
+        std::string shown = "key '" + escape_control(key) + "': ";
+        if (auto e = detail::control_in(key)) return Rejection(shown + *e, i);
         if (key_check)
-          if (auto e = key_check(key)) return "key '" + key + "': " + *e;
-        if (!v.is_string()) return "key '" + key + "': expected a string, found " + type_name(v);
+          if (auto e = key_check(key)) return Rejection(shown + *e, i);
+        if (!v.is_string()) return Rejection(shown + "expected a string, found " + type_name(v), i);
+        if (auto e = detail::control_in(v.as_string()->get())) return Rejection(shown + *e, i);
         out[key] = v.as_string()->get();
+        ++i;
       }
       s.*m = std::move(out);
       return std::nullopt;
@@ -251,6 +263,9 @@ class Fields {
         if (const auto* arr = node.as_array()) {
           std::size_t i = 0;
           for (const auto& el : *arr) ctx.positions[path + "[" + std::to_string(i++) + "]"] = position_of(el.source(), ctx.file);
+        } else if (const auto* tab = node.as_table()) {  // a table of strings: its entries in order, for errors
+          std::size_t i = 0;
+          for (const auto& [k, v] : *tab) ctx.positions[path + "[" + std::to_string(i++) + "]"] = position_of(v.source(), ctx.file);
         }
         auto err = f->parse(node, out);
         if (!err && f->required && node.is_string() && node.as_string()->get().empty())

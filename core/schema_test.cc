@@ -310,21 +310,21 @@ TEST_CASE("string map nccl.extra rejects a non-NCCL key") {
   CHECK(one(load(R"(
 [nccl]
 extra = { OMP_NUM_THREADS = "4" }
-)").diags, "nccl.extra: key 'OMP_NUM_THREADS': not an NCCL variable; names start with NCCL_") == "r.toml:3:9");
+)").diags, "nccl.extra: key 'OMP_NUM_THREADS': not an NCCL variable; names start with NCCL_") == "r.toml:3:29");
 }
 
 TEST_CASE("string map nccl.extra rejects a variable railyard derives") {
   CHECK(one(load(R"(
 [nccl.extra]
 NCCL_IB_HCA = "mlx5_0"
-)").diags, "nccl.extra: key 'NCCL_IB_HCA': railyard derives NCCL_IB_HCA from the discovered rails") == "r.toml:2:1");
+)").diags, "nccl.extra: key 'NCCL_IB_HCA': railyard derives NCCL_IB_HCA from the discovered rails") == "r.toml:3:15");
 }
 
 TEST_CASE("string map nccl.extra rejects a value that is not a string") {
   CHECK(one(load(R"(
 [nccl]
 extra = { NCCL_IB_QPS_PER_CONNECTION = 4 }
-)").diags, "nccl.extra: key 'NCCL_IB_QPS_PER_CONNECTION': expected a string, found an integer") == "r.toml:3:9");
+)").diags, "nccl.extra: key 'NCCL_IB_QPS_PER_CONNECTION': expected a string, found an integer") == "r.toml:3:40");
 }
 
 TEST_CASE("TOML syntax error is reported with its position") {

@@ -139,6 +139,27 @@ std::string normalize_path(std::string_view path) {
   return out.empty() ? "." : out;
 }
 
+std::string first_control(std::string_view text) {
+  for (unsigned char c : text)
+    if (c < 0x20 || c == 0x7f) {
+      static const char digits[] = "0123456789abcdef";
+      return std::string("\\x") + digits[c >> 4] + digits[c & 15];
+    }
+  return "";
+}
+
+std::optional<std::string> check_plain_path(std::string_view path) {
+  const std::string shown = "'" + escape_control(path) + "'";
+  if (path.empty()) return "an empty path; allowed: an absolute path like /etc/nccl.conf";
+  if (std::string c = first_control(path); !c.empty()) return shown + " holds a control character (" + c + ")";
+  if (path.front() != '/') return shown + " is not an absolute path";
+  if (path.size() > 4095) return shown + " is longer than 4095 bytes (PATH_MAX)";
+  if (path.size() > 1 && normalize_path(path) != path)
+    return shown + " is not a plain path: no '.', '..' or empty components and no trailing '/' (it would be " +
+           normalize_path(path) + ")";
+  return std::nullopt;
+}
+
 std::string escape_control(std::string_view text) {
   std::string out;
   out.reserve(text.size());

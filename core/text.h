@@ -29,6 +29,13 @@ std::string hex(unsigned value, int digits);
 // `text` safe to print on a terminal or in a log line: control characters (C0, DEL, C1)
 // and bytes that are not UTF-8 become `\xNN`; other text, UTF-8 included, stays.
 std::string escape_control(std::string_view text);
+// The first control character (below 0x20, or 0x7f) in `text`, as "\xNN", or "" when none:
+// nothing holding one may reach a line-oriented file, a path or a kernel name.
+std::string first_control(std::string_view text);
+// Why `path` is not a plain absolute path to a file or directory ("/etc/nccl.conf"): empty,
+// relative, a "." or ".." or empty component, a trailing slash, a control character, or
+// longer than PATH_MAX; nullopt when it is one.
+std::optional<std::string> check_plain_path(std::string_view path);
 
 // An RFC 3339 date-time ("2026-03-10T08:01:00Z", "2026-03-10T10:01:00.5+02:00") as
 // seconds since the epoch, or nullopt when it is not one (fields checked, leap second

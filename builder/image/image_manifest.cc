@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "net.h"
+#include "recipe.h"
 #include "text.h"
 
 namespace railyard {
@@ -51,9 +52,14 @@ const json& member(const json& obj, const std::string& where, const std::string&
   return *it;
 }
 
+// Every string of a manifest may reach a file (dnsmasq, iPXE), a path or a command line:
+// none may hold a line break or another control character.
 std::string text(const json& j, const std::string& key) {
   if (!j.is_string()) throw Bad{key, "expected a string, found " + describe(j)};
-  return j.get<std::string>();
+  std::string v = j.get<std::string>();
+  if (std::string c = first_control(v); !c.empty())
+    throw Bad{key, "'" + escape_control(v) + "' holds a control character (" + c + "); no manifest value may"};
+  return v;
 }
 
 std::string text(const json& obj, const std::string& where, const std::string& key) {
@@ -152,6 +158,7 @@ ImageManifest read(const json& root) {
                             std::to_string(kImageManifestSchema) + ")"};
   m.railyard_version = text(root, "", "railyard_version");
   m.recipe_name = text(member(root, "", "recipe"), "recipe", "name");
+  if (auto why = check_name(m.recipe_name)) throw Bad{"recipe.name", *why};
   m.recipe_sha256 = digest(member(root, "", "recipe"), "recipe", "sha256");
   m.source_date_epoch = integer(root, "", "source_date_epoch");
   const json& image = member(root, "", "image");

@@ -236,3 +236,32 @@ TEST_CASE("bad input: no directory, no manifest, an invalid manifest") {
   REQUIRE_FALSE(r.ok());
   CHECK(r.error() == tmp / "bad/manifest.json" + ": railyard_version: missing");
 }
+
+TEST_CASE("a manifest whose values would inject lines into dnsmasq or iPXE is refused, by audit and pxe alike") {
+  TempDir tmp;
+  auto m = make_test_image(tmp, "img");
+  std::string path = tmp / "img/manifest.json";
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string text = read_all(path);
+    auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    tmp.write("evil/manifest.json", text.replace(at, from.size(), to));
+    return read_image_manifest(tmp / "evil/manifest.json");
+  };
+  // "qemu-virt\ndhcp-script=/srv/evil.sh\n#": a dhcp-script= line dnsmasq would run as root.
+  auto name = with("\"name\": \"" + m.recipe_name + "\"", "\"name\": \"qemu-virt\\ndhcp-script=/srv/evil.sh\\n#\"");
+  REQUIRE_FALSE(name.ok());
+  CHECK(name.error() == tmp / "evil/manifest.json" +
+                            ": recipe.name: 'qemu-virt\\x0adhcp-script=/srv/evil.sh\\x0a#' holds a control character (\\x0a); "
+                            "no manifest value may");
+  auto kernel = with("\"version\": \"" + m.kernel_version + "\"", "\"version\": \"6.1\\nchain http://10.0.2.2/x\"");
+  REQUIRE_FALSE(kernel.ok());
+  CHECK(kernel.error().find(": kernel.version: '6.1\\x0achain http://10.0.2.2/x' holds a control character") !=
+        std::string::npos);
+  auto dotted = with("\"name\": \"" + m.recipe_name + "\"", "\"name\": \"..\"");
+  REQUIRE_FALSE(dotted.ok());
+  CHECK(dotted.error().find(": recipe.name: '..' starts with '.'") != std::string::npos);
+  // audit does not call such an image clean: it cannot read its manifest.
+  auto audited = audit_image(tmp / "evil");
+  CHECK_FALSE(audited.ok());
+}

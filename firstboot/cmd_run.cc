@@ -2,8 +2,11 @@
 // changes no kernel state (the dry-run kernel records what it would do), still writes the
 // rendered files under --root, and prints the plan.
 #include <sys/utsname.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 
@@ -131,6 +134,13 @@ Inventory settle(const Plan& plan, const Inputs& in, Clock& clock) {
 }
 
 }  // namespace
+
+Outcome<std::string> make_preview_root() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/railyard-dry-run.XXXXXX";
+  if (!::mkdtemp(templ.data())) return Outcome<std::string>::from_errno(errno, "mkdtemp " + templ);
+  return templ;
+}
 
 int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool json) {
   Report report;

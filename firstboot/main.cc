@@ -1,5 +1,7 @@
 // railyard-firstboot: the first-boot agent inside the image. Phases live in discover/,
 // apply/, verify/ and join/; this file only parses arguments and dispatches.
+#include <iostream>
+
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
@@ -24,8 +26,9 @@ int main(int argc, char** argv) {
   std::string root = "/";
   bool dry_run = false;
   auto* run = app.add_subcommand("run", "Discover, plan, apply, verify, report and join");
-  run->add_option("--root", root, "Prefix of every file written (default /)");
-  run->add_flag("--dry-run", dry_run, "Change no kernel state; still write the rendered files under --root");
+  auto* run_root = run->add_option("--root", root, "Prefix of every file written (default /; with --dry-run, a new "
+                                                   "temporary directory)");
+  run->add_flag("--dry-run", dry_run, "Change no kernel state; write the rendered files under --root");
   run->add_flag("--json", json, "Print the plan as JSON");
   auto* target = app.add_subcommand("target", "Lab storage target: serve the recipe's NVMe-oF targets on its rails");
   target->add_option("--root", root, "Prefix of every file written (default /)");
@@ -40,6 +43,16 @@ int main(int argc, char** argv) {
   if (*check) return cmd_check(paths);
   if (*discover) return cmd_discover(paths, json);
   if (*plan) return cmd_plan(paths, json);
+  if (*run && dry_run && run_root->count() == 0) {
+    // A preview never changes the live node: without --root, its files go somewhere new.
+    auto dir = make_preview_root();
+    if (!dir.ok()) {
+      std::cerr << "railyard-firstboot: --dry-run without --root: " << dir.error() << "\n";
+      return kExitFailed;
+    }
+    root = *dir;
+    std::cerr << "railyard-firstboot: dry run: no --root given; the rendered files go under " << root << "\n";
+  }
   if (*run) return cmd_run(paths, root, dry_run, json);
   if (*target) return cmd_target(paths, root);
   return kExitBadInput;

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "kernel/attribute_file.h"
+#include "kernel/root_files.h"
 
 namespace railyard {
 
@@ -34,12 +35,19 @@ std::string NativeHost::where(const std::string& path) const {
 Outcome<std::string> NativeHost::read_file(const std::string& path) { return read_attribute(where(path)); }
 
 Status NativeHost::write_file(const std::string& path, const std::string& value) {
-  // An ordinary file (also with root /) whole or not at all; a kernel attribute in one write.
-  return kernel_path(path) ? write_attribute(path, value) : write_small_file(where(path), value);
+  // An ordinary file (also with root /) whole or not at all, inside the root; a kernel
+  // attribute in one write.
+  if (kernel_path(path)) return write_attribute(path, value);
+  auto target = resolve_under_root(root_, path);
+  return target.ok() ? write_small_file(*target, value) : target.status();
 }
 
 Status NativeHost::make_directory(const std::string& path) {
   std::string p = where(path);
+  if (!kernel_path(path)) {
+    auto target = resolve_under_root(root_, path);
+    if (!target.ok()) return target.status();
+  }
   if (::mkdir(p.c_str(), 0755) != 0 && errno != EEXIST) return Status::from_errno(errno, "mkdir " + p);
   return success();
 }

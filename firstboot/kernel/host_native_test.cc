@@ -3,7 +3,10 @@
 #include <doctest/doctest.h>
 
 #include "builder/temp_dir.h"
+#include <filesystem>
+
 #include "kernel/host_native.h"
+#include "kernel/root_files.h"
 
 using namespace railyard;
 using railyard::test::read_all;
@@ -31,4 +34,30 @@ TEST_CASE("a kernel file that does not exist is not created") {
   NativeHost host("/");
   Status s = host.write_file("/proc/sys/net/ipv4/conf/railyard-no-such-if/arp_ignore", "1");
   CHECK(s.code() == ENOENT);
+}
+
+TEST_CASE("every write lands inside the root: no '..', and no symbolic link out of it") {
+  TempDir tmp;
+  tmp.write("root/etc/keep", "");
+  tmp.write("outside/keep", "");
+  std::string root = tmp / "root";
+  NativeHost host(root);
+  // A path that climbs out, as a recipe's nccl.conf_path once could.
+  Status up = host.write_file("/../../outside/nccl.conf", "NCCL_NET_PLUGIN=/srv/evil.so");
+  CHECK(up.code() == EINVAL);
+  CHECK(up.error().find("is not a plain path") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(tmp / "outside/nccl.conf"));
+  CHECK_FALSE(write_root_file(root, "/etc/../../outside/x", "x", 0644).empty());
+  CHECK_FALSE(write_root_file(root, "/etc/nccl\nNCCL_X=1", "x", 0644).empty());
+  // A directory inside the root that links out of it.
+  std::filesystem::create_directory_symlink(tmp / "outside", tmp / "root/etc/nccl");
+  std::string err = write_root_file(root, "/etc/nccl/topo.xml", "<system/>", 0644);
+  CHECK(err.find("resolves to " + std::filesystem::canonical(tmp / "outside").string() + "/topo.xml, outside the root") !=
+        std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(tmp / "outside/topo.xml"));
+  CHECK(host.write_file("/etc/nccl/gpu0.env", "x").code() == EXDEV);
+  CHECK(host.make_directory("/etc/nccl/sub").code() == EXDEV);
+  // Plain paths inside it are written as before.
+  CHECK(write_root_file(root, "/etc/nccl.conf", "NCCL_IB_TC=106\n", 0644) == "");
+  CHECK(read_all(tmp / "root/etc/nccl.conf") == "NCCL_IB_TC=106\n");
 }

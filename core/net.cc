@@ -1,5 +1,7 @@
 #include "net.h"
 
+#include "text.h"
+
 #include <cctype>
 #include <charconv>
 
@@ -88,8 +90,19 @@ std::optional<std::string> check_cidr(std::string_view s) {
 }
 
 std::optional<std::string> check_interface_address(std::string_view s) {
-  if (parse_interface_address(s)) return std::nullopt;
-  return "'" + std::string(s) + "' is not an IPv4 address; expected 198.18.0.11 or 198.18.0.11/24";
+  auto a = parse_interface_address(s);
+  if (!a) return "'" + escape_control(s) + "' is not an IPv4 address; expected 198.18.0.11 or 198.18.0.11/24";
+  std::uint32_t v = a->address.value;
+  const char* why = v == 0                 ? "the unspecified address"
+                    : v == 0xffffffffu     ? "the limited broadcast address"
+                    : (v >> 24) == 127     ? "a loopback address"
+                    : (v >> 28) == 0xe     ? "a multicast address"
+                    : (v >> 28) == 0xf     ? "a reserved (class E) address"
+                    : (v >> 16) == 0xa9fe  ? "a link-local address"
+                    : a->prefix == 0       ? "a /0 prefix (allowed: /1 to /32)"
+                                           : nullptr;
+  if (why) return "'" + std::string(s) + "' cannot be an interface address: " + why;
+  return std::nullopt;
 }
 
 std::optional<std::string> normalize_mac(std::string_view s) {
@@ -121,7 +134,9 @@ std::optional<std::string> check_mac(std::string_view s) {
 std::optional<std::string> check_nqn(std::string_view s) {
   const std::string allowed =
       "; expected 'nqn.YYYY-MM.reverse.domain:name' or 'nqn.2014-08.org.nvmexpress:uuid:UUID', at most 223 bytes";
-  std::string q(s);
+  std::string q = escape_control(s);
+  if (std::string c = first_control(s); !c.empty())
+    return "NQN '" + q + "' holds a control character (" + c + ")" + allowed;
   if (s.size() > 223) return "NQN '" + q + "' is " + std::to_string(s.size()) + " bytes long" + allowed;
   if (s.substr(0, 4) != "nqn." || s.size() < 13) return "'" + q + "' is not an NQN" + allowed;
   std::string_view date = s.substr(4, 7);
@@ -171,8 +186,11 @@ std::optional<std::string> check_pci(std::string_view s) {
 }
 
 std::optional<std::string> check_hostname(std::string_view s) {
-  std::string q(s);
-  if (s.empty() || s.size() > 253) return "host name '" + q + "' must be 1 to 253 characters";
+  std::string q = escape_control(s);
+  // The kernel's limit (HOST_NAME_MAX): sethostname(2) refuses a longer name, and a node
+  // name is a file name in the PXE tree and the receiver's store.
+  if (s.empty() || s.size() > 64)
+    return "host name '" + q + "' must be 1 to 64 characters (the kernel's HOST_NAME_MAX); it has " + std::to_string(s.size());
   std::size_t start = 0;
   while (start <= s.size()) {
     auto dot = s.find('.', start);

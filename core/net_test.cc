@@ -251,8 +251,15 @@ TEST_CASE("check_hostname accepts RFC 1123 names") {
 }
 
 TEST_CASE("check_hostname rejects bad names") {
-  CHECK(contains(why(check_hostname("")), "must be 1 to 253 characters"));
-  CHECK(contains(why(check_hostname(std::string(254, 'a'))), "must be 1 to 253 characters"));
+  CHECK(contains(why(check_hostname("")), "must be 1 to 64 characters"));
+  // The kernel refuses a host name over 64 characters; 253 would pass DNS, not sethostname(2).
+  CHECK(why(check_hostname(std::string(64, 'a').replace(10, 1, "."))) == "");
+  CHECK(why(check_hostname(std::string(71, 'a').replace(30, 1, "."))) ==
+        "host name '" + std::string(71, 'a').replace(30, 1, ".") + "' must be 1 to 64 characters (the kernel's HOST_NAME_MAX); it has 71");
+  CHECK(contains(why(check_hostname(std::string(253, 'a'))), "must be 1 to 64 characters"));
+  CHECK(contains(why(check_nqn(std::string("nqn.2024-01.com.example:a\0b", 27))), "holds a control character (\\x00)"));
+  CHECK(contains(why(check_nqn("nqn.2024-01.com.example:a\x1b[2Jb")), "holds a control character (\\x1b)"));
+  CHECK(contains(why(check_hostname(std::string(254, 'a'))), "must be 1 to 64 characters"));
   CHECK(contains(why(check_hostname(std::string(64, 'a'))), "empty or over-long label"));
   CHECK(contains(why(check_hostname("a..b")), "empty or over-long label"));
   CHECK(contains(why(check_hostname("-node")), "starting or ending with '-'"));

@@ -1,6 +1,7 @@
 #include "node_inventory.h"
 
 #include <cctype>
+#include <functional>
 #include <map>
 
 #include "net.h"
@@ -50,11 +51,53 @@ std::optional<LoadedInventory> load_node_inventory(const FileSource&, const std:
   return inv;
 }
 
-void validate_inventory(const LoadedInventory& inv, const Recipe* recipe, Diagnostics& diags) {
-  auto at = [&](const std::string& key) {
-    auto it = inv.positions.find(key);
-    return it != inv.positions.end() ? it->second : SourcePos{inv.path, 1, 1};
+namespace {
+
+using Locate = std::function<SourcePos(const std::string& key)>;
+
+// One node against the SKU's recipe: as many rail addresses as the recipe has rails, each
+// inside its rail's subnet, with that subnet's prefix, and neither its network nor its
+// broadcast address. `key` is "node[3]" in an inventory, "" for a node's own identity.
+void validate_node_rails(const NodeEntry& n, const std::string& key, const Locate& at, const std::set<std::string>& failed,
+                         const Recipe& recipe, Diagnostics& diags) {
+  auto sub = [&](const std::string& k) { return key.empty() ? k : key + "." + k; };
+  const auto& ad = recipe.addressing;
+  int rails = fixed_rail_count(recipe);
+  if (rails == 0 && ad.mode == AddressingMode::per_rail_subnet) rails = static_cast<int>(ad.subnets.size());
+  if (rails > 0 && static_cast<int>(n.rails.size()) != rails && !failed.count(sub("rails")) && !failed.count(key))
+    diags.error(at(sub("rails")), sub("rails") + ": " + n.hostname + " has " + std::to_string(n.rails.size()) +
+                                      " rail addresses; recipe '" + recipe.name + "' has " + std::to_string(rails) + " rails");
+  for (std::size_t r = 0; r < n.rails.size(); ++r) {
+    auto a = parse_interface_address(n.rails[r]);
+    if (!a) continue;
+    std::string rkey = sub("rails[" + std::to_string(r) + "]");
+    std::string net_text = ad.mode == AddressingMode::shared_subnet ? ad.subnet
+                                                                     : (r < ad.subnets.size() ? ad.subnets[r] : std::string());
+    auto net = parse_cidr(net_text);
+    if (!net) continue;
+    std::string which = ad.mode == AddressingMode::shared_subnet ? "the shared rail subnet" : "rail " + std::to_string(r) + "'s subnet";
+    if (!net->contains(a->address)) {
+      diags.error(at(rkey), rkey + ": " + a->address.str() + " is outside " + which + " " + net->str());
+      continue;
+    }
+    if (n.rails[r].find('/') != std::string::npos && a->prefix != net->prefix)
+      diags.error(at(rkey), rkey + ": prefix /" + std::to_string(a->prefix) + " differs from " + which + " " + net->str());
+    if (net->prefix <= 30 && (a->address == net->first() || a->address == net->last()))
+      diags.error(at(rkey), rkey + ": " + a->address.str() + " is the network or broadcast address of " + net->str());
+  }
+}
+
+Locate locator(const schema::Positions& positions, const std::string& path) {
+  return [&positions, path](const std::string& key) {
+    auto it = positions.find(key);
+    return it != positions.end() ? it->second : SourcePos{path, 1, 1};
   };
+}
+
+}  // namespace
+
+void validate_inventory(const LoadedInventory& inv, const Recipe* recipe, Diagnostics& diags) {
+  Locate at = locator(inv.positions, inv.path);
   std::map<std::string, std::string> hostnames, macs, addresses;  // value → first key
   auto unique = [&](std::map<std::string, std::string>& seen, const std::string& value, const std::string& key,
                     const std::string& what) {
@@ -76,51 +119,35 @@ void validate_inventory(const LoadedInventory& inv, const Recipe* recipe, Diagno
     }
   }
   if (!recipe) return;
-  const auto& ad = recipe->addressing;
-  int rails = fixed_rail_count(*recipe);
-  if (rails == 0 && ad.mode == AddressingMode::per_rail_subnet) rails = static_cast<int>(ad.subnets.size());
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    std::string key = "node[" + std::to_string(i) + "]";
-    const auto& n = nodes[i];
-    if (rails > 0 && static_cast<int>(n.rails.size()) != rails && !inv.failed.count(key + ".rails") &&
-        !inv.failed.count(key))
-      diags.error(at(key + ".rails"), key + ".rails: " + n.hostname + " has " + std::to_string(n.rails.size()) +
-                                          " rail addresses; recipe '" + recipe->name + "' has " +
-                                          std::to_string(rails) + " rails");
-    for (std::size_t r = 0; r < n.rails.size(); ++r) {
-      auto a = parse_interface_address(n.rails[r]);
-      if (!a) continue;
-      std::string rkey = key + ".rails[" + std::to_string(r) + "]";
-      std::string net_text = ad.mode == AddressingMode::shared_subnet
-                                 ? ad.subnet
-                                 : (r < ad.subnets.size() ? ad.subnets[r] : std::string());
-      auto net = parse_cidr(net_text);
-      if (!net) continue;
-      std::string which = ad.mode == AddressingMode::shared_subnet ? "the shared rail subnet" : "rail " + std::to_string(r) + "'s subnet";
-      if (!net->contains(a->address)) {
-        diags.error(at(rkey), rkey + ": " + a->address.str() + " is outside " + which + " " + net->str());
-        continue;
-      }
-      if (n.rails[r].find('/') != std::string::npos && a->prefix != net->prefix)
-        diags.error(at(rkey), rkey + ": prefix /" + std::to_string(a->prefix) + " differs from " + which + " " + net->str());
-      if (net->prefix <= 30 && (a->address == net->first() || a->address == net->last()))
-        diags.error(at(rkey), rkey + ": " + a->address.str() + " is the network or broadcast address of " + net->str());
-    }
-  }
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    validate_node_rails(nodes[i], "node[" + std::to_string(i) + "]", at, inv.failed, *recipe, diags);
 }
 
-std::optional<NodeEntry> parse_node_identity(const FileSource& files, const std::string& path, Diagnostics& diags) {
+std::optional<NodeEntry> parse_node_identity(const FileSource& files, const std::string& path, const Recipe* recipe,
+                                             Diagnostics& diags) {
   auto table = read_toml(files, path, diags);
   if (!table) return std::nullopt;
   schema::Fields<NodeEntry> fields;
   node_fields(fields);
   NodeEntry node;
   schema::Positions positions;
-  schema::ParseContext ctx{diags, positions, path};
+  std::set<std::string> failed;
+  schema::ParseContext ctx{diags, positions, path, &failed};
   std::size_t before = diags.size();
   fields.parse(&*table, node, "", {path, 1, 1}, ctx);
-  if (diags.size() != before) return std::nullopt;
   node.mac = normalize_mac(node.mac).value_or(node.mac);
+  // The same rules as a [[node]] of an inventory (validate_inventory): one validator for both.
+  Locate at = locator(positions, path);
+  std::map<std::string, std::string> addresses;
+  for (std::size_t r = 0; r < node.rails.size(); ++r) {
+    std::string key = "rails[" + std::to_string(r) + "]";
+    auto a = parse_interface_address(node.rails[r]);
+    if (!a || failed.count(key)) continue;
+    auto [it, fresh] = addresses.emplace(a->address.str(), key);
+    if (!fresh) diags.error(at(key), key + ": address '" + a->address.str() + "' is already used by " + it->second);
+  }
+  if (recipe) validate_node_rails(node, "", at, failed, *recipe, diags);
+  if (diags.size() != before) return std::nullopt;
   return node;
 }
 

@@ -41,7 +41,9 @@ std::optional<LoadedInventory> load_node_inventory(const FileSource& files, cons
                                                    const toml::table& table, Diagnostics& diags);
 void validate_inventory(const LoadedInventory& inv, const Recipe* recipe, Diagnostics& diags);
 
-// A node's own identity file (/etc/railyard/node.toml): the same fields as one [[node]].
-std::optional<NodeEntry> parse_node_identity(const FileSource& files, const std::string& path, Diagnostics& diags);
+// A node's own identity file (/etc/railyard/node.toml): the same fields as one [[node]],
+// checked by the same rules (validate_inventory's), against `recipe` when given.
+std::optional<NodeEntry> parse_node_identity(const FileSource& files, const std::string& path, const Recipe* recipe,
+                                             Diagnostics& diags);
 
 }  // namespace railyard

@@ -188,7 +188,7 @@ TEST_CASE("parse_node_identity reads one node") {
   MemorySource files;
   files.add("node.toml", "hostname = \"n1\"\nmac = \"0C:42:A1:00:00:01\"\nrails = [\"198.18.0.11/24\"]\n");
   Diagnostics d;
-  auto n = parse_node_identity(files, "node.toml", d);
+  auto n = parse_node_identity(files, "node.toml", nullptr, d);
   CHECK(all(d) == "");
   REQUIRE(n);
   CHECK(n->hostname == "n1");
@@ -200,7 +200,7 @@ TEST_CASE("parse_node_identity reports bad, missing and unknown keys") {
   MemorySource files;
   files.add("node.toml", "hostname = \"n1\"\nmack = \"0c:42:a1:00:00:01\"\n");
   Diagnostics d;
-  CHECK_FALSE(parse_node_identity(files, "node.toml", d));
+  CHECK_FALSE(parse_node_identity(files, "node.toml", nullptr, d));
   REQUIRE(d.size() == 2);
   CHECK(where(d.items()[0]) == "node.toml:2:1");
   CHECK(d.items()[0].message == "unknown key 'mack'; did you mean 'mac'?");
@@ -209,17 +209,45 @@ TEST_CASE("parse_node_identity reports bad, missing and unknown keys") {
 
   files.add("bad.toml", "hostname = \"-n1\"\nmac = \"0c:42:a1:00:00:01\"\n");
   Diagnostics d2;
-  CHECK_FALSE(parse_node_identity(files, "bad.toml", d2));
+  CHECK_FALSE(parse_node_identity(files, "bad.toml", nullptr, d2));
   CHECK(one(d2, "hostname: host name '-n1' has a label starting or ending with '-'") == "bad.toml:1:12");
 }
 
 TEST_CASE("parse_node_identity: missing file and syntax error") {
   MemorySource files;
   Diagnostics d;
-  CHECK_FALSE(parse_node_identity(files, "node.toml", d));
+  CHECK_FALSE(parse_node_identity(files, "node.toml", nullptr, d));
   CHECK(one(d, "cannot read file") == "node.toml:0:0");
   files.add("node.toml", "hostname = \n");
   Diagnostics d2;
-  CHECK_FALSE(parse_node_identity(files, "node.toml", d2));
+  CHECK_FALSE(parse_node_identity(files, "node.toml", nullptr, d2));
   CHECK(one(d2, "TOML syntax:") == "node.toml:1:12");
+}
+
+TEST_CASE("parse_node_identity: the inventory's rules, against the node's recipe (one validator for both programs)") {
+  Recipe r = per_rail({"198.18.0.0/24", "198.18.1.0/24", "198.18.2.0/24", "198.18.3.0/24"}, 4);
+  auto identity = [&](const std::string& rails) {
+    MemorySource files;
+    files.add("node.toml", "hostname = \"n1\"\nmac = \"0c:42:a1:00:00:01\"\nrails = [" + rails + "]\n");
+    Diagnostics d;
+    auto n = parse_node_identity(files, "node.toml", &r, d);
+    CHECK(n.has_value() == d.empty());
+    return d;
+  };
+  CHECK(all(identity(R"("198.18.0.11", "198.18.1.11", "198.18.2.11", "198.18.3.11")")) == "");
+  CHECK(one(identity(R"("198.18.9.11/8", "198.18.1.11", "198.18.2.11", "198.18.3.11")"),
+            "rails[0]: 198.18.9.11 is outside rail 0's subnet 198.18.0.0/24") == "node.toml:3:10");
+  CHECK(one(identity(R"("0.0.0.0", "198.18.1.11", "198.18.2.11", "198.18.3.11")"),
+            "rails: element 0: '0.0.0.0' cannot be an interface address: the unspecified address") == "node.toml:3:10");
+  CHECK(one(identity(R"("198.18.0.11", "255.255.255.255", "198.18.2.11", "198.18.3.11")"),
+            "'255.255.255.255' cannot be an interface address: the limited broadcast address") == "node.toml:3:25");
+  auto same = identity(R"("198.18.0.11", "198.18.0.11", "198.18.0.11", "198.18.0.11")");
+  CHECK(at(same, "rails[1]: address '198.18.0.11' is already used by rails[0]") == "node.toml:3:25");
+  CHECK(one(identity(R"("198.18.0.11")"), "rails: n1 has 1 rail addresses; recipe 'sku' has 4 rails") == "node.toml:3:9");
+  // Without a recipe, what needs none still holds.
+  MemorySource files;
+  files.add("node.toml", "hostname = \"n1\"\nmac = \"0c:42:a1:00:00:01\"\nrails = [\"198.18.0.11\", \"198.18.0.11\"]\n");
+  Diagnostics d;
+  CHECK_FALSE(parse_node_identity(files, "node.toml", nullptr, d));
+  CHECK(one(d, "rails[1]: address '198.18.0.11' is already used by rails[0]") == "node.toml:3:25");
 }

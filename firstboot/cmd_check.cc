@@ -14,7 +14,7 @@ int cmd_check(const InputPaths& paths) {
   opts.check_references = false;
   auto recipe = load_recipe(disk, paths.recipe, opts, diags);
   bool node_present = disk.is_file(paths.node);
-  if (node_present) parse_node_identity(disk, paths.node, diags);
+  if (node_present) parse_node_identity(disk, paths.node, recipe ? &recipe->recipe : nullptr, diags);
   for (const auto& d : diags.sorted()) std::cerr << format(d) << "\n";
   if (!diags.empty()) return kExitBadInput;
   std::cout << paths.recipe << ": ok (recipe '" << recipe->recipe.name << "')\n";

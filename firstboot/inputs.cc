@@ -24,7 +24,8 @@ std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code) {
   } else {
     in.recipe = default_recipe();
   }
-  if (disk.is_file(paths.node)) in.node = parse_node_identity(disk, paths.node, diags);
+  if (disk.is_file(paths.node))
+    in.node = parse_node_identity(disk, paths.node, in.recipe_found || !paths.recipe_given ? &in.recipe : nullptr, diags);
   if (!diags.empty()) {
     for (const auto& d : diags.sorted()) std::cerr << format(d) << "\n";
     exit_code = kExitBadInput;

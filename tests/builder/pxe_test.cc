@@ -121,7 +121,7 @@ TEST_CASE("the node identity is exactly what the agent reads back") {
     MemorySource files;
     files.add("/etc/railyard/node.toml", text);
     Diagnostics diags;
-    auto back = parse_node_identity(files, "/etc/railyard/node.toml", diags);
+    auto back = parse_node_identity(files, "/etc/railyard/node.toml", nullptr, diags);
     REQUIRE_MESSAGE(back.has_value(), text);
     CHECK(diags.empty());
     CHECK(back->hostname == n.hostname);

@@ -53,7 +53,7 @@ TEST_CASE("the node identity file reads back as the same node") {
   MemorySource files;
   files.add("node.toml", render_node_identity(lab_node01()));
   Diagnostics diags;
-  auto back = parse_node_identity(files, "node.toml", diags);
+  auto back = parse_node_identity(files, "node.toml", nullptr, diags);
   REQUIRE(diags.empty());
   REQUIRE(back);
   CHECK(back->hostname == "lab-node01");

@@ -37,8 +37,12 @@ std::string pci_attrs(const PciFunction& p) {
                     p.device + "\"";
   if (!p.subsystem_vendor.empty())
     out += " subsystem_vendor=\"" + p.subsystem_vendor + "\" subsystem_device=\"" + p.subsystem_device + "\"";
-  if (!p.current_link_speed.empty())
-    out += " link_speed=\"" + xml_escape(p.current_link_speed) + "\" link_width=\"" + std::to_string(p.current_link_width) + "\"";
+  // What the link can do, as NCCL reads it itself (max_link_speed/width): a value in the file
+  // overrides NCCL's own, and a GPU link that idles at a lower speed at boot would be
+  // modelled at that. A link that trained below its maximum is the pcie_link checks' concern.
+  const std::string& speed = p.max_link_speed.empty() ? p.current_link_speed : p.max_link_speed;
+  int width = p.max_link_width > 0 ? p.max_link_width : p.current_link_width;
+  if (!speed.empty()) out += " link_speed=\"" + xml_escape(speed) + "\" link_width=\"" + std::to_string(width) + "\"";
   return out;
 }
 
@@ -66,7 +70,9 @@ std::string nccl_conf(const Recipe& r, const Plan& plan) {
   for (const auto& rail : plan.rails)
     if (!rail.rdma_device.empty()) rails.push_back(&rail);
   std::string out = header(plan);
-  out += "# Rails in GPU order (CUDA_DEVICE_ORDER=PCI_BUS_ID); '=' makes NCCL match device names exactly.\n";
+  // No '=' in a comment: NCCL before 2.26 reads any line holding one as a variable. And only
+  // what is true: NCCL probes the listed devices in its own (ibverbs) order, not this one.
+  out += "# The rail RDMA devices; a leading equals sign makes NCCL match their names exactly.\n";
   out += "NCCL_IB_DISABLE=0\n";
   if (!rails.empty()) out += "NCCL_IB_HCA==" + hca_list(plan, rails) + "\n";
   // One GID index only when it is right for every rail; otherwise NCCL picks per device,

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "nccl.h"
+#include "text.h"
 #include "support/hardware_builder.h"
 
 using namespace railyard;
@@ -79,7 +80,7 @@ TEST_CASE("nccl.conf of a two-rail node") {
   r.nccl.extra = {{"NCCL_IB_SPLIT_DATA_ON_QPS", "0"}, {"NCCL_IB_QPS_PER_CONNECTION", "4"}};
   CHECK(conf(two_rails(), r) ==
         "# Written by railyard-firstboot for gpu-a01 (recipe hgx); do not edit.\n"
-        "# Rails in GPU order (CUDA_DEVICE_ORDER=PCI_BUS_ID); '=' makes NCCL match device names exactly.\n"
+        "# The rail RDMA devices; a leading equals sign makes NCCL match their names exactly.\n"
         "NCCL_IB_DISABLE=0\n"
         "NCCL_IB_HCA==mlx5_3:1,mlx5_1:1\n"
         "NCCL_IB_GID_INDEX=3\n"
@@ -90,6 +91,13 @@ TEST_CASE("nccl.conf of a two-rail node") {
         "NCCL_TOPO_FILE=/etc/nccl/topo.xml\n"
         "NCCL_IB_QPS_PER_CONNECTION=4\n"
         "NCCL_IB_SPLIT_DATA_ON_QPS=0\n");
+}
+
+TEST_CASE("nccl.conf: no comment holds '=', which NCCL before 2.26 reads as a variable") {
+  for (const auto& line : split(conf(two_rails(), recipe("hgx")), '\n')) {
+    CAPTURE(line);
+    if (!line.empty() && line[0] == '#') CHECK(line.find('=') == std::string::npos);
+  }
 }
 
 TEST_CASE("nccl.conf: NCCL_IB_GID_INDEX only when every rail has the same known index") {
@@ -240,10 +248,28 @@ TEST_CASE("topology XML: NUMA node 0 and unknown (-1) share one cpu element") {
 
 TEST_CASE("topology XML: attribute values are escaped") {
   Inventory inv = managed_server({{1, 1}});
-  inv.gpus[0].pci.current_link_speed = "<odd> & \"quoted\"";
+  inv.gpus[0].pci.max_link_speed = "<odd> & \"quoted\"";
   std::string xml = nccl_topology_xml(inv, make_plan(inv, recipe("hgx"), node()));
   CHECK(xml.find("link_speed=\"&lt;odd&gt; &amp; &quot;quoted&quot;\"") != std::string::npos);
   CHECK(xml_nesting(xml) == "");
+}
+
+TEST_CASE("topology XML: the link as it can run (max_link_*), not as it idles at boot") {
+  // A GPU whose link idles at 8.0 GT/s x8 at boot: NCCL takes the file's value over its
+  // own, so the file must say what the link can do, as NCCL itself reads it.
+  Inventory inv = managed_server({{1, 1}});
+  inv.gpus[0].pci.current_link_speed = "8.0 GT/s PCIe";
+  inv.gpus[0].pci.current_link_width = 8;
+  inv.gpus[0].pci.max_link_speed = "16.0 GT/s PCIe";
+  inv.gpus[0].pci.max_link_width = 16;
+  std::string xml = nccl_topology_xml(inv, make_plan(inv, recipe("hgx"), node()));
+  CHECK(xml.find("device=\"0x2330\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\"/>") != std::string::npos);
+  CHECK(xml.find("8.0 GT/s") == std::string::npos);
+  // Without a maximum (an older kernel), the current value.
+  inv.gpus[0].pci.max_link_speed.clear();
+  inv.gpus[0].pci.max_link_width = 0;
+  xml = nccl_topology_xml(inv, make_plan(inv, recipe("hgx"), node()));
+  CHECK(xml.find("link_speed=\"8.0 GT/s PCIe\" link_width=\"8\"") != std::string::npos);
 }
 
 // ---------------------------------------------------------------------------------------------

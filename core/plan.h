@@ -41,6 +41,7 @@ struct RailPlan {
   int pfc_enable = 0;                  // bitmap of lossless priorities
   std::optional<Trust> trust;          // what the NIC classifies by; none when PFC is off
   int ecn_priority = -1;               // priority whose ECN (DCQCN) is enabled; -1: off
+  int cnp_dscp = -1;                   // DSCP of the congestion notifications it sends; -1: ECN off
   int roce_dscp = 0;                   // RoCE traffic's DSCP: its entry is the one dscp_map checks
   std::vector<int> dscp_to_priority;   // 64 entries
   int roce_tos = 0;

@@ -41,6 +41,7 @@ ordered_json to_json(const Plan& plan) {
                      {"pfc_enable", hex(static_cast<unsigned>(r.pfc_enable), 2)},
                      {"trust", r.trust ? ordered_json(to_string(*r.trust)) : ordered_json(nullptr)},
                      {"ecn_priority", r.ecn_priority < 0 ? ordered_json(nullptr) : ordered_json(r.ecn_priority)},
+                     {"cnp_dscp", r.cnp_dscp < 0 ? ordered_json(nullptr) : ordered_json(r.cnp_dscp)},
                      {"roce_dscp", r.roce_dscp},
                      {"dscp_to_priority", r.dscp_to_priority},
                      {"roce_tos", r.roce_tos},

@@ -9,9 +9,13 @@
 namespace railyard {
 
 int roce_path_mtu(int mtu) {
-  // IPv4/IPv6 + UDP + BTH + RETH + ICRC fit in 80 bytes of the interface MTU.
+  // The kernel's rule for RoCE ports (iboe_get_mtu, include/rdma/ib_addr.h, which mlx5
+  // follows): the largest IB MTU that fits once 96 bytes of headers are taken off the
+  // interface MTU, the worst case of GRH 40, UDP 8, BTH 12, XRC extension 4, AtomicETH 28
+  // and ICRC 4.
+  constexpr int kRoceHeaders = 40 + 8 + 12 + 4 + 28 + 4;
   for (int p = 4096; p >= 256; p /= 2)
-    if (p + 80 <= mtu) return p;
+    if (p + kRoceHeaders <= mtu) return p;
   return 256;
 }
 
@@ -120,7 +124,10 @@ class Planner {
       p.pfc_enable = 1 << f.pfc_priority;
       p.trust = f.trust;
     }
-    if (f.ecn != Requirement::off) p.ecn_priority = f.pfc_priority;
+    if (f.ecn != Requirement::off) {
+      p.ecn_priority = f.pfc_priority;
+      p.cnp_dscp = f.cnp_dscp;
+    }
     p.roce_dscp = f.roce_dscp;
     p.dscp_to_priority.resize(64);
     for (int d = 0; d < 64; ++d) p.dscp_to_priority[static_cast<std::size_t>(d)] = d >> 3;

@@ -76,18 +76,23 @@ std::string checks(const Plan& p, const std::string& prefix) {
 // ---------------------------------------------------------------------------------------------
 // RoCE parameters
 
-TEST_CASE("roce_path_mtu: the largest of 256..4096 with 80 bytes of headers to spare") {
+TEST_CASE("roce_path_mtu: the kernel's iboe_get_mtu, 96 bytes of headers to spare") {
   CHECK(roce_path_mtu(9000) == 4096);
   CHECK(roce_path_mtu(4200) == 4096);
-  CHECK(roce_path_mtu(4176) == 4096);  // 4096 + 80
-  CHECK(roce_path_mtu(4175) == 2048);
-  CHECK(roce_path_mtu(2128) == 2048);
-  CHECK(roce_path_mtu(2127) == 1024);
+  CHECK(roce_path_mtu(4192) == 4096);  // 4096 + 96
+  CHECK(roce_path_mtu(4191) == 2048);
+  CHECK(roce_path_mtu(4180) == 2048);  // the kernel's 2048, not 4096 (an 80-byte rule said 4096)
+  CHECK(roce_path_mtu(4176) == 2048);
+  CHECK(roce_path_mtu(2144) == 2048);
+  CHECK(roce_path_mtu(2143) == 1024);
+  CHECK(roce_path_mtu(2128) == 1024);
   CHECK(roce_path_mtu(1500) == 1024);
-  CHECK(roce_path_mtu(1280) == 1024);
-  CHECK(roce_path_mtu(1104) == 1024);
-  CHECK(roce_path_mtu(1103) == 512);
-  CHECK(roce_path_mtu(336) == 256);
+  CHECK(roce_path_mtu(1120) == 1024);
+  CHECK(roce_path_mtu(1119) == 512);
+  CHECK(roce_path_mtu(1104) == 512);
+  CHECK(roce_path_mtu(608) == 512);
+  CHECK(roce_path_mtu(607) == 256);
+  CHECK(roce_path_mtu(592) == 256);
   CHECK(roce_path_mtu(100) == 256);  // never below the smallest
 }
 
@@ -674,7 +679,7 @@ TEST_CASE("to_json: one rail in full") {
         R"("rdma_port":1,"gpu_pcis":["0000:12:00.0"],"affinity":"PIX","vlan":200,"netdev":"ens0f0.200","mtu":9000,)"
         R"("roce_path_mtu":4096,"address":"198.18.0.11/24","table":null,)"
         R"("sysctls":{"net/ipv4/conf/ens0f0.200/arp_ignore":"1","net/ipv4/conf/ens0f0.200/arp_announce":"2"},)"
-        R"("pfc_priority":3,"pfc_enable":"0x08","trust":"dscp","ecn_priority":3,"roce_dscp":26,"roce_tos":106,)"
+        R"("pfc_priority":3,"pfc_enable":"0x08","trust":"dscp","ecn_priority":3,"cnp_dscp":48,"roce_dscp":26,"roce_tos":106,)"
             R"("storm_timeout_ms":100,"roce_v2_gid_index":null})");
 }
 

@@ -44,10 +44,12 @@ void put_ifname(Bytes& b, const std::string& ifname) {
   put_attr(b, DCB_ATTR_IFNAME, ifname.c_str(), ifname.size() + 1);  // NUL-terminated
 }
 
-// Nests have no NLA_F_NESTED flag: the kernel's DCB parser and iproute2 do without.
+// Nests carry NLA_F_NESTED, as iproute2's dcb sets it (libmnl's mnl_attr_nest_start). The
+// kernel's DCB parser masks the flag off (nla_parse_nested_deprecated), so it takes both,
+// but a stricter parser would refuse a nest without it.
 std::size_t begin_nest(Bytes& b, std::uint16_t type) {
   std::size_t at = b.size();
-  nlattr h{0, type};
+  nlattr h{0, static_cast<std::uint16_t>(type | NLA_F_NESTED)};
   append(b, &h, sizeof h);
   return at;
 }

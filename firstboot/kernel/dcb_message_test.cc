@@ -40,6 +40,9 @@ Bytes attr(std::uint16_t type, const Bytes& data) {
   return b;
 }
 
+// A nest as railyard (and iproute2) sends one: flagged NLA_F_NESTED.
+Bytes nest(std::uint16_t type, const Bytes& data) { return attr(static_cast<std::uint16_t>(type | NLA_F_NESTED), data); }
+
 Bytes pfc_bytes(std::uint8_t cap, std::uint8_t en, std::uint8_t mbc, std::uint16_t delay) {
   Bytes b(136, 0);
   b[0] = cap;
@@ -91,7 +94,8 @@ TEST_CASE("IEEE_SET PFC request: priority 3 is pfc_en 0x08, delay and mbc as giv
   CHECK(b[2] == 0);
   CHECK(b[3] == 0);
   // DCB_ATTR_IEEE nest at 20, holding DCB_ATTR_IEEE_PFC at 24, struct ieee_pfc at 28.
-  CHECK(Bytes(b.begin() + 20, b.begin() + 28) == cat({u16(144), u16(13), u16(140), u16(2)}));
+  // The nest is flagged NLA_F_NESTED (0x8000), as iproute2's dcb sends it.
+  CHECK(Bytes(b.begin() + 20, b.begin() + 28) == cat({u16(144), u16(13 | NLA_F_NESTED), u16(140), u16(2)}));
   CHECK(b[28] == 8);     // pfc_cap
   CHECK(b[29] == 0x08);  // pfc_en: priority 3
   CHECK(b[30] == 1);     // mbc
@@ -99,25 +103,25 @@ TEST_CASE("IEEE_SET PFC request: priority 3 is pfc_en 0x08, delay and mbc as giv
   // The whole message; the request's counters are zero.
   Bytes zero_counters = pfc_bytes(8, 0x08, 1, 0x1234);
   zero_counters[8] = zero_counters[72] = 0;
-  CHECK(b == cat({{0, 20, 0, 0}, attr(1, kIfname), u16(144), u16(13), attr(2, zero_counters)}));
+  CHECK(b == cat({{0, 20, 0, 0}, attr(1, kIfname), u16(144), u16(13 | NLA_F_NESTED), attr(2, zero_counters)}));
 }
 
 TEST_CASE("IEEE_SET app request: one DCB_ATTR_IEEE_APP per entry, {5, 3, 26} maps DSCP 26 to priority 3") {
   Bytes b = encode_ieee_set_apps("ens1f0np0", {{5, 3, 26}});
   Bytes app = cat({{5, 3}, u16(26)});
-  CHECK(b == cat({{0, 20, 0, 0}, attr(1, kIfname), attr(13, attr(3, attr(1, app)))}));
+  CHECK(b == cat({{0, 20, 0, 0}, attr(1, kIfname), nest(13, nest(3, attr(1, app)))}));
   CHECK(b.size() == 36);
   CHECK(b[32] == 5);  // selector DSCP
   CHECK(b[33] == 3);  // priority
 
   Bytes two = encode_ieee_set_apps("ens1f0np0", {{5, 3, 26}, {5, 6, 48}});
   CHECK(two == cat({{0, 20, 0, 0}, attr(1, kIfname),
-                    attr(13, attr(3, cat({attr(1, app), attr(1, cat({{5, 6}, u16(48)}))})))}));
+                    nest(13, nest(3, cat({attr(1, app), attr(1, cat({{5, 6}, u16(48)}))})))}));
 }
 
 TEST_CASE("IEEE_DEL app request: the same table under DCB_CMD_IEEE_DEL") {
   Bytes b = encode_ieee_del_apps("ens1f0np0", {{5, 0, 26}});
-  CHECK(b == cat({{0, 27, 0, 0}, attr(1, kIfname), attr(13, attr(3, attr(1, cat({{5, 0}, u16(26)}))))}));
+  CHECK(b == cat({{0, 27, 0, 0}, attr(1, kIfname), nest(13, nest(3, attr(1, cat({{5, 0}, u16(26)}))))}));
 }
 
 TEST_CASE("requests decode back to what was encoded") {

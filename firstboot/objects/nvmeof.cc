@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "text.h"
 #include "verify/result.h"
 
 namespace railyard {
@@ -14,13 +15,45 @@ namespace {
 
 bool is_zero_uuid(const std::string& u) { return u.find_first_not_of("0-") == std::string::npos; }
 
-// The DMI product UUID, as `nvme gen-hostnqn` uses it; else /etc/machine-id shaped as a UUID.
+// The SMBIOS system UUID (type 1 structure, bytes 8..23) as text: its first three fields
+// are little-endian (DMTF SMBIOS 3.0, 7.2.1), as the kernel prints product_uuid.
+std::string smbios_uuid(const std::string& raw) {
+  static const int order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    auto b = static_cast<unsigned char>(raw[8 + static_cast<std::size_t>(order[i])]);
+    out += hex[b >> 4];
+    out += hex[b & 15];
+  }
+  return out;
+}
+
+// The host's UUID as `nvme gen-hostnqn` (libnvme) finds it, in its order: the DMI
+// product_uuid exactly as the kernel prints it (upper case on some kernels: libnvme keeps
+// the case, so must we), the SMBIOS type 1 entry under /sys/firmware/dmi/entries, the
+// device tree's partition UUID (POWER). An all-zero UUID, which some firmware reports, is
+// passed over: it would give every such machine the same identity. Where libnvme would then
+// make a random one, /etc/machine-id, so that the identity at least lasts the boot image's
+// life.
 std::pair<std::string, std::string> host_uuid(Kernel& k) {
   auto dmi = k.host.read_file("/sys/class/dmi/id/product_uuid");
-  if (dmi.ok() && dmi->size() == 36 && !is_zero_uuid(*dmi)) {
-    std::string u = *dmi;
-    std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return std::tolower(c); });
-    return {u, "DMI product UUID"};
+  if (dmi.ok() && dmi->size() == 36 && !is_zero_uuid(*dmi)) return {*dmi, "DMI product UUID"};
+  if (auto entries = k.host.list_directory("/sys/firmware/dmi/entries"); entries.ok())
+    for (const auto& e : *entries) {
+      std::string dir = "/sys/firmware/dmi/entries/" + e;
+      auto type = k.host.read_file(dir + "/type");
+      if (!type.ok() || *type != "1") continue;
+      auto raw = k.host.read_file(dir + "/raw");
+      if (!raw.ok() || raw->size() < 24) continue;
+      std::string u = smbios_uuid(*raw);
+      if (!is_zero_uuid(u)) return {u, "SMBIOS system UUID (" + dir + ")"};
+    }
+  auto tree = k.host.read_file("/proc/device-tree/ibm,partition-uuid");
+  if (tree.ok() && !tree->empty()) {
+    std::string u = tree->substr(0, tree->find('\0'));
+    if (!u.empty() && first_control(u).empty()) return {u, "device tree partition UUID"};
   }
   auto mid = k.host.read_file("/etc/machine-id");
   if (mid.ok() && mid->size() == 32) {

@@ -27,15 +27,17 @@ TEST_CASE("nvmeof: identity from the DMI UUID, discovery.conf, one connect, then
   rig.host.files["/sys/class/dmi/id/product_uuid"] = "4C4C4544-0042-3510-8052-B4C04F333732";
   Plan p = nvme_plan();
   auto c = rig.run(apply_nvmeof, p);
-  CHECK(rig.host.files["/etc/nvme/hostnqn"] == "nqn.2014-08.org.nvmexpress:uuid:4c4c4544-0042-3510-8052-b4c04f333732");
-  CHECK(rig.host.files["/etc/nvme/hostid"] == "4c4c4544-0042-3510-8052-b4c04f333732");
+  // As `nvme gen-hostnqn` gives it: libnvme copies product_uuid as the kernel prints it,
+  // upper case included.
+  CHECK(rig.host.files["/etc/nvme/hostnqn"] == "nqn.2014-08.org.nvmexpress:uuid:4C4C4544-0042-3510-8052-B4C04F333732");
+  CHECK(rig.host.files["/etc/nvme/hostid"] == "4C4C4544-0042-3510-8052-B4C04F333732");
   CHECK(rig.host.files["/etc/nvme/discovery.conf"].find(
             "--transport=rdma --traddr=198.18.0.100 --trsvcid=4420 --host-traddr=198.18.0.11") != std::string::npos);
   REQUIRE(rig.host.connects.size() == 1);
   CHECK(rig.host.connects[0] ==
         "nqn=nqn.2026-11.org.railyard.lab:target0,transport=rdma,traddr=198.18.0.100,trsvcid=4420,"
-        "hostnqn=nqn.2014-08.org.nvmexpress:uuid:4c4c4544-0042-3510-8052-b4c04f333732,"
-        "hostid=4c4c4544-0042-3510-8052-b4c04f333732,host_traddr=198.18.0.11");
+        "hostnqn=nqn.2014-08.org.nvmexpress:uuid:4C4C4544-0042-3510-8052-B4C04F333732,"
+        "hostid=4C4C4544-0042-3510-8052-B4C04F333732,host_traddr=198.18.0.11");
   CHECK(c.back().outcome == ChangeOutcome::changed);
   CHECK(c.back().detail == "instance=1,cntlid=1");
   // The kernel now lists the controller: the second run connects nothing.
@@ -44,6 +46,27 @@ TEST_CASE("nvmeof: identity from the DMI UUID, discovery.conf, one connect, then
   rig.host.files["/sys/class/nvme/nvme1/address"] = "traddr=198.18.0.100,trsvcid=4420,src_addr=198.18.0.11";
   CHECK(all_unchanged(rig.run(apply_nvmeof, p)));
   CHECK(rig.host.connects.size() == 1);
+}
+
+TEST_CASE("nvmeof: without product_uuid, libnvme's next sources: the SMBIOS type 1 entry, then the device tree") {
+  Rig rig;
+  // An SMBIOS system structure: type 1, length, handle, four string indices, then the UUID,
+  // its first three fields little-endian.
+  std::string raw = std::string("\x01\x1b\x01\x00\x01\x02\x03\x04", 8) +
+                    std::string("\x44\x45\x4c\x4c\x42\x00\x10\x35\x80\x52\xb4\xc0\x4f\x33\x37\x32", 16) + "x";
+  rig.host.files["/sys/firmware/dmi/entries/0-0/type"] = "0";
+  rig.host.files["/sys/firmware/dmi/entries/0-0/raw"] = std::string(40, '\x07');
+  rig.host.files["/sys/firmware/dmi/entries/1-0/type"] = "1";
+  rig.host.files["/sys/firmware/dmi/entries/1-0/raw"] = raw;
+  rig.host.files["/etc/machine-id"] = "0123456789abcdef0123456789abcdef";
+  auto c = rig.run(apply_nvmeof, nvme_plan());
+  CHECK(rig.host.files["/etc/nvme/hostid"] == "4c4c4544-0042-3510-8052-b4c04f333732");
+  CHECK(c[0].detail.find("SMBIOS system UUID (/sys/firmware/dmi/entries/1-0)") != std::string::npos);
+
+  Rig power;
+  power.host.files["/proc/device-tree/ibm,partition-uuid"] = std::string("2a9b1a31-9f2b-4a4f-8a6e-0d1c2b3a4f5e\0", 37);
+  power.run(apply_nvmeof, nvme_plan());
+  CHECK(power.host.files["/etc/nvme/hostid"] == "2a9b1a31-9f2b-4a4f-8a6e-0d1c2b3a4f5e");
 }
 
 TEST_CASE("nvmeof: no DMI UUID falls back to the machine id and says so; an unreachable target fails") {

@@ -32,6 +32,10 @@ void warn(CheckResult& r, std::string observed, std::string detail) {
   set(r, CheckStatus::warn, std::move(observed), std::move(detail));
 }
 
+void unsupported(CheckResult& r, std::string observed, std::string detail) {
+  set(r, CheckStatus::unsupported, std::move(observed), std::move(detail));
+}
+
 void from_status(CheckResult& r, const Status& s) {
   r.status = s.unsupported() ? CheckStatus::unsupported : CheckStatus::fail;
   if (r.observed.empty()) r.observed = s.unsupported() ? "unsupported" : "error";

@@ -15,6 +15,8 @@ CheckResult start(const PlannedCheck& c);
 void pass(CheckResult& r, std::string observed, std::string detail = "");
 void fail(CheckResult& r, std::string observed, std::string detail = "");
 void warn(CheckResult& r, std::string observed, std::string detail = "");
+// The device lacks the knob: the check cannot pass here, and says why.
+void unsupported(CheckResult& r, std::string observed, std::string detail = "");
 // The Status of a kernel read: unsupported where the device lacks the knob, else fail.
 void from_status(CheckResult& r, const Status& s);
 

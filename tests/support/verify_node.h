@@ -207,6 +207,8 @@ struct Node {
       host.files["/sys/class/net/" + r.ifname + "/qos/trust"] = "dscp";
       host.files["/sys/class/net/" + r.ifname + "/ecn/roce_np/enable/3"] = "1";
       host.files["/sys/class/net/" + r.ifname + "/ecn/roce_rp/enable/3"] = "1";
+      host.files["/sys/class/net/" + r.ifname + "/ecn/roce_np/cnp_dscp"] = "48";
+      host.files["/sys/class/net/" + r.ifname + "/ecn/roce_np/cnp_802p_prio"] = "6";
       host.files["/sys/kernel/config/rdma_cm/" + r.rdma_device + "/ports/1/default_roce_tos"] =
           std::to_string(r.roce_tos);
       ethtool.tunables[{r.ifname, kEthtoolPfcPreventionTout}] = 100;

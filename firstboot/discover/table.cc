@@ -11,13 +11,18 @@ namespace railyard {
 std::string inventory_table(const Inventory& inv, const RailMap& map) {
   std::ostringstream out;
   std::vector<std::size_t> nics = rail_candidates(inv, false);
+  auto column_name = [&](std::size_t n) { return inv.nics[n].rdma_device.value_or(inv.nics[n].ifname); };
   if (!inv.gpus.empty() && !nics.empty()) {
+    // Columns as wide as the longest device name and two spaces ("mlx5_bond_0",
+    // "rdmap16s27"), at least 10: names never run into each other.
+    int w = 10;
+    for (std::size_t n : nics) w = std::max(w, static_cast<int>(column_name(n).size()) + 2);
     out << std::left << std::setw(8) << "";
-    for (std::size_t n : nics) out << std::setw(10) << inv.nics[n].rdma_device.value_or(inv.nics[n].ifname);
+    for (std::size_t n : nics) out << std::setw(w) << column_name(n);
     out << "NUMA\n";
     for (std::size_t g = 0; g < inv.gpus.size(); ++g) {
       out << std::setw(8) << ("GPU" + std::to_string(g));
-      for (std::size_t n : nics) out << std::setw(10) << to_string(classify_affinity(inv.gpus[g].pci, inv.nics[n].pci));
+      for (std::size_t n : nics) out << std::setw(w) << to_string(classify_affinity(inv.gpus[g].pci, inv.nics[n].pci));
       out << inv.gpus[g].pci.numa_node << "\n";
     }
     out << "\n";
@@ -32,8 +37,15 @@ std::string inventory_table(const Inventory& inv, const RailMap& map) {
     out << "\n";
   }
   out << "NICs: " << inv.nics.size() << "\n";
+  // The same for the NIC list: interface (up to 15 characters) and RDMA device columns as
+  // wide as their longest entry.
+  int wif = 14, wrdma = 8;
   for (const auto& n : inv.nics) {
-    out << "  " << std::setw(14) << n.ifname << " " << n.pci.bdf << "  " << std::setw(8)
+    wif = std::max(wif, static_cast<int>(n.ifname.size()));
+    wrdma = std::max(wrdma, static_cast<int>(n.rdma_device.value_or("-").size()));
+  }
+  for (const auto& n : inv.nics) {
+    out << "  " << std::setw(wif) << n.ifname << " " << n.pci.bdf << "  " << std::setw(wrdma)
         << n.rdma_device.value_or("-") << " numa " << n.pci.numa_node << "  "
         << (n.speed_mbps > 0 ? std::to_string(n.speed_mbps) + " Mb/s" : "speed ?") << "  " << n.operstate
         << (n.management ? "  [management]" : "") << "\n";

@@ -65,6 +65,28 @@ void render(const Node& n, int depth, std::string& out) {
 
 }  // namespace
 
+const Gid* nccl_default_gid(const RdmaDevice& dev, int port) {
+  const RdmaPort* p = dev.port(port);
+  if (!p) return nullptr;
+  const Gid* best = nullptr;
+  for (const auto& g : p->gids)
+    if (g.type == "RoCE v2" && g.ipv4_mapped() && (!best || g.index < best->index)) best = &g;
+  return best;
+}
+
+std::optional<int> pinned_gid_index(const Plan& plan) {
+  std::set<int> indices;
+  bool any = false;
+  for (const auto& rail : plan.rails) {
+    if (rail.rdma_device.empty()) continue;
+    any = true;
+    if (!rail.roce_v2_gid_index) return std::nullopt;
+    indices.insert(*rail.roce_v2_gid_index);
+  }
+  if (!any || indices.size() != 1) return std::nullopt;
+  return *indices.begin();
+}
+
 std::string nccl_conf(const Recipe& r, const Plan& plan) {
   std::vector<const RailPlan*> rails;
   for (const auto& rail : plan.rails)
@@ -76,15 +98,9 @@ std::string nccl_conf(const Recipe& r, const Plan& plan) {
   out += "NCCL_IB_DISABLE=0\n";
   if (!rails.empty()) out += "NCCL_IB_HCA==" + hca_list(plan, rails) + "\n";
   // One GID index only when it is right for every rail; otherwise NCCL picks per device,
-  // held to RoCE v2 over IPv4.
-  std::set<int> indices;
-  bool all_known = !rails.empty();
-  for (const auto* rail : rails) {
-    if (rail->roce_v2_gid_index) indices.insert(*rail->roce_v2_gid_index);
-    else all_known = false;
-  }
-  if (all_known && indices.size() == 1) {
-    out += "NCCL_IB_GID_INDEX=" + std::to_string(*indices.begin()) + "\n";
+  // held to RoCE v2 over IPv4 (each GPU's env file pins its own rail's index).
+  if (auto index = pinned_gid_index(plan)) {
+    out += "NCCL_IB_GID_INDEX=" + std::to_string(*index) + "\n";
   } else {
     out += "NCCL_IB_ADDR_FAMILY=AF_INET\n";
     out += "NCCL_IB_ROCE_VERSION_NUM=2\n";
@@ -138,8 +154,11 @@ std::string nccl_gpu_env(const Inventory& inv, const Plan& plan, std::size_t gpu
   for (const auto& rail : plan.rails) {
     if (std::find(rail.gpu_pcis.begin(), rail.gpu_pcis.end(), bdf) == rail.gpu_pcis.end()) continue;
     std::string dev = rail.rdma_device + ":" + std::to_string(rail.rdma_port);
+    // The rail's own GID, pinned: NCCL's own choice is the port's lowest IPv4 RoCE v2 GID,
+    // which an address on the parent of a VLAN rail would take.
+    std::string gid = rail.roce_v2_gid_index ? "NCCL_IB_GID_INDEX=" + std::to_string(*rail.roce_v2_gid_index) + "\n" : "";
     return header(plan) + "# GPU " + std::to_string(gpu) + " (" + bdf + ") → rail " + std::to_string(rail.index) + " (" +
-           rail.ifname + ")\nNCCL_IB_HCA==" + dev + "\nUCX_NET_DEVICES=" + dev + "\n";
+           rail.ifname + ")\nNCCL_IB_HCA==" + dev + "\n" + gid + "UCX_NET_DEVICES=" + dev + "\n";
   }
   return header(plan) + "# GPU " + std::to_string(gpu) + " (" + bdf + ") has no rail\n";
 }

@@ -282,10 +282,24 @@ TEST_CASE("per-GPU env: that GPU's rail only") {
         "# Written by railyard-firstboot for gpu-a01 (recipe hgx); do not edit.\n"
         "# GPU 0 (0000:12:00.0) → rail 0 (ens0f0)\n"
         "NCCL_IB_HCA==mlx5_3:1\n"
+        "NCCL_IB_GID_INDEX=3\n"
         "UCX_NET_DEVICES=mlx5_3:1\n");
   std::string env1 = nccl_gpu_env(inv, p, 1);
   CHECK(has_line(env1, "NCCL_IB_HCA==mlx5_1:1"));
   CHECK(has_line(env1, "UCX_NET_DEVICES=mlx5_1:1"));
+}
+
+TEST_CASE("per-GPU env: each pins its own rail's GID index, also where nccl.conf cannot pin one for all") {
+  Inventory inv = two_rails(3, 5);
+  Plan p = make_plan(inv, recipe("hgx"), node());
+  CHECK_FALSE(pinned_gid_index(p));
+  CHECK(conf(inv, recipe("hgx")).find("NCCL_IB_GID_INDEX") == std::string::npos);
+  CHECK(has_line(nccl_gpu_env(inv, p, 0), "NCCL_IB_GID_INDEX=3"));
+  CHECK(has_line(nccl_gpu_env(inv, p, 1), "NCCL_IB_GID_INDEX=5"));
+  // Unknown (no address yet): nothing pinned.
+  Inventory none = two_rails(std::nullopt, std::nullopt);
+  Plan q = make_plan(none, recipe("hgx"), node());
+  CHECK(nccl_gpu_env(none, q, 0).find("NCCL_IB_GID_INDEX") == std::string::npos);
 }
 
 TEST_CASE("per-GPU env: GPUs sharing a rail get the same device") {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "nccl.h"
 #include "text.h"
 #include "verify/result.h"
 
@@ -116,8 +117,28 @@ void roce_v2_gid(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r)
     return;
   }
   auto index = roce_v2_gid_index(*dev, rail.rdma_port, rail.netdev, false);
-  if (index) pass(r, "index " + std::to_string(*index) + " on " + rail.netdev);
-  else fail(r, "none", "no RoCE v2 IPv4 GID on " + rail.netdev + ": the address is missing or on another device");
+  if (!index) {
+    fail(r, "none", "no RoCE v2 IPv4 GID on " + rail.netdev + ": the address is missing or on another device");
+    return;
+  }
+  std::string obs = "index " + std::to_string(*index) + " on " + rail.netdev;
+  // Would NCCL use it? Unpinned, NCCL takes the port's lowest IPv4 RoCE v2 GID, whatever its
+  // interface. nccl.conf pins one index when every rail has the same (settled_plan's view:
+  // the GIDs as discovered now).
+  const Gid* nccl = nccl_default_gid(*dev, rail.rdma_port);
+  if (!nccl || nccl->index == *index) return pass(r, obs);
+  Plan now = ctx.plan;
+  for (auto& pr : now.rails) {
+    const RdmaDevice* d = rail_rdma_device(ctx.now, pr);
+    pr.roce_v2_gid_index = d ? roce_v2_gid_index(*d, pr.rdma_port, pr.netdev, false) : std::nullopt;
+  }
+  std::string other = "index " + std::to_string(nccl->index) + " on " + nccl->ndev;
+  if (pinned_gid_index(now) == *index)
+    return pass(r, obs, "nccl.conf pins it; unpinned, NCCL would take " + other);
+  fail(r, obs + "; NCCL would take " + other,
+       nccl->ndev + " carries an IPv4 address outside the plan, and the rails' GID indices differ, so nccl.conf "
+       "cannot pin one: NCCL would address this rail by " + nccl->ndev + "'s GID (jobs that read gpuN.env are pinned; "
+       "others are not). Remove the address from " + nccl->ndev + ", or make the rails' GID indices equal");
 }
 
 }  // namespace railyard::checks

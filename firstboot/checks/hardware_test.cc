@@ -235,6 +235,26 @@ TEST_CASE("rail.N.roce_v2_gid: a RoCE v2 IPv4 GID on the rail's netdev, the VLAN
   CHECK(n.check("rail.0.roce_v2_gid").status == CheckStatus::fail);
 
   // The lowest matching index wins.
-  n.device("mlx5_0").ports[0].gids = {test::gid(7, "ens0f0.200"), test::gid(5, "ens0f0.200"), test::gid(1, "ens0f0")};
+  n.device("mlx5_0").ports[0].gids = {test::gid(7, "ens0f0.200"), test::gid(5, "ens0f0.200")};
   CHECK(n.check("rail.0.roce_v2_gid").observed == "index 5 on ens0f0.200");
+}
+
+TEST_CASE("rail.N.roce_v2_gid: an IPv4 address on the parent interface, which NCCL's own GID choice would take") {
+  Node n;
+  // ens0f0 (the VLAN rail's parent) carries an untagged IPv4 address outside the plan: its
+  // GID 1 is the port's lowest IPv4 RoCE v2 GID, NCCL's pick when no index is pinned.
+  n.device("mlx5_0").ports[0].gids = {test::gid(1, "ens0f0"), test::gid(5, "ens0f0.200")};
+  auto r = n.check("rail.0.roce_v2_gid");
+  CAPTURE(text(r));
+  // The other rails have GID index 3: nccl.conf cannot pin one index for all.
+  CHECK(r.status == CheckStatus::fail);
+  CHECK(r.observed == "index 5 on ens0f0.200; NCCL would take index 1 on ens0f0");
+  CHECK(contains(r.detail, "ens0f0 carries an IPv4 address outside the plan"));
+  // With the rail's own GID at the index every rail has, nccl.conf pins it: a pass that says why.
+  n.device("mlx5_0").ports[0].gids = {test::gid(1, "ens0f0"), test::gid(3, "ens0f0.200")};
+  r = n.check("rail.0.roce_v2_gid");
+  CAPTURE(text(r));
+  CHECK(r.status == CheckStatus::pass);
+  CHECK(r.observed == "index 3 on ens0f0.200");
+  CHECK(r.detail == "nccl.conf pins it; unpinned, NCCL would take index 1 on ens0f0");
 }

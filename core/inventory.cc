@@ -98,6 +98,12 @@ ordered_json to_json(const Inventory& inv) {
                       {"host_bridge", n.pci.host_bridge},
                       {"pci_path", n.pci.bridges},
                       {"link", link_json(n.pci)}};
+    if (n.bonded()) {
+      ordered_json ports = ordered_json::array();
+      for (const auto& p : n.bond_ports)
+        ports.push_back({{"ifname", p.ifname}, {"pci", p.pci}, {"operstate", p.operstate}, {"speed_mbps", p.speed_mbps}});
+      j["bond"] = {{"mode", n.bond_mode}, {"ports", std::move(ports)}};
+    }
     nics.push_back(std::move(j));
   }
   ordered_json rdma = ordered_json::array();

@@ -40,8 +40,17 @@ struct Gpu {
   PciFunction pci;
 };
 
-struct Nic {
+// A port of a bonded NIC (a RoCE LAG: both ports of one card in a bond that one RDMA
+// device, mlx5_bond_N, serves). Its PCI function, link and speed as the port sees them.
+struct BondPort {
   std::string ifname;
+  std::string pci;
+  std::string operstate;
+  int speed_mbps = -1;
+};
+
+struct Nic {
+  std::string ifname;  // a bonded NIC: the bond ("bond0"), whose ports are bond_ports
   PciFunction pci;
   std::string mac;
   std::string operstate;
@@ -51,6 +60,11 @@ struct Nic {
   std::optional<std::string> rdma_device;
   int rdma_port = 1;
   bool management = false;
+  // RoCE LAG: the bond's mode ("802.3ad") and its ports, ordered by PCI address; `pci` is
+  // then the first port's function (the one the RDMA device hangs off). Empty otherwise.
+  std::string bond_mode;
+  std::vector<BondPort> bond_ports;
+  bool bonded() const { return !bond_ports.empty(); }
 };
 
 struct NvmeController {

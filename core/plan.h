@@ -23,8 +23,12 @@ struct Sysctl {
 
 struct RailPlan {
   int index = 0;
-  std::string ifname;  // the physical interface
+  std::string ifname;  // the physical interface, or a RoCE LAG's bond
   std::string nic_pci;
+  // A RoCE LAG: the bond's ports. The bond carries the MTU, VLAN and address; DCB, trust,
+  // ECN, storm prevention and pause counters live on each port (port_views()).
+  std::vector<std::string> bond_ports;
+  std::string bond;  // in a port view only: the bond `ifname` is a port of
   std::string rdma_device;  // "" until a Soft-RoCE device is created: see soft_roce_device
   std::string soft_roce_device;  // rxe device to create on ifname ("" when not Soft-RoCE)
   int rdma_port = 1;
@@ -103,6 +107,11 @@ Plan make_plan(const Inventory& inv, const Recipe& recipe, const std::optional<N
 // devices and VLAN addresses did not exist before), filled in and the files rendered
 // again from them. Every run of the agent thus writes the same files.
 Plan settled_plan(const Plan& applied, const Inventory& now, const Recipe& recipe);
+
+// The rail as each physical port it runs on sees it: the rail itself, or one copy per bond
+// port with `ifname` the port and `bond` the bond. What a NIC keeps per port (PFC, the APP
+// table, trust, ECN, the storm tunable, pause counters) is applied and verified on these.
+std::vector<RailPlan> port_views(const RailPlan& rail);
 
 // RoCE path MTU for an interface MTU: the largest of 256..4096 that fits with headers.
 int roce_path_mtu(int mtu);

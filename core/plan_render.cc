@@ -22,7 +22,7 @@ ordered_json to_json(const Plan& plan) {
   for (const auto& r : plan.rails) {
     ordered_json sysctls = ordered_json::object();
     for (const auto& s : r.sysctls) sysctls[s.path] = s.value;
-    rails.push_back({{"index", r.index},
+    ordered_json rail = {{"index", r.index},
                      {"ifname", r.ifname},
                      {"nic_pci", r.nic_pci},
                      {"rdma_device", r.rdma_device},
@@ -46,7 +46,9 @@ ordered_json to_json(const Plan& plan) {
                      {"dscp_to_priority", r.dscp_to_priority},
                      {"roce_tos", r.roce_tos},
                      {"storm_timeout_ms", r.storm_timeout_ms},
-                     {"roce_v2_gid_index", opt(r.roce_v2_gid_index)}});
+                     {"roce_v2_gid_index", opt(r.roce_v2_gid_index)}};
+    if (!r.bond_ports.empty()) rail["bond_ports"] = r.bond_ports;
+    rails.push_back(std::move(rail));
   }
   ordered_json nvmeof = ordered_json::array();
   for (const auto& c : plan.nvmeof)
@@ -113,7 +115,9 @@ std::string to_text(const Plan& plan) {
         << (r.soft_roce_device.empty() ? "" : " (Soft-RoCE, created)") << "  mtu " << r.mtu << " (RoCE " << r.roce_path_mtu
         << ")  " << (r.address ? *r.address : "(no address)");
     if (r.table) out << "  table " << *r.table;
-    out << "\n     pfc " << hex(static_cast<unsigned>(r.pfc_enable), 2) << "  tos " << r.roce_tos << "  storm " << r.storm_timeout_ms << " ms";
+    out << "\n     pfc " << hex(static_cast<unsigned>(r.pfc_enable), 2);
+    if (!r.bond_ports.empty()) out << " on ports " << join(r.bond_ports, ", ");
+    out << "  tos " << r.roce_tos << "  storm " << r.storm_timeout_ms << " ms";
     if (!r.gpu_pcis.empty()) {
       out << "  gpus";
       for (const auto& g : r.gpu_pcis) out << " " << g;

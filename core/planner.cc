@@ -5,8 +5,22 @@
 #include "nccl.h"
 #include "net.h"
 #include "plan.h"
+#include "text.h"
 
 namespace railyard {
+
+std::vector<RailPlan> port_views(const RailPlan& rail) {
+  if (rail.bond_ports.empty()) return {rail};
+  std::vector<RailPlan> out;
+  for (const auto& port : rail.bond_ports) {
+    RailPlan view = rail;
+    view.bond = rail.ifname;
+    view.ifname = port;
+    view.bond_ports.clear();
+    out.push_back(std::move(view));
+  }
+  return out;
+}
 
 int roce_path_mtu(int mtu) {
   // The kernel's rule for RoCE ports (iboe_get_mtu, include/rdma/ib_addr.h, which mlx5
@@ -84,6 +98,7 @@ class Planner {
     p.index = rail.index;
     p.ifname = nic.ifname;
     p.nic_pci = nic.pci.bdf;
+    for (const auto& port : nic.bond_ports) p.bond_ports.push_back(port.ifname);
     p.rdma_port = nic.rdma_port;
     if (nic.rdma_device) p.rdma_device = *nic.rdma_device;
     else if (f.soft_roce) p.soft_roce_device = p.rdma_device = "rxe" + std::to_string(rail.index);
@@ -200,29 +215,31 @@ class Planner {
       auto id = [&](CheckKind k) { return CheckId::rail(k, rail.index); };
       if (rail.affinity) check(id(K::rail_affinity), "at worst " + to_string(hw.max_affinity));
       if (!link.empty()) check(id(K::rail_pcie_link), link);
-      check(id(K::rail_link), "up");
-      if (hw.rail_speed_mbps > 0) check(id(K::rail_speed), ">= " + std::to_string(hw.rail_speed_mbps) + " Mb/s");
+      // A bonded rail: every port up and at speed, and the per-port settings on each.
+      const std::string ports = rail.bond_ports.empty() ? "" : " on each of " + join(rail.bond_ports, ", ");
+      check(id(K::rail_link), rail.bond_ports.empty() ? "up" : "up, every port up");
+      if (hw.rail_speed_mbps > 0) check(id(K::rail_speed), ">= " + std::to_string(hw.rail_speed_mbps) + " Mb/s" + ports);
       check(id(K::rail_mtu), std::to_string(rail.mtu));
       if (rail.vlan) check(id(K::rail_vlan), rail.netdev + " id " + std::to_string(*rail.vlan));
       if (rail.address) check(id(K::rail_address), *rail.address + " on " + rail.netdev);
       check(id(K::rail_no_default_route), "no default route via " + rail.netdev);
       if (pfc) {
-        check(id(K::rail_pfc), "priority " + std::to_string(f.pfc_priority) + " lossless" + requirement_suffix(f.pfc),
+        check(id(K::rail_pfc), "priority " + std::to_string(f.pfc_priority) + " lossless" + ports + requirement_suffix(f.pfc),
               pfc_required);
-        check(id(K::rail_trust), to_string(f.trust), pfc_required);
-        check(id(K::rail_dscp_map), "DSCP " + std::to_string(f.roce_dscp) + " → priority " + std::to_string(f.pfc_priority),
+        check(id(K::rail_trust), to_string(f.trust) + ports, pfc_required);
+        check(id(K::rail_dscp_map), "DSCP " + std::to_string(f.roce_dscp) + " → priority " + std::to_string(f.pfc_priority) + ports,
               pfc_required);
       }
       if (f.ecn != Requirement::off)
-        check(id(K::rail_ecn), "enabled on priority " + std::to_string(f.pfc_priority) + requirement_suffix(f.ecn),
+        check(id(K::rail_ecn), "enabled on priority " + std::to_string(f.pfc_priority) + ports + requirement_suffix(f.ecn),
               f.ecn == Requirement::required);
       check(id(K::rail_roce_tos), std::to_string(rail.roce_tos));
-      if (pfc) check(id(K::rail_storm_prevention), std::to_string(rail.storm_timeout_ms) + " ms", pfc_required);
+      if (pfc) check(id(K::rail_storm_prevention), std::to_string(rail.storm_timeout_ms) + " ms" + ports, pfc_required);
       check(id(K::rail_rdma_port), "ACTIVE");
       check(id(K::rail_roce_v2_gid), "RoCE v2 IPv4 GID on " + rail.netdev);
       check(id(K::rail_rdma_write), std::to_string(r_.selftest.rdma_bytes) + " bytes written and verified");
       if (pfc)
-        check(id(K::rail_pause_storm), "< " + std::to_string(r_.selftest.pause_storm_pps) + " pause frames/s", pfc_required);
+        check(id(K::rail_pause_storm), "< " + std::to_string(r_.selftest.pause_storm_pps) + " pause frames/s" + ports, pfc_required);
     }
     if (plan_.rails.size() >= 2) check(CheckId::node(K::rails_cross_rdma_write), "RDMA WRITE between every pair of rails");
     for (std::size_t i = 0; i < plan_.nvmeof.size(); ++i) {

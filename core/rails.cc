@@ -51,8 +51,13 @@ std::map<std::size_t, std::size_t> pin(const std::vector<Pair>& pairs, std::size
 
 std::optional<std::size_t> find_nic(const Inventory& inv, const std::string& ref) {
   auto pci = normalize_pci(ref);
-  for (std::size_t i = 0; i < inv.nics.size(); ++i)
-    if ((pci && inv.nics[i].pci.bdf == *pci) || inv.nics[i].ifname == ref) return i;
+  auto names = [&](const std::string& ifname, const std::string& bdf) { return ifname == ref || (pci && bdf == *pci); };
+  for (std::size_t i = 0; i < inv.nics.size(); ++i) {
+    if (names(inv.nics[i].ifname, inv.nics[i].pci.bdf)) return i;
+    // A bonded NIC answers to its ports too: a recipe written for the card names it either way.
+    for (const auto& p : inv.nics[i].bond_ports)
+      if (names(p.ifname, p.pci)) return i;
+  }
   return std::nullopt;
 }
 
@@ -169,12 +174,19 @@ nlohmann::ordered_json rails_json(const Inventory& inv, const RailMap& map) {
     const Nic& nic = inv.nics[r.nic];
     nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
     for (std::size_t g : r.gpus) gpus.push_back(inv.gpus[g].pci.bdf);
-    out.push_back({{"index", r.index},
-                   {"ifname", nic.ifname},
-                   {"nic_pci", nic.pci.bdf},
-                   {"rdma_device", nic.rdma_device ? nlohmann::ordered_json(*nic.rdma_device) : nlohmann::ordered_json(nullptr)},
-                   {"gpu_pcis", gpus},
-                   {"affinity", r.affinity ? nlohmann::ordered_json(to_string(*r.affinity)) : nlohmann::ordered_json(nullptr)}});
+    nlohmann::ordered_json rail = {
+        {"index", r.index},
+        {"ifname", nic.ifname},
+        {"nic_pci", nic.pci.bdf},
+        {"rdma_device", nic.rdma_device ? nlohmann::ordered_json(*nic.rdma_device) : nlohmann::ordered_json(nullptr)},
+        {"gpu_pcis", gpus},
+        {"affinity", r.affinity ? nlohmann::ordered_json(to_string(*r.affinity)) : nlohmann::ordered_json(nullptr)}};
+    if (nic.bonded()) {
+      nlohmann::ordered_json ports = nlohmann::ordered_json::array();
+      for (const auto& p : nic.bond_ports) ports.push_back(p.ifname);
+      rail["bond_ports"] = std::move(ports);
+    }
+    out.push_back(std::move(rail));
   }
   return out;
 }

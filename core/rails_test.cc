@@ -225,6 +225,28 @@ TEST_CASE("hardware.rails naming what cannot be a rail: problems, no rails") {
   CHECK(rails(inv, map_rails(inv, hardware(0, {"ens0f0", "54:00.0"}), true)) == "ens0f0[12 32] ens2f0[52]");
 }
 
+TEST_CASE("RoCE LAG: a bonded card is one rail, named by the bond, either port or either function") {
+  Inventory inv = server({{2, 1}, {2, 1}});
+  bond_rails(inv);
+  RailMap all = map_rails(inv, hardware(2), false);
+  CHECK(lines(all.problems) == "");
+  CHECK(rails(inv, all) == "bond0[12 13] bond1[32 33]");
+  // A recipe written for the card names a port or a function; it means the bond.
+  for (std::string ref : {"bond1", "ens1f0", "ens1f0p1", "34:00.0", "0000:34:00.1"}) {
+    CAPTURE(ref);
+    RailMap m = map_rails(inv, hardware(0, {ref}), false);
+    CHECK(lines(m.problems) == "");
+    CHECK(rails(inv, m) == "bond1[12 13 32 33]");
+  }
+  CHECK(lines(map_rails(inv, hardware(0, {"ens1f0", "ens1f0p1"}), false).problems) ==
+        "hardware.rails names bond1 (0000:34:00.0) twice\n");
+  auto json = rails_json(inv, all);
+  CHECK(json[1]["ifname"] == "bond1");
+  CHECK(json[1]["nic_pci"] == "0000:34:00.0");
+  CHECK(json[1]["bond_ports"] == nlohmann::ordered_json{"ens1f0", "ens1f0p1"});
+  CHECK_FALSE(rails_json(server({{1, 1}}), map_rails(server({{1, 1}}), hardware(1), false))[0].contains("bond_ports"));
+}
+
 TEST_CASE("hardware.rails naming one NIC twice (by name and by address): a problem") {
   // The validator cannot resolve names to addresses; the rail mapping catches the repeat.
   Inventory inv = server({{0, 1}, {0, 1}});

@@ -143,10 +143,12 @@ schema::Schema<Recipe> build() {
       .integer("rail_count", &HardwareSpec::rail_count, 0, 0, 32,
                "Number of rails. 0: one rail per NIC nearest a GPU (every RDMA NIC on a GPU-less node).")
       .strings("rails", &HardwareSpec::rails, {},
-               "Explicit rail NICs in rail order, by PCI address or interface name; empty: discovered.",
+               "Explicit rail NICs in rail order, by PCI address or interface name (a RoCE LAG bond also by "
+               "either port or function); empty: discovered.",
                check_rail_ref, "PCI addresses or interface names")
       .integer("rail_speed_mbps", &HardwareSpec::rail_speed_mbps, 0, 0, 1600000,
-               "Minimum link speed of each rail in Mb/s (100 GbE = 100000); 0 does not check.")
+               "Minimum link speed of each rail in Mb/s (100 GbE = 100000), of every port of a bonded rail; "
+               "0 does not check.")
       .integer("pcie_gen", &HardwareSpec::pcie_gen, 0, 0, 6, "Minimum PCIe generation of GPU and rail links; 0 does not check.")
       .integer("pcie_width", &HardwareSpec::pcie_width, 0, 0, 16, "Minimum PCIe link width (lanes); 0 does not check.",
                [](int v) -> std::optional<std::string> {

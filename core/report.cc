@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
 
@@ -19,6 +20,23 @@ int Report::failed_count() const {
   for (const auto& c : checks)
     if (c.failing()) ++n;
   return n;
+}
+
+std::uint8_t worst_rank(CheckStatus s) {
+  switch (s) {
+    case CheckStatus::pass: return 1;
+    case CheckStatus::warn: return 2;
+    case CheckStatus::skip: return 3;
+    case CheckStatus::unsupported: return 4;
+    case CheckStatus::fail: return 5;
+  }
+  return 5;
+}
+
+CheckStatus status_of_rank(std::uint8_t rank) {
+  static constexpr CheckStatus by_rank[] = {CheckStatus::pass, CheckStatus::pass, CheckStatus::warn, CheckStatus::skip,
+                                            CheckStatus::unsupported, CheckStatus::fail};
+  return by_rank[std::min<std::uint8_t>(rank, 5)];
 }
 
 std::string to_string(CheckStatus s) {

@@ -5,6 +5,7 @@
 // know (docs/report.schema.json).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +66,10 @@ struct Report {
 };
 
 std::string to_string(CheckStatus s);
+// 1 pass, 2 warn, 3 skip, 4 unsupported, 5 fail: how bad a status is. A node's standing on a
+// check kind is its worst check of that kind; a bonded rail's check, its worst port.
+std::uint8_t worst_rank(CheckStatus s);
+CheckStatus status_of_rank(std::uint8_t rank);
 std::optional<CheckStatus> parse_check_status(const std::string& s);
 
 nlohmann::ordered_json to_json(const Report& r);

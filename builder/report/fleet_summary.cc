@@ -100,14 +100,18 @@ FleetSummary summarize(const Fleet& fleet) {
     bool unverified = false;
     for (std::size_t k = 0; k < kCheckKinds; ++k) {
       if (!n.worst[k]) continue;
+      // Apply's own outcomes and names this version does not know prove nothing about the
+      // node: their skips leave no check of the plan unverified.
+      const auto kind = static_cast<CheckKind>(k);
+      const bool proves = kind != CheckKind::apply_failed && kind != CheckKind::other;
       CheckTally& t = tallies[k];
       ++t.nodes;
       switch (status_of_rank(n.worst[k])) {
         case CheckStatus::pass: ++t.pass; break;
         case CheckStatus::warn: ++t.warn; break;
         case CheckStatus::fail: ++t.fail; break;
-        case CheckStatus::unsupported: ++t.unsupported, unverified = true; break;
-        case CheckStatus::skip: ++t.skip, unverified = true; break;
+        case CheckStatus::unsupported: ++t.unsupported, unverified |= proves; break;
+        case CheckStatus::skip: ++t.skip, unverified |= proves; break;
       }
     }
     s.passed_unverified += passed && unverified;

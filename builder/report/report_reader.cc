@@ -343,23 +343,6 @@ bool Walk::report(od::document& doc) {
 
 }  // namespace
 
-std::uint8_t worst_rank(CheckStatus s) {
-  switch (s) {
-    case CheckStatus::pass: return 1;
-    case CheckStatus::warn: return 2;
-    case CheckStatus::skip: return 3;
-    case CheckStatus::unsupported: return 4;
-    case CheckStatus::fail: return 5;
-  }
-  return 5;
-}
-
-CheckStatus status_of_rank(std::uint8_t rank) {
-  static constexpr CheckStatus by_rank[] = {CheckStatus::pass, CheckStatus::pass, CheckStatus::warn, CheckStatus::skip,
-                                            CheckStatus::unsupported, CheckStatus::fail};
-  return by_rank[std::min<std::uint8_t>(rank, 5)];
-}
-
 double ReportDigest::total_ms() const {
   double t = 0;
   for (const auto& p : phases) t += p.ms;

@@ -60,11 +60,6 @@ struct ReportDigest {
   std::string contradiction() const;
 };
 
-// 1 pass, 2 warn, 3 skip, 4 unsupported, 5 fail: a node's standing on a check kind is its
-// worst check of that kind.
-std::uint8_t worst_rank(CheckStatus s);
-CheckStatus status_of_rank(std::uint8_t rank);
-
 struct LoadedReport {
   int schema = 0;
   bool passed = false;  // the report's own `result`

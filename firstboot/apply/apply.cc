@@ -30,12 +30,23 @@ std::vector<Change> apply_plan(const Plan& plan, Kernel& kernel) {
                      "the plan would touch the management interface " + plan.management + "; refused"});
       return out;
     }
+  // What a NIC keeps per physical port is set on every port of a bonded rail.
+  Plan ports = plan;
+  ports.rails.clear();
+  for (const auto& rail : plan.rails)
+    for (auto& view : port_views(rail)) ports.rails.push_back(std::move(view));
   // Order matters: modules before the devices they provide, links before their VLANs,
   // addresses before the routes and rules that name them, rails up before DCB.
-  static const Applier appliers[] = {apply_modules, apply_soft_roce, apply_links, apply_vlans,  apply_addresses,
-                                     apply_routing, apply_sysctls,  apply_pfc,   apply_dscp_app, apply_trust,
-                                     apply_ecn,     apply_roce_tos, apply_storm, apply_acs,      apply_nvmeof};
-  for (Applier a : appliers) a(plan, kernel, out);
+  struct Step {
+    Applier apply;
+    bool per_port;
+  };
+  static const Step steps[] = {{apply_modules, false},  {apply_soft_roce, false}, {apply_links, false},
+                               {apply_vlans, false},    {apply_addresses, false}, {apply_routing, false},
+                               {apply_sysctls, false},  {apply_pfc, true},        {apply_dscp_app, true},
+                               {apply_trust, true},     {apply_ecn, true},        {apply_roce_tos, false},
+                               {apply_storm, true},     {apply_acs, false},       {apply_nvmeof, false}};
+  for (const Step& s : steps) s.apply(s.per_port ? ports : plan, kernel, out);
   return out;
 }
 

@@ -2,7 +2,9 @@
 
 namespace railyard {
 
-std::string rail_label(const RailPlan& rail) { return "rail " + std::to_string(rail.index) + " (" + rail.ifname + ")"; }
+std::string rail_label(const RailPlan& rail) {
+  return "rail " + std::to_string(rail.index) + " (" + rail.ifname + (rail.bond.empty() ? "" : " of " + rail.bond) + ")";
+}
 
 Change change_from(const std::string& object, const Status& s, const std::string& before, const std::string& after,
                    ChangeOutcome ok_outcome) {

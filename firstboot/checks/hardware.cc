@@ -93,9 +93,22 @@ void rail_pcie_link(const VerifyContext& ctx, const RailPlan& rail, CheckResult&
 void rail_speed(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
   const Nic* nic = rail_nic(ctx, rail, r);
   if (!nic) return;
-  std::string obs = nic->speed_mbps > 0 ? std::to_string(nic->speed_mbps) + " Mb/s" : "unknown";
-  if (nic->speed_mbps >= ctx.plan.hardware.rail_speed_mbps) pass(r, obs);
-  else fail(r, obs, "link negotiated below the rail speed: check the cable and the switch port speed");
+  auto text = [](int mbps) { return mbps > 0 ? std::to_string(mbps) + " Mb/s" : std::string("unknown"); };
+  const int want = ctx.plan.hardware.rail_speed_mbps;
+  if (!nic->bonded()) {
+    if (nic->speed_mbps >= want) pass(r, text(nic->speed_mbps));
+    else fail(r, text(nic->speed_mbps), "link negotiated below the rail speed: check the cable and the switch port speed");
+    return;
+  }
+  // The rail speed is a port's: every port of a bond must reach it (the bond's own figure is
+  // their sum, which one fast port and one slow one could make look right).
+  std::vector<std::string> each, slow;
+  for (const auto& p : nic->bond_ports) {
+    each.push_back(p.ifname + " " + text(p.speed_mbps));
+    if (p.speed_mbps < want) slow.push_back(p.ifname);
+  }
+  if (slow.empty()) pass(r, join(each, ", "));
+  else fail(r, join(each, ", "), join(slow, ", ") + " below the rail speed: check the cable and the switch port speed");
 }
 
 void rdma_port(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {

@@ -11,6 +11,7 @@ Inventory discover() {
   inv.gpus = gpus(pci);
   inv.nics = nics();
   inv.rdma = rdma_devices();
+  fold_bonds(inv.nics, inv.rdma);
   inv.nvme = nvme_controllers();
   inv.numa = numa_nodes();
   for (auto& nic : inv.nics)

@@ -25,6 +25,9 @@ std::optional<std::string> pci_syspath_of(const std::string& class_syspath);
 
 std::vector<Gpu> gpus(const std::vector<std::string>& pci_syspaths);
 std::vector<Nic> nics();
+// RoCE LAG: an RDMA device with a PCI function whose interface is a bond of that function
+// and its sibling (mlx5_bond_N over bondN) makes the bond one NIC, in place of its ports.
+void fold_bonds(std::vector<Nic>& nics, const std::vector<RdmaDevice>& rdma);
 std::vector<RdmaDevice> rdma_devices();
 std::vector<NvmeController> nvme_controllers();
 std::vector<NumaNode> numa_nodes();

@@ -2,6 +2,7 @@
 // parent is set here too, before vlan.cc raises the VLAN's MTU (it may not exceed the parent's).
 #include "objects/link.h"
 
+#include "text.h"
 #include "verify/result.h"
 
 namespace railyard {
@@ -41,9 +42,21 @@ void verify_mtu(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) 
 
 void verify_link(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
   const Nic* nic = ctx.now.nic(rail.ifname);
-  if (!nic) checks::fail(r, "absent", rail.ifname + " is gone");
-  else if (nic->operstate == "up") checks::pass(r, "up");
-  else checks::fail(r, nic->operstate, "no carrier: check the cable, the transceiver and the switch port");
+  if (!nic) return checks::fail(r, "absent", rail.ifname + " is gone");
+  if (nic->operstate != "up")
+    return checks::fail(r, nic->operstate, "no carrier: check the cable, the transceiver and the switch port");
+  if (!nic->bonded()) return checks::pass(r, "up");
+  // A bond is up while one port is: a rail with a port down has half its bandwidth and no
+  // redundancy left, and the switch side of that cable is unproven.
+  std::vector<std::string> down;
+  for (const auto& p : nic->bond_ports)
+    if (p.operstate != "up") down.push_back(p.ifname + " " + p.operstate);
+  std::string ports = std::to_string(nic->bond_ports.size() - down.size()) + " of " +
+                      std::to_string(nic->bond_ports.size()) + " ports up";
+  if (down.empty()) return checks::pass(r, "up, " + ports);
+  checks::fail(r, "up, " + ports + " (" + join(down, ", ") + ")",
+               "a port of " + rail.ifname + " has no carrier: the rail runs without it; check its cable, transceiver "
+               "and switch port, and that the leaf's LAG (MLAG) has it as a member");
 }
 
 }  // namespace railyard

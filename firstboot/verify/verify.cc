@@ -1,5 +1,7 @@
 #include "verify/verify.h"
 
+#include <algorithm>
+
 #include "checks/data_path.h"
 #include "checks/hardware.h"
 #include "objects/acs.h"
@@ -15,6 +17,7 @@
 #include "objects/storm.h"
 #include "objects/trust.h"
 #include "objects/vlan.h"
+#include "text.h"
 #include "verify/result.h"
 
 namespace railyard {
@@ -30,6 +33,43 @@ const RailPlan* rail_of(const Plan& plan, int index) {
 const NvmeofConnection* connection_of(const Plan& plan, int index) {
   if (index < 0 || static_cast<std::size_t>(index) >= plan.nvmeof.size()) return nullptr;
   return &plan.nvmeof[static_cast<std::size_t>(index)];
+}
+
+using RailCheck = void (*)(const VerifyContext&, const RailPlan&, CheckResult&);
+
+// A check of what a NIC keeps per port, on every port of a bonded rail (one port: the rail
+// itself). The worst port decides; the observation names the ports, each with its own
+// reading where they differ.
+void on_ports(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r, RailCheck check) {
+  std::vector<RailPlan> views = port_views(rail);
+  if (views.size() == 1) return check(ctx, views.front(), r);
+  std::vector<CheckResult> each;
+  for (const auto& view : views) {
+    CheckResult one = r;
+    check(ctx, view, one);
+    each.push_back(std::move(one));
+  }
+  const CheckResult& first = each.front();
+  bool same = std::all_of(each.begin(), each.end(), [&](const CheckResult& c) {
+    return c.status == first.status && c.observed == first.observed && c.detail == first.detail;
+  });
+  CheckStatus worst = first.status;
+  for (const auto& c : each)
+    if (worst_rank(c.status) > worst_rank(worst)) worst = c.status;
+  r.status = worst;
+  if (same) {
+    r.observed = first.observed + " on " + join(rail.bond_ports, ", ");
+    r.detail = first.detail;
+    return;
+  }
+  std::vector<std::string> observed, details;
+  for (std::size_t i = 0; i < each.size(); ++i) {
+    observed.push_back(views[i].ifname + ": " + each[i].observed);
+    if (!each[i].detail.empty() && each[i].status != CheckStatus::pass)
+      details.push_back(views[i].ifname + ": " + each[i].detail);
+  }
+  r.observed = join(observed, "; ");
+  r.detail = join(details, "; ");
 }
 
 // Evaluates one check; false when this agent has no evaluator for it (a kind without one,
@@ -53,16 +93,16 @@ bool evaluate(const VerifyContext& ctx, CheckResult& r) {
     case K::rail_vlan: verify_vlan(ctx, *rail, r); return true;
     case K::rail_address: verify_address(ctx, *rail, r); return true;
     case K::rail_no_default_route: verify_no_default_route(ctx, *rail, r); return true;
-    case K::rail_pfc: verify_pfc(ctx, *rail, r); return true;
-    case K::rail_trust: verify_trust(ctx, *rail, r); return true;
-    case K::rail_dscp_map: verify_dscp_map(ctx, *rail, r); return true;
-    case K::rail_ecn: verify_ecn(ctx, *rail, r); return true;
+    case K::rail_pfc: on_ports(ctx, *rail, r, verify_pfc); return true;
+    case K::rail_trust: on_ports(ctx, *rail, r, verify_trust); return true;
+    case K::rail_dscp_map: on_ports(ctx, *rail, r, verify_dscp_map); return true;
+    case K::rail_ecn: on_ports(ctx, *rail, r, verify_ecn); return true;
     case K::rail_roce_tos: verify_roce_tos(ctx, *rail, r); return true;
-    case K::rail_storm_prevention: verify_storm_prevention(ctx, *rail, r); return true;
+    case K::rail_storm_prevention: on_ports(ctx, *rail, r, verify_storm_prevention); return true;
     case K::rail_rdma_port: checks::rdma_port(ctx, *rail, r); return true;
     case K::rail_roce_v2_gid: checks::roce_v2_gid(ctx, *rail, r); return true;
     case K::rail_rdma_write: checks::rdma_write(ctx, *rail, r); return true;
-    case K::rail_pause_storm: verify_pause_storm(ctx, *rail, r); return true;
+    case K::rail_pause_storm: on_ports(ctx, *rail, r, verify_pause_storm); return true;
     case K::rails_cross_rdma_write: checks::cross_rdma_write(ctx, r); return true;
     case K::nvmeof_connected: verify_nvmeof_connected(ctx, *nvme, r); return true;
     case K::nvmeof_namespace_read: verify_nvmeof_namespace(ctx, *nvme, r); return true;

@@ -85,6 +85,19 @@ TEST_CASE("report summarize: a fleet that passes without proving lossless says s
                                                   {"fail", 0}, {"unsupported", 7}, {"skip", 0}});
 }
 
+TEST_CASE("report summarize: apply's outcomes and unknown names leave no planned check unverified") {
+  test::TempDir dir;
+  // Every planned check passed; apply could not set PFC (its own outcome, not a check of
+  // the plan) and a newer agent sent a kind this version does not know.
+  dir.write("a.json", with_checks("a", {{"rail.0.link", "pass"}, {"apply.pfc", "unsupported"}, {"rail.0.future", "skip"}}));
+  dir.write("b.json", with_checks("b", {{"rail.0.link", "pass"}, {"rail.0.pfc", "unsupported"}}));
+  auto fleet = read_fleet(dir.path());
+  REQUIRE(fleet.ok());
+  FleetSummary s = summarize(*fleet);
+  CHECK(s.passed == 2);
+  CHECK(s.passed_unverified == 1);  // b only
+}
+
 TEST_CASE("report summarize: every kind verified everywhere is one line; a report that contradicts itself counts as fail") {
   test::TempDir dir;
   dir.write("a.json", with_checks("a", {{"rail.0.pfc", "pass"}, {"gpu.count", "pass"}}));

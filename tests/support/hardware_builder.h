@@ -150,6 +150,28 @@ inline Inventory managed_server(const std::vector<Switch>& switches) {
   return inv;
 }
 
+// Makes every rail NIC of `inv` (all but the management port) a RoCE LAG as mlx5 makes one:
+// NIC ensSfJ becomes bond<n> (n counting NICs in bus order) of ports ensSfJ and ensSfJp1, the
+// second port's function .1 of the first's; its RDMA device's GIDs name the bond.
+inline void bond_rails(Inventory& inv) {
+  int n = 0;
+  for (auto& nic : inv.nics) {
+    if (nic.management) continue;
+    std::string bond = "bond" + std::to_string(n++);
+    std::string second = nic.pci.bdf.substr(0, nic.pci.bdf.size() - 1) + "1";
+    nic.bond_mode = "802.3ad";
+    nic.bond_ports = {{nic.ifname, nic.pci.bdf, "up", nic.speed_mbps}, {nic.ifname + "p1", second, "up", nic.speed_mbps}};
+    for (auto& d : inv.rdma)
+      if (nic.rdma_device && d.name == *nic.rdma_device) {
+        d.netdev = bond;
+        for (auto& port : d.ports)
+          for (auto& g : port.gids)
+            if (g.ndev == nic.ifname) g.ndev = bond;
+      }
+    nic.ifname = bond;
+  }
+}
+
 // Every key at its default, two rail subnets.
 inline Recipe recipe(const std::string& name = "test") {
   Recipe r = default_recipe();

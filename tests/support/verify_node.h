@@ -101,6 +101,13 @@ inline std::vector<std::uint8_t> config_space(bool acs, int ctrl = 0) {
 // mlx5_0..2), plus the management port eno1.
 inline Inventory three_rails() { return test::managed_server({{1, 1}, {1, 1}, {1, 1}}); }
 
+// The same with each rail NIC a RoCE LAG: bond0..2 of ensSf0 and ensSf0p1 (bond_rails()).
+inline Inventory three_bonded_rails() {
+  Inventory inv = three_rails();
+  test::bond_rails(inv);
+  return inv;
+}
+
 // A node planned from `inventory` with a recipe every check applies to (VLAN 200, PCIe Gen4
 // x16 at least, 200 Gb/s rails, ACS off, one NVMe-oF target on rail 0) and the kernel, the
 // post-apply inventory and the data path set up as a successful apply leaves them, so that
@@ -185,6 +192,7 @@ struct Node {
     for (auto& n : now.nics) {
       if (n.management) continue;
       n.speed_mbps = 200000;
+      for (auto& port : n.bond_ports) port.speed_mbps = 200000;
       n.pci.current_link_speed = n.pci.max_link_speed = "32.0 GT/s PCIe";
       n.pci.current_link_width = n.pci.max_link_width = 16;
     }
@@ -202,17 +210,20 @@ struct Node {
       v.parent = r.ifname;
       rtnl.addrs[r.netdev] = {*r.address};
       rtnl.route_entries.push_back({r.address->substr(0, 8) + ".0/24", r.netdev, r.address->substr(0, 11), 254});
-      dcb.pfcs[r.ifname] = IeeePfc{8, 0x08, 0, 0};
-      dcb.tables[r.ifname] = {DcbApp{5, 3, 26}, DcbApp{5, 6, 48}};
-      host.files["/sys/class/net/" + r.ifname + "/qos/trust"] = "dscp";
-      host.files["/sys/class/net/" + r.ifname + "/ecn/roce_np/enable/3"] = "1";
-      host.files["/sys/class/net/" + r.ifname + "/ecn/roce_rp/enable/3"] = "1";
-      host.files["/sys/class/net/" + r.ifname + "/ecn/roce_np/cnp_dscp"] = "48";
-      host.files["/sys/class/net/" + r.ifname + "/ecn/roce_np/cnp_802p_prio"] = "6";
       host.files["/sys/kernel/config/rdma_cm/" + r.rdma_device + "/ports/1/default_roce_tos"] =
           std::to_string(r.roce_tos);
-      ethtool.tunables[{r.ifname, kEthtoolPfcPreventionTout}] = 100;
-      ethtool.statistics[r.ifname] = {{"rx_prio3_pause", 10}, {"tx_prio3_pause", 20}, {"rx_prio0_pause", 0}};
+      for (const auto& port : port_views(r)) {  // a bond's ports, else the rail's interface
+        const std::string& p = port.ifname;
+        dcb.pfcs[p] = IeeePfc{8, 0x08, 0, 0};
+        dcb.tables[p] = {DcbApp{5, 3, 26}, DcbApp{5, 6, 48}};
+        host.files["/sys/class/net/" + p + "/qos/trust"] = "dscp";
+        host.files["/sys/class/net/" + p + "/ecn/roce_np/enable/3"] = "1";
+        host.files["/sys/class/net/" + p + "/ecn/roce_rp/enable/3"] = "1";
+        host.files["/sys/class/net/" + p + "/ecn/roce_np/cnp_dscp"] = "48";
+        host.files["/sys/class/net/" + p + "/ecn/roce_np/cnp_802p_prio"] = "6";
+        ethtool.tunables[{p, kEthtoolPfcPreventionTout}] = 100;
+        ethtool.statistics[p] = {{"rx_prio3_pause", 10}, {"tx_prio3_pause", 20}, {"rx_prio0_pause", 0}};
+      }
     }
     host.modules.insert("nvidia_peermem");
     for (const auto& bdf : plan.acs_disable) host.config[bdf] = config_space(true, 0);

@@ -9,10 +9,10 @@ packages=(
   # libraries (see CMakeLists.txt)
   libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libssl-dev doctest-dev
   libarchive-dev libcurl4-openssl-dev libibverbs-dev libnl-3-dev libnl-route-3-dev
-  libkmod-dev libxxhash-dev
+  libkmod-dev libxxhash-dev libudev-dev
   libmicrohttpd-dev libcpp-httplib-dev libsimdjson-dev
   # fake hardware for discovery tests, network namespaces, and timing for benchmarks
-  umockdev iproute2 time bc
+  umockdev libumockdev-dev iproute2 time bc
   # report schema validation in tests
   python3-jsonschema
   # PXE trees and image CI: dnsmasq to check its snippet, iPXE to chainload, YAML checks

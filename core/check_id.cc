@@ -15,6 +15,7 @@ struct KindInfo {
 
 // One row per kind, in enum order (kinds() checks it at compile time).
 constexpr std::array kKinds = {
+    KindInfo{CheckKind::devices_ready, CheckScope::node, "devices.ready"},
     KindInfo{CheckKind::gpu_count, CheckScope::node, "gpu.count"},
     KindInfo{CheckKind::gpu_model, CheckScope::node, "gpu.model"},
     KindInfo{CheckKind::gpu_pcie_link, CheckScope::gpu, "pcie_link"},

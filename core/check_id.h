@@ -12,7 +12,7 @@ namespace railyard {
 
 // What a check is about beside its kind.
 enum class CheckScope {
-  node,    // gpu.count
+  node,    // gpu.count, devices.ready
   gpu,     // gpu.N.pcie_link
   rail,    // rail.N.pfc
   nvmeof,  // nvmeof.N.connected
@@ -22,6 +22,7 @@ enum class CheckScope {
 };
 
 enum class CheckKind {
+  devices_ready,  // first boot's wait for the devices the recipe needs
   gpu_count,
   gpu_model,
   gpu_pcie_link,

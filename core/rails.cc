@@ -7,6 +7,7 @@
 
 #include "affinity.h"
 #include "net.h"
+#include "text.h"
 
 namespace railyard {
 
@@ -165,6 +166,26 @@ RailMap map_rails(const Inventory& inv, const HardwareSpec& hw, bool soft_roce) 
   }
   for (std::size_t n : candidates)
     if (!chosen.count(n)) out.non_rail.push_back(n);
+  return out;
+}
+
+std::vector<std::string> missing_hardware(const Inventory& inv, const HardwareSpec& hw, bool soft_roce) {
+  std::vector<std::string> out;
+  if (hw.gpu_count > 0 && inv.gpus.size() < static_cast<std::size_t>(hw.gpu_count))
+    out.push_back(std::to_string(hw.gpu_count) + " GPUs wanted, " + std::to_string(inv.gpus.size()) + " present");
+  const std::vector<std::size_t> candidates = rail_candidates(inv, soft_roce);
+  for (const auto& ref : hw.rails) {
+    auto i = find_nic(inv, ref);
+    if (!i) out.push_back("rail NIC '" + ref + "' (hardware.rails) not present");
+    else if (!inv.nics[*i].management && std::find(candidates.begin(), candidates.end(), *i) == candidates.end())
+      out.push_back("rail NIC '" + ref + "' (" + inv.nics[*i].ifname + ") has no RDMA device yet");
+  }
+  if (hw.rails.empty() && hw.rail_count > 0 && candidates.size() < static_cast<std::size_t>(hw.rail_count)) {
+    std::vector<std::string> names;
+    for (std::size_t n : candidates) names.push_back(inv.nics[n].ifname);
+    out.push_back(std::to_string(hw.rail_count) + " rail NICs wanted, " + std::to_string(candidates.size()) +
+                  (soft_roce ? " present" : " with an RDMA device") + (names.empty() ? "" : " (" + join(names, " ") + ")"));
+  }
   return out;
 }
 

@@ -33,6 +33,12 @@ RailMap map_rails(const Inventory& inv, const HardwareSpec& hw, bool soft_roce);
 // The NICs that may become rails: not management, on a PCI function, RDMA-capable.
 std::vector<std::size_t> rail_candidates(const Inventory& inv, bool soft_roce);
 
+// What the hardware section needs that `inv` does not have yet, one line each: GPUs short
+// of gpu_count, a hardware.rails entry not present or without its RDMA device, fewer
+// RDMA-capable NICs than rail_count. Empty when everything is there. First boot waits on
+// this (selftest.device_wait_s) before it plans.
+std::vector<std::string> missing_hardware(const Inventory& inv, const HardwareSpec& hw, bool soft_roce);
+
 nlohmann::ordered_json rails_json(const Inventory& inv, const RailMap& map);
 
 }  // namespace railyard

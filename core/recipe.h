@@ -107,6 +107,7 @@ struct NvmeofTarget {
 
 struct SelftestSpec {
   int check_timeout_ms = 10000;
+  int device_wait_s = 30;
   int link_wait_s = 30;
   int storage_wait_s = 30;
   int rdma_bytes = 1 << 20;

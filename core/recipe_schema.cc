@@ -226,6 +226,10 @@ schema::Schema<Recipe> build() {
 
   s.section("selftest", &Recipe::selftest, "Self-test thresholds. Every wait is bounded: no check can hang the boot.")
       .integer("check_timeout_ms", &SelftestSpec::check_timeout_ms, 10000, 100, 600000, "Upper bound of any one check.")
+      .integer("device_wait_s", &SelftestSpec::device_wait_s, 30, 0, 600,
+               "How long first boot waits, before it plans, for the GPUs and rail NICs the hardware section needs to "
+               "be present and initialized by udev (renamed to their final names); what is still missing then fails "
+               "devices.ready. 0: plan with what is there.")
       .integer("link_wait_s", &SelftestSpec::link_wait_s, 30, 0, 600, "How long to wait for rail links to come up.")
       .integer("storage_wait_s", &SelftestSpec::storage_wait_s, 30, 0, 1800,
                "How long failed NVMe-oF connections are retried (every 2 s): targets may still be starting when "

@@ -148,9 +148,16 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
   report.railyard_version = kVersion;
   auto t = Steady::now();
   int rc = kExitOk;
-  auto in = load_inputs(paths, rc);
+  // The wait for devices stands before everything, in a preview too: a plan made before the
+  // NICs were renamed would name interfaces that are gone.
+  auto in = load_inputs(paths, rc, true);
   if (!in) return rc;
   report.phases.push_back({"discover", ms_since(t)});
+  const CheckResult devices = devices_check(*in->wait, in->recipe.hardware);
+  if (devices.status != CheckStatus::pass || dry)
+    std::cerr << "railyard-firstboot: devices: " << to_string(devices.status) << ": " << devices.observed
+              << (devices.detail.empty() ? "" : " (" + devices.detail + ")") << "\n";
+  report.checks.push_back(devices);
 
   t = Steady::now();
   Plan plan = make_plan(in->inventory, in->recipe, in->node);

@@ -31,8 +31,10 @@ nlohmann::ordered_json exports_json(const std::vector<NvmetExport>& exports) {
 
 int cmd_target(const InputPaths& paths, const std::string& root) {
   int rc = kExitOk;
-  auto in = load_inputs(paths, rc);
+  auto in = load_inputs(paths, rc, true);  // its rails, like a node's, renamed by udev first
   if (!in) return rc;
+  if (CheckResult d = devices_check(*in->wait, in->recipe.hardware); d.status != CheckStatus::pass)
+    std::cerr << "railyard-firstboot: devices: " << d.observed << " (" << d.detail << ")\n";
   TargetPlan plan = plan_target(in->inventory, in->recipe, in->node);
   std::vector<Change> changes;
   if (plan.ok()) {

@@ -10,7 +10,7 @@
 
 namespace railyard {
 
-std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code) {
+std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code, bool wait_devices) {
   DiskSource disk;
   Diagnostics diags;
   Inputs in;
@@ -31,8 +31,16 @@ std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code) {
     exit_code = kExitBadInput;
     return std::nullopt;
   }
-  in.inventory = discover();
-  in.management_how = mark_management(in.inventory, in.recipe.management, in.node, default_route_ifname());
+  auto mark = [&in](Inventory& inv) {
+    in.management_how = mark_management(inv, in.recipe.management, in.node, default_route_ifname());
+  };
+  if (wait_devices) {
+    in.wait = wait_for_devices(in.recipe, mark, std::chrono::seconds(in.recipe.selftest.device_wait_s));
+    in.inventory = in.wait->inventory;
+  } else {
+    in.inventory = discover();
+    mark(in.inventory);
+  }
   return in;
 }
 

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "discover/device_wait.h"
 #include "inventory.h"
 #include "node_inventory.h"
 #include "recipe.h"
@@ -26,10 +27,13 @@ struct Inputs {
   std::optional<NodeEntry> node;
   Inventory inventory;
   std::string management_how;  // how the management interface was recognised
+  std::optional<DeviceWait> wait;  // when the devices were waited for
 };
 
 // Loads the recipe and node identity (errors printed, exit code kExitBadInput returned
-// through `exit_code`), discovers the hardware and marks the management interface.
-std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code);
+// through `exit_code`), discovers the hardware and marks the management interface. With
+// `wait_devices`, discovery waits first for what the recipe's hardware needs
+// (selftest.device_wait_s; wait_for_devices()).
+std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code, bool wait_devices = false);
 
 }  // namespace railyard

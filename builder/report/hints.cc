@@ -28,6 +28,8 @@ const std::vector<Hint>& hints() {
       {CheckKind::gpu_model, "a GPU of another model than the recipe's: the wrong SKU's recipe for this node, or a swapped board"},
       {CheckKind::gpu_pcie_link, "the GPU's PCIe link is slower or narrower than the recipe wants: reseat the GPU or its riser, "
                           "check the slot and the BIOS PCIe generation setting"},
+      {CheckKind::devices_ready, "devices the recipe needs never appeared: a card not seated or dead (lspci), a driver that "
+       "did not bind or failed its firmware load (dmesg), or a recipe written for other hardware"},
       {CheckKind::rails_count, "rail NICs disappeared after planning: a NIC reset or firmware fault (dmesg: mlx5_core), or the "
                       "driver was unloaded"},
       {CheckKind::rails_cross_rdma_write,

@@ -108,7 +108,8 @@ bool evaluate(const VerifyContext& ctx, CheckResult& r) {
     case K::nvmeof_namespace_read: verify_nvmeof_namespace(ctx, *nvme, r); return true;
     case K::gpudirect_peermem: verify_peermem(ctx, r); return true;
     case K::gpudirect_acs: verify_acs(ctx, id.subject, r); return true;
-    case K::apply_failed:  // apply's own results, never planned
+    case K::devices_ready:  // the wait before planning, never planned
+    case K::apply_failed:   // apply's own results, never planned
     case K::other: return false;
   }
   return false;

@@ -1,0 +1,125 @@
+#include "discover/device_wait.h"
+
+#include <libudev.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "discover/discover.h"
+#include "rails.h"
+#include "text.h"
+
+namespace railyard {
+
+namespace {
+
+using Steady = std::chrono::steady_clock;
+
+struct UdevFree {
+  void operator()(udev* u) const { udev_unref(u); }
+  void operator()(udev_monitor* m) const { udev_monitor_unref(m); }
+  void operator()(udev_enumerate* e) const { udev_enumerate_unref(e); }
+  void operator()(udev_device* d) const { udev_device_unref(d); }
+};
+template <typename T>
+using UdevPtr = std::unique_ptr<T, UdevFree>;
+
+constexpr const char* kSubsystems[] = {"net", "infiniband", "pci"};
+
+// udev runs here and its database describes these devices.
+bool udev_running() { return ::access("/run/udev/control", F_OK) == 0 && !std::getenv("UMOCKDEV_DIR"); }
+
+// "net eth3 not yet initialized by udev", one per interface udev has not finished with (not
+// yet renamed). Only interfaces: udev keeps a database entry for every one, but none for a
+// PCI function or an RDMA device that no rule gives a property, whose "not initialized"
+// could never end.
+std::vector<std::string> uninitialized(udev* u) {
+  std::vector<std::string> out;
+  UdevPtr<udev_enumerate> e(udev_enumerate_new(u));
+  if (!e || udev_enumerate_add_match_subsystem(e.get(), "net") < 0 || udev_enumerate_scan_devices(e.get()) < 0)
+    return out;
+  udev_list_entry* entry = nullptr;
+  udev_list_entry_foreach(entry, udev_enumerate_get_list_entry(e.get())) {
+    UdevPtr<udev_device> d(udev_device_new_from_syspath(u, udev_list_entry_get_name(entry)));
+    if (d && udev_device_get_is_initialized(d.get()) <= 0)
+      out.push_back(std::string("net ") + udev_device_get_sysname(d.get()) + " not yet initialized by udev");
+  }
+  return out;
+}
+
+std::string seconds(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", ms / 1000.0);
+  return buf;
+}
+
+}  // namespace
+
+DeviceWait wait_for_devices(const Recipe& recipe, const std::function<void(Inventory&)>& mark,
+                            std::chrono::milliseconds bound) {
+  DeviceWait out;
+  out.bound_s = static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(bound).count());
+  out.udev = udev_running();
+  const auto start = Steady::now(), deadline = start + bound;
+  UdevPtr<udev> u(udev_new());
+  // Listening before the first look: an event between the look and the wait is not lost.
+  UdevPtr<udev_monitor> monitor(u ? udev_monitor_new_from_netlink(u.get(), "udev") : nullptr);
+  if (monitor) {
+    for (const char* s : kSubsystems) udev_monitor_filter_add_match_subsystem_devtype(monitor.get(), s, nullptr);
+    if (udev_monitor_enable_receiving(monitor.get()) < 0) monitor.reset();
+  }
+  for (;;) {
+    out.inventory = discover();
+    if (mark) mark(out.inventory);
+    out.missing = missing_hardware(out.inventory, recipe.hardware, recipe.fabric.soft_roce);
+    if (out.udev && u)
+      for (auto& line : uninitialized(u.get())) out.missing.push_back(std::move(line));
+    const auto now = Steady::now();
+    if (out.missing.empty() || now >= deadline) break;
+    // Sleep until udev announces a device, and look again at least every second (a device
+    // may complete without an event of the subsystems watched, e.g. a driver's late bind).
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
+    int timeout = static_cast<int>(std::min<std::chrono::milliseconds::rep>(left.count(), 1000));
+    if (monitor) {
+      pollfd p{udev_monitor_get_fd(monitor.get()), POLLIN, 0};
+      if (::poll(&p, 1, timeout) > 0)
+        while (UdevPtr<udev_device> d{udev_monitor_receive_device(monitor.get())}) {
+        }
+    } else {
+      ::usleep(static_cast<useconds_t>(std::min(timeout, 250)) * 1000);
+    }
+  }
+  out.waited_ms = std::chrono::duration<double, std::milli>(Steady::now() - start).count();
+  return out;
+}
+
+CheckResult devices_check(const DeviceWait& wait, const HardwareSpec& hw) {
+  CheckResult r;
+  r.id = CheckId::node(CheckKind::devices_ready);
+  std::vector<std::string> want;
+  if (hw.gpu_count > 0) want.push_back(std::to_string(hw.gpu_count) + " GPUs");
+  if (!hw.rails.empty()) want.push_back("rail NICs " + join(hw.rails, ", "));
+  else if (hw.rail_count > 0) want.push_back(std::to_string(hw.rail_count) + " rail NICs");
+  r.expected = (want.empty() ? std::string("the devices present") : join(want, " and ")) +
+               (wait.udev ? ", initialized by udev," : "") + " within " + std::to_string(wait.bound_s) + " s";
+  std::vector<std::string> rails;
+  for (std::size_t n : rail_candidates(wait.inventory, false)) rails.push_back(wait.inventory.nics[n].ifname);
+  r.observed = std::to_string(wait.inventory.gpus.size()) + " GPUs, " + std::to_string(rails.size()) +
+               " RDMA NICs" + (rails.empty() ? "" : " (" + join(rails, " ") + ")") + " after " + seconds(wait.waited_ms);
+  const std::string udev_note = wait.udev ? "" : "udev is not running here: devices counted as present";
+  if (wait.complete()) {
+    r.status = CheckStatus::pass;
+    r.detail = udev_note;
+  } else {
+    r.status = CheckStatus::fail;
+    r.detail = "still missing at the bound (selftest.device_wait_s): " + join(wait.missing, "; ") +
+               (udev_note.empty() ? "" : "; " + udev_note);
+  }
+  return r;
+}
+
+}  // namespace railyard

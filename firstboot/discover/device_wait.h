@@ -1,0 +1,40 @@
+// First boot's wait for its devices: until every GPU and rail NIC the recipe's hardware
+// section needs is present and udev has initialized it (so interfaces carry their final
+// names), bounded by selftest.device_wait_s. It replaces ordering after the deprecated
+// systemd-udev-settle, which waits for every device of the machine, needed or not.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "inventory.h"
+#include "recipe.h"
+#include "report.h"
+
+namespace railyard {
+
+struct DeviceWait {
+  Inventory inventory;               // discovered when everything was there, or at the bound
+  std::vector<std::string> missing;  // what was still missing then; empty: complete
+  bool udev = false;                 // udev's initialization was known (false: udev is not running here)
+  double waited_ms = 0;
+  int bound_s = 0;
+  bool complete() const { return missing.empty(); }
+};
+
+// Enumerates with libudev (every interface must be initialized: renamed), discovers, compares with what the hardware section
+// needs (missing_hardware()), and sleeps on a udev monitor until something changes: one
+// enumeration and one discovery when everything is already there. `mark` marks the
+// management interface on each discovered inventory (it is never a rail). Where udev is
+// not running (a container, a chroot, a umockdev testbed: UMOCKDEV_DIR set, whose devices
+// the host's udev database does not know) initialization is unknown and presence counts.
+DeviceWait wait_for_devices(const Recipe& recipe, const std::function<void(Inventory&)>& mark,
+                            std::chrono::milliseconds bound);
+
+// The report's devices.ready check: pass when complete, else a failure naming what was
+// expected, what appeared and what never came.
+CheckResult devices_check(const DeviceWait& wait, const HardwareSpec& hw);
+
+}  // namespace railyard

@@ -77,7 +77,12 @@ ordered_json to_json(const PciFunction& p) {
 
 ordered_json to_json(const Inventory& inv) {
   ordered_json gpus = ordered_json::array();
-  for (const auto& g : inv.gpus) gpus.push_back(to_json(g.pci));
+  for (const auto& g : inv.gpus) {
+    ordered_json j = to_json(g.pci);
+    j["model"] = optional_string(g.pci.model);
+    j["vendor_name"] = optional_string(g.pci.vendor_name);
+    gpus.push_back(std::move(j));
+  }
   ordered_json nics = ordered_json::array();
   for (const auto& n : inv.nics) {
     std::optional<int> gid;
@@ -89,6 +94,8 @@ ordered_json to_json(const Inventory& inv) {
                       {"rdma_device", optional_string(n.rdma_device)},
                       {"roce_v2_gid_index", gid ? ordered_json(*gid) : ordered_json(nullptr)},
                       {"speed_mbps", n.speed_mbps},
+                      {"model", optional_string(n.pci.model)},
+                      {"vendor_name", optional_string(n.pci.vendor_name)},
                       {"mac", n.mac},
                       {"operstate", n.operstate},
                       {"mtu", n.mtu},

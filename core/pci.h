@@ -23,6 +23,10 @@ struct PciFunction {
   int current_link_width = 0;
   std::string max_link_speed;
   int max_link_width = 0;
+  // udev's hardware database names (ID_MODEL_FROM_DATABASE, ID_VENDOR_FROM_DATABASE):
+  // "GH100 [H100 SXM5 80GB]", "NVIDIA Corporation"; none where udev has none.
+  std::optional<std::string> model;
+  std::optional<std::string> vendor_name;
 };
 
 struct PciLocation {

@@ -25,6 +25,7 @@ struct RailPlan {
   int index = 0;
   std::string ifname;  // the physical interface, or a RoCE LAG's bond
   std::string nic_pci;
+  std::optional<std::string> nic_model;  // udev's name for the NIC ("MT2910 Family [ConnectX-7]")
   // A RoCE LAG: the bond's ports. The bond carries the MTU, VLAN and address; DCB, trust,
   // ECN, storm prevention and pause counters live on each port (port_views()).
   std::vector<std::string> bond_ports;

@@ -25,6 +25,7 @@ ordered_json to_json(const Plan& plan) {
     ordered_json rail = {{"index", r.index},
                      {"ifname", r.ifname},
                      {"nic_pci", r.nic_pci},
+                     {"nic_model", opt(r.nic_model)},
                      {"rdma_device", r.rdma_device},
                      {"soft_roce", !r.soft_roce_device.empty()},
                      {"rdma_port", r.rdma_port},
@@ -115,6 +116,7 @@ std::string to_text(const Plan& plan) {
         << (r.soft_roce_device.empty() ? "" : " (Soft-RoCE, created)") << "  mtu " << r.mtu << " (RoCE " << r.roce_path_mtu
         << ")  " << (r.address ? *r.address : "(no address)");
     if (r.table) out << "  table " << *r.table;
+    if (r.nic_model) out << "  " << *r.nic_model;
     out << "\n     pfc " << hex(static_cast<unsigned>(r.pfc_enable), 2);
     if (!r.bond_ports.empty()) out << " on ports " << join(r.bond_ports, ", ");
     out << "  tos " << r.roce_tos << "  storm " << r.storm_timeout_ms << " ms";

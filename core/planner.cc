@@ -98,6 +98,7 @@ class Planner {
     p.index = rail.index;
     p.ifname = nic.ifname;
     p.nic_pci = nic.pci.bdf;
+    p.nic_model = nic.pci.model;
     for (const auto& port : nic.bond_ports) p.bond_ports.push_back(port.ifname);
     p.rdma_port = nic.rdma_port;
     if (nic.rdma_device) p.rdma_device = *nic.rdma_device;

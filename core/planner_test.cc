@@ -670,12 +670,15 @@ TEST_CASE("the same inputs give the same plan, byte for byte") {
 TEST_CASE("to_json: one rail in full") {
   Recipe r = recipe();
   r.fabric.vlan = 200;
-  Plan p = plan(managed_server({{1, 1}}), r);
+  Inventory inv = managed_server({{1, 1}});
+  for (auto& n : inv.nics) n.pci.model = "MT2910 Family [ConnectX-7]";  // udev's hardware database name
+  Plan p = plan(inv, r);
   auto j = to_json(p)["rails"][0];
   j.erase("dscp_to_priority");
   // The fixture's GIDs sit on the untagged ens0f0, not on the rail's ens0f0.200: no index yet.
   CHECK(j.dump() ==
-        R"({"index":0,"ifname":"ens0f0","nic_pci":"0000:13:00.0","rdma_device":"mlx5_0","soft_roce":false,)"
+        R"({"index":0,"ifname":"ens0f0","nic_pci":"0000:13:00.0","nic_model":"MT2910 Family [ConnectX-7]",)"
+        R"("rdma_device":"mlx5_0","soft_roce":false,)"
         R"("rdma_port":1,"gpu_pcis":["0000:12:00.0"],"affinity":"PIX","vlan":200,"netdev":"ens0f0.200","mtu":9000,)"
         R"("roce_path_mtu":4096,"address":"198.18.0.11/24","table":null,)"
         R"("sysctls":{"net/ipv4/conf/ens0f0.200/arp_ignore":"1","net/ipv4/conf/ens0f0.200/arp_announce":"2"},)"

@@ -1,8 +1,36 @@
 #include "discover.h"
 
+#include <libudev.h>
+
+#include <memory>
+
 #include "parts.h"
+#include "text.h"
 
 namespace railyard {
+
+namespace {
+
+// udev's names for the functions discovery reports (its hardware database, which sysfs
+// does not have): one udev context, one lookup per GPU and NIC.
+void name_from_udev(std::vector<PciFunction*> functions) {
+  std::unique_ptr<udev, decltype(&udev_unref)> u(udev_new(), udev_unref);
+  if (!u) return;
+  auto property = [](udev_device* d, const char* key) -> std::optional<std::string> {
+    const char* v = udev_device_get_property_value(d, key);
+    if (!v || !*v || !first_control(v).empty()) return std::nullopt;  // never a line break in a table
+    return std::string(v);
+  };
+  for (PciFunction* f : functions) {
+    std::unique_ptr<udev_device, decltype(&udev_device_unref)> d(
+        udev_device_new_from_subsystem_sysname(u.get(), "pci", f->bdf.c_str()), udev_device_unref);
+    if (!d) continue;
+    f->model = property(d.get(), "ID_MODEL_FROM_DATABASE");
+    f->vendor_name = property(d.get(), "ID_VENDOR_FROM_DATABASE");
+  }
+}
+
+}  // namespace
 
 Inventory discover() {
   using namespace discovery;
@@ -10,6 +38,10 @@ Inventory discover() {
   std::vector<std::string> pci = pci_syspaths();
   inv.gpus = gpus(pci);
   inv.nics = nics();
+  std::vector<PciFunction*> named;
+  for (auto& g : inv.gpus) named.push_back(&g.pci);
+  for (auto& n : inv.nics) named.push_back(&n.pci);
+  name_from_udev(std::move(named));
   inv.rdma = rdma_devices();
   fold_bonds(inv.nics, inv.rdma);
   inv.nvme = nvme_controllers();

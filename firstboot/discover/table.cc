@@ -34,6 +34,7 @@ std::string inventory_table(const Inventory& inv, const RailMap& map) {
         << p.current_link_speed << " x" << p.current_link_width;
     if (p.current_link_speed != p.max_link_speed || p.current_link_width != p.max_link_width)
       out << " (max " << p.max_link_speed << " x" << p.max_link_width << ")";
+    if (p.model) out << "  " << *p.model;
     out << "\n";
   }
   out << "NICs: " << inv.nics.size() << "\n";
@@ -48,7 +49,7 @@ std::string inventory_table(const Inventory& inv, const RailMap& map) {
     out << "  " << std::setw(wif) << n.ifname << " " << n.pci.bdf << "  " << std::setw(wrdma)
         << n.rdma_device.value_or("-") << " numa " << n.pci.numa_node << "  "
         << (n.speed_mbps > 0 ? std::to_string(n.speed_mbps) + " Mb/s" : "speed ?") << "  " << n.operstate
-        << (n.management ? "  [management]" : "") << "\n";
+        << (n.management ? "  [management]" : "") << (n.pci.model ? "  " + *n.pci.model : "") << "\n";
     if (n.bonded()) {
       out << "  " << std::setw(wif) << "" << " " << (n.bond_mode.empty() ? "bond" : n.bond_mode) << " of";
       for (std::size_t i = 0; i < n.bond_ports.size(); ++i) {

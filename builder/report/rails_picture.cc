@@ -97,7 +97,7 @@ RailsPicture rails_picture(const Report& r) {
   const ordered_json& inv = r.inventory;
   p.has_inventory = inv.is_object();
   for (const auto& g : array_at(inv, "gpus"))
-    p.gpus.push_back({static_cast<int>(p.gpus.size()), str(g, "pci"), str(g, "device"), num(g, "numa_node")});
+    p.gpus.push_back({static_cast<int>(p.gpus.size()), str(g, "pci"), str(g, "device"), num(g, "numa_node"), str(g, "model")});
   std::map<std::string, std::string> port_state;  // rdma device → state of its first port
   for (const auto& d : array_at(inv, "rdma_devices")) {
     const auto& ports = array_at(d, "ports");
@@ -107,6 +107,7 @@ RailsPicture rails_picture(const Report& r) {
     PictureNic nic;
     nic.ifname = str(n, "ifname");
     nic.pci = str(n, "pci");
+    nic.model = str(n, "model");
     nic.rdma_device = str(n, "rdma_device");
     nic.numa = num(n, "numa_node");
     nic.operstate = str(n, "operstate");
@@ -142,7 +143,7 @@ RailsPicture rails_picture(const Report& r) {
     }
     for (const auto& pci : pr.gpu_pcis)
       if (std::none_of(p.gpus.begin(), p.gpus.end(), [&](const PictureGpu& g) { return g.pci == pci; }))
-        p.gpus.push_back({static_cast<int>(p.gpus.size()), pci, "", -1});
+        p.gpus.push_back({static_cast<int>(p.gpus.size()), pci, "", -1, ""});
     p.rails.push_back(std::move(pr));
   }
   return p;
@@ -207,9 +208,11 @@ std::string rails_svg(const RailsPicture& p) {
         auto g = gpu_of(r->gpu_pcis[static_cast<std::size_t>(i)]);
         int gy = row_y + i * kRow;
         std::string numa_note = g->numa != nic.numa ? "  NUMA " + (g->numa >= 0 ? std::to_string(g->numa) : "?") : "";
-        body.rect(kGpuX, gy, kGpuW, kBox, {"#e8eefc", "#3f5fa8"}, "gpu", "GPU " + std::to_string(g->ordinal) + " " + g->pci);
+        body.rect(kGpuX, gy, kGpuW, kBox, {"#e8eefc", "#3f5fa8"}, "gpu",
+                  "GPU " + std::to_string(g->ordinal) + " " + g->pci + (g->model.empty() ? "" : " " + g->model));
         body.text(kGpuX + 10, gy + 14, "GPU " + std::to_string(g->ordinal) + numa_note, 12, "start", "#1b2a4a", "bold");
-        body.text(kGpuX + 10, gy + 27, g->pci + (g->device.empty() ? "" : "  " + g->device), 11, "start", "#444");
+        const std::string& what = g->model.empty() ? g->device : g->model;
+        body.text(kGpuX + 10, gy + 27, g->pci + (what.empty() ? "" : "  " + what), 11, "start", "#444");
         int x1 = kGpuX + kGpuW, y1 = gy + kBox / 2, x2 = kNicX, y2 = nic_y + kBox / 2;
         const char* colour = affinity_colour(r->affinity);
         body.raw("<line class=\"pin\" data-affinity=\"" + html_escape(r->affinity) + "\" x1=\"" + std::to_string(x1) +
@@ -222,7 +225,8 @@ std::string rails_svg(const RailsPicture& p) {
       }
       if (r->gpu_pcis.empty()) body.text(kGpuX + 10, row_y + 20, "no GPU on this rail", 11, "start", "#888");
       Colours c = state_colours(nic.state());
-      std::string title = nic.failing.empty() ? "" : "failing: " + join(nic.failing, "; ");
+      std::string title = nic.model;
+      if (!nic.failing.empty()) title += (title.empty() ? "" : "; ") + std::string("failing: ") + join(nic.failing, "; ");
       if (!nic.unverified.empty()) title += (title.empty() ? "" : "; ") + std::string("unverified: ") + join(nic.unverified, "; ");
       body.rect(kNicX, nic_y, kNicW, kBox, c, "nic rail-nic state-" + nic.state(), title);
       body.text(kNicX + 10, nic_y + 14,

@@ -15,11 +15,13 @@ struct PictureGpu {
   std::string pci;
   std::string device;  // PCI device id
   int numa = -1;       // -1: unknown
+  std::string model;   // udev's hardware database name, "" when the report has none
 };
 
 struct PictureNic {
   std::string ifname;
   std::string pci;
+  std::string model;  // udev's hardware database name, "" when the report has none
   std::string rdma_device;
   int numa = -1;
   std::string operstate;   // "up", "down", "" unknown

@@ -143,3 +143,17 @@ TEST_CASE("report rails_picture: without an inventory the plan's rails are still
 TEST_CASE("report html_escape: markup characters") {
   CHECK(html_escape("<a href=\"x\">&'</a>") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
 }
+
+TEST_CASE("report rails_picture: udev's names for GPUs and NICs, where the report has them") {
+  Report r = load("hgx-pass");
+  CHECK(rails_svg(rails_picture(r)).find("GH100") == std::string::npos);  // a report without names
+  r.inventory["gpus"][0]["model"] = "GH100 [H100 SXM5 80GB]";
+  for (auto& n : r.inventory["nics"]) n["model"] = "MT2910 Family [ConnectX-7]";
+  RailsPicture p = rails_picture(r);
+  CHECK(p.gpus[0].model == "GH100 [H100 SXM5 80GB]");
+  CHECK(p.gpus[1].model.empty());
+  std::string svg = rails_svg(p);
+  CHECK(svg.find(p.gpus[0].pci + "  GH100 [H100 SXM5 80GB]</text>") != std::string::npos);
+  CHECK(svg.find(p.gpus[1].pci + "  " + p.gpus[1].device + "</text>") != std::string::npos);
+  CHECK(count(svg, "<title>MT2910 Family [ConnectX-7]") == 8);
+}

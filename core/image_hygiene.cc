@@ -24,6 +24,16 @@ const std::vector<HygieneRule>& hygiene_rules() {
       {"/root/.bash_history", A::remove, "commands run while building"},
       {"/tmp/*", A::remove, "leftovers of the build"},
       {"/var/tmp/*", A::remove, "leftovers of the build"},
+      // Timers a stateless node never needs, which Debian enables on install: they wake the
+      // node to refresh package lists, upgrade, scrub and trim a disk it does not have.
+      {"/etc/systemd/system/timers.target.wants/apt-daily.timer", A::remove,
+       "refreshes package lists on a node that never installs a package"},
+      {"/etc/systemd/system/timers.target.wants/apt-daily-upgrade.timer", A::remove,
+       "upgrades packages in a root that the next boot discards"},
+      {"/etc/systemd/system/timers.target.wants/e2scrub_all.timer", A::remove,
+       "scrubs ext4 volumes a stateless node does not have"},
+      {"/etc/systemd/system/timers.target.wants/fstrim.timer", A::remove,
+       "trims filesystems a stateless node does not have"},
   };
   return rules;
 }

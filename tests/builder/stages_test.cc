@@ -280,6 +280,25 @@ TEST_CASE("hygiene empties the machine id and removes host keys, NVMe identity, 
   CHECK(f.runner.commands.empty());
 }
 
+TEST_CASE("hygiene disables the timers a stateless node never needs, removing only the links") {
+  StageFixture f;
+  const fs::path units = f.tmp / "root/lib/systemd/system", wants = f.tmp / "root/etc/systemd/system/timers.target.wants";
+  fs::create_directories(wants);
+  for (const char* timer : {"apt-daily", "apt-daily-upgrade", "e2scrub_all", "fstrim", "logrotate"}) {
+    f.tmp.write(std::string("root/lib/systemd/system/") + timer + ".timer", "[Timer]\n");
+    fs::create_symlink(std::string("/lib/systemd/system/") + timer + ".timer", wants / (std::string(timer) + ".timer"));
+  }
+  StageContext ctx = f.context();
+  Status s = run_hygiene(ctx);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  for (const char* gone : {"apt-daily", "apt-daily-upgrade", "e2scrub_all", "fstrim"}) {
+    CAPTURE(gone);
+    CHECK_FALSE(fs::exists(fs::symlink_status(wants / (std::string(gone) + ".timer"))));
+    CHECK(fs::exists(units / (std::string(gone) + ".timer")));  // the unit stays; only its enablement goes
+  }
+  CHECK(fs::is_symlink(wants / "logrotate.timer"));
+}
+
 TEST_CASE("hygiene undoes the build's update-initramfs diversion and the initrd links it left dangling") {
   StageFixture f;
   f.tmp.write("root/var/lib/dpkg/diversions",

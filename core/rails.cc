@@ -172,7 +172,8 @@ RailMap map_rails(const Inventory& inv, const HardwareSpec& hw, bool soft_roce) 
 std::vector<std::string> missing_hardware(const Inventory& inv, const HardwareSpec& hw, bool soft_roce) {
   std::vector<std::string> out;
   if (hw.gpu_count > 0 && inv.gpus.size() < static_cast<std::size_t>(hw.gpu_count))
-    out.push_back(std::to_string(hw.gpu_count) + " GPUs wanted, " + std::to_string(inv.gpus.size()) + " present");
+    out.push_back(plural(static_cast<std::size_t>(hw.gpu_count), "GPU") + " wanted, " + std::to_string(inv.gpus.size()) +
+                  " present");
   const std::vector<std::size_t> candidates = rail_candidates(inv, soft_roce);
   for (const auto& ref : hw.rails) {
     auto i = find_nic(inv, ref);
@@ -183,7 +184,7 @@ std::vector<std::string> missing_hardware(const Inventory& inv, const HardwareSp
   if (hw.rails.empty() && hw.rail_count > 0 && candidates.size() < static_cast<std::size_t>(hw.rail_count)) {
     std::vector<std::string> names;
     for (std::size_t n : candidates) names.push_back(inv.nics[n].ifname);
-    out.push_back(std::to_string(hw.rail_count) + " rail NICs wanted, " + std::to_string(candidates.size()) +
+    out.push_back(plural(static_cast<std::size_t>(hw.rail_count), "rail NIC") + " wanted, " + std::to_string(candidates.size()) +
                   (soft_roce ? " present" : " with an RDMA device") + (names.empty() ? "" : " (" + join(names, " ") + ")"));
   }
   return out;

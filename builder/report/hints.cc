@@ -145,6 +145,11 @@ Explanation explain(const CheckResult& c, const std::vector<CheckResult>& all) {
   if (k == CheckKind::rails_cross_rdma_write)
     for (const auto& other : all)
       if (link_down(other)) return follows(other.id, "a rail's link is down");
+  if (k == CheckKind::gpu_count)
+    for (const auto& other : all)
+      if (other.id.kind == CheckKind::devices_ready && other.status == CheckStatus::fail &&
+          contains(other.detail, " GPU"))
+        return follows(other.id, "the GPUs never appeared during the wait for devices");
   return explain_alone(c);
 }
 

@@ -101,15 +101,15 @@ CheckResult devices_check(const DeviceWait& wait, const HardwareSpec& hw) {
   CheckResult r;
   r.id = CheckId::node(CheckKind::devices_ready);
   std::vector<std::string> want;
-  if (hw.gpu_count > 0) want.push_back(std::to_string(hw.gpu_count) + " GPUs");
+  if (hw.gpu_count > 0) want.push_back(plural(static_cast<std::size_t>(hw.gpu_count), "GPU"));
   if (!hw.rails.empty()) want.push_back("rail NICs " + join(hw.rails, ", "));
-  else if (hw.rail_count > 0) want.push_back(std::to_string(hw.rail_count) + " rail NICs");
+  else if (hw.rail_count > 0) want.push_back(plural(static_cast<std::size_t>(hw.rail_count), "rail NIC"));
   r.expected = (want.empty() ? std::string("the devices present") : join(want, " and ")) +
                (wait.udev ? ", initialized by udev," : "") + " within " + std::to_string(wait.bound_s) + " s";
   std::vector<std::string> rails;
   for (std::size_t n : rail_candidates(wait.inventory, false)) rails.push_back(wait.inventory.nics[n].ifname);
-  r.observed = std::to_string(wait.inventory.gpus.size()) + " GPUs, " + std::to_string(rails.size()) +
-               " RDMA NICs" + (rails.empty() ? "" : " (" + join(rails, " ") + ")") + " after " + seconds(wait.waited_ms);
+  r.observed = plural(wait.inventory.gpus.size(), "GPU") + ", " + plural(rails.size(), "RDMA NIC") +
+               (rails.empty() ? "" : " (" + join(rails, " ") + ")") + " after " + seconds(wait.waited_ms);
   const std::string udev_note = wait.udev ? "" : "udev is not running here: devices counted as present";
   if (wait.complete()) {
     r.status = CheckStatus::pass;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A recipe that expects a GPU, on a node without one: the image of a recipe extending
 # qemu-virt with gpu_count = 1 (a second build; every stage before the agent's comes from
-# the stage cache) boots beside the storage target. Only gpu.count may fail, and the node
-# must not join.
+# the stage cache) boots beside the storage target. Only devices.ready (the GPU never came
+# during the wait) and gpu.count may fail, and the node must not join.
 source "$(dirname "$0")/lib/lab.bash"
 lab_init "$@"
 lab_image "$SRC/tests/e2e/recipes/qemu-virt-gpu.toml"
@@ -15,8 +15,10 @@ expect(report["recipe"] == "qemu-virt-gpu", "the GPU recipe ran: %s" % report["r
 expect(report["result"] == "fail", "result fail")
 c = check("gpu.count")
 expect(c["status"] == "fail" and c["expected"] == "1" and c["observed"] == "0", "gpu.count failed 1 vs 0: %s" % c)
+d = check("devices.ready")
+expect(d["status"] == "fail" and "1 GPU wanted, 0 present" in d["detail"], "devices.ready names the GPU: %s" % d)
 failed = sorted(c["name"] for c in report["checks"] if c["status"] == "fail")
-expect(failed == ["gpu.count"], "nothing else failed: %s" % failed)
+expect(failed == ["devices.ready", "gpu.count"], "nothing else failed: %s" % failed)
 expect(status["joined"] is False and status["ready_unit"] != "active", "not joined: %s" % status)
 expect(status["agent_exit"] == 1, "the agent exits 1 (quarantined): %s" % status["agent_exit"])
 PY

@@ -80,6 +80,21 @@ TEST_CASE("report hints: failures that follow from a rail's link being down say 
   CHECK(hint_for(other[1], other).find("PFC/ECN") != std::string::npos);
 }
 
+TEST_CASE("report hints: GPUs that never came during the wait for devices explain gpu.count") {
+  std::vector<CheckResult> all = {
+      failed("devices.ready", "0 GPUs, 4 RDMA NICs after 30.0 s",
+             "still missing at the bound (selftest.device_wait_s): 1 GPU wanted, 0 present"),
+      failed("gpu.count", "0")};
+  CHECK(hint_for(all[0], all).find("not seated") != std::string::npos);
+  CHECK(hint_for(all[1], all) == "follows from devices.ready: the GPUs never appeared during the wait for devices");
+  auto roots = root_causes(all);
+  REQUIRE(roots.size() == 1);
+  CHECK(roots[0]->name() == "devices.ready");
+  // A wait that missed only a NIC explains nothing about the GPUs.
+  all[0].detail = "still missing at the bound (selftest.device_wait_s): 4 rail NICs wanted, 3 with an RDMA device";
+  CHECK(hint_for(all[1], all).find("follows from") == std::string::npos);
+}
+
 TEST_CASE("report hints: root causes are the failures that follow from no other failure") {
   std::vector<CheckResult> all = {failed("rail.0.speed", "unknown"),       failed("rail.0.link", "down"),
                                   failed("rail.0.rdma_write", "failed"),    failed("rails.cross_rdma_write", "failed"),

@@ -1,9 +1,14 @@
-// `railyard audit DIR`: one line per finding, `DIR/ARTIFACT: PATH: problem (why)`. Exit 0
-// clean, 1 findings, 2 bad input (no image directory, no valid manifest.json).
+// `railyard audit DIR`: one line per finding, `DIR/ARTIFACT: PATH: problem (why)`, or with
+// --json one document. Exit 0 clean, 1 findings, 2 bad input (no image directory, no valid
+// manifest.json).
 #include <iostream>
 #include <memory>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <spdlog/spdlog.h>
 
 #include "audit/image_audit.h"
 #include "subcommand.h"
@@ -12,28 +17,53 @@ namespace railyard {
 
 namespace {
 
-int run_audit(const std::string& dir) {
+// {"dir", "clean", "artifacts", "entries", "findings": [{"artifact", "path", "problem", "why"}]};
+// path is null for a finding on the artifact itself, why null when the problem says it all.
+nlohmann::json audit_json(const std::string& dir, const AuditResult& r) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto& f : r.findings)
+    findings.push_back({{"artifact", f.artifact},
+                        {"path", f.path.empty() ? nlohmann::json() : nlohmann::json(f.path)},
+                        {"problem", f.problem},
+                        {"why", f.why.empty() ? nlohmann::json() : nlohmann::json(f.why)}});
+  return {{"dir", dir},
+          {"clean", r.findings.empty()},
+          {"artifacts", r.artifacts},
+          {"entries", r.entries},
+          {"findings", findings}};
+}
+
+int run_audit(const std::string& dir, bool json) {
   auto result = audit_image(dir);
   if (!result.ok()) {
-    std::cerr << "railyard audit: " << result.error() << "\n";
+    spdlog::error("{}", result.error());
     return kExitBadInput;
+  }
+  if (json) {
+    std::cout << audit_json(dir, *result).dump(2) << "\n";
+    return result->findings.empty() ? kExitOk : kExitFailed;
   }
   for (const auto& f : result->findings) std::cout << format_finding(dir, f) << "\n";
   std::string summary = std::to_string(result->artifacts) + " artifacts, " + std::to_string(result->entries) +
                         " root filesystem entries";
   if (result->findings.empty()) {
-    std::cerr << dir << ": clean (" << summary << ")\n";
+    spdlog::info("{}: clean ({})", dir, summary);
     return kExitOk;
   }
-  std::cerr << dir << ": " << result->findings.size() << " finding(s) (" << summary << ")\n";
+  spdlog::error("{}: {} finding(s) ({})", dir, result->findings.size(), summary);
   return kExitFailed;
 }
 
 const bool registered = register_subcommand(60, [](CLI::App& app) {
-  auto dir = std::make_shared<std::string>();
+  struct Options {
+    std::string dir;
+    bool json = false;
+  };
+  auto opt = std::make_shared<Options>();
   auto* sub = app.add_subcommand("audit", "Check an image directory: artifact digests and root filesystem hygiene");
-  sub->add_option("dir", *dir, "Image directory (holding manifest.json)")->required();
-  return Subcommand{sub, [dir](const CommandContext&) { return run_audit(*dir); }};
+  sub->add_option("dir", opt->dir, "Image directory (holding manifest.json)")->required();
+  sub->add_flag("--json", opt->json, "One JSON document on stdout: the counts and every finding");
+  return Subcommand{sub, [opt](const CommandContext&) { return run_audit(opt->dir, opt->json); }};
 });
 
 }  // namespace

@@ -10,6 +10,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <spdlog/spdlog.h>
+
 #include "image/build_inputs.h"
 #include "build_plan.h"
 #include "image/cache.h"
@@ -17,6 +19,7 @@
 #include "image/openssl_hasher.h"
 #include "image/stages/overlay_root.h"
 #include "image/stages/run.h"
+#include "io/log.h"
 #include "subcommand.h"
 #include "text.h"
 
@@ -52,21 +55,21 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
   RecipeOptions ropts = common.recipe_options();
   auto lr = load_recipe(files, opt.recipe, ropts, diags);
   if (!lr) {
-    for (const auto& d : diags.sorted()) std::cerr << format(d) << "\n";
+    for (const auto& d : diags.sorted()) logging::located(format(d));
     return kExitBadInput;
   }
   std::string epoch_text;
   auto epoch = source_date_epoch(epoch_text);
   if (!epoch) {
-    std::cerr << "railyard build: SOURCE_DATE_EPOCH='" << std::getenv("SOURCE_DATE_EPOCH")
-              << "' is not a non-negative number of seconds\n";
+    spdlog::error("SOURCE_DATE_EPOCH='{}' is not a non-negative number of seconds",
+                  std::getenv("SOURCE_DATE_EPOCH"));
     return kExitBadInput;
   }
   std::string cache_dir = opt.cache_dir;
   if (cache_dir.empty() && !opt.no_cache)
     cache_dir = default_cache_dir(::geteuid() == 0, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
   if (cache_dir.empty() && !opt.no_cache) {
-    std::cerr << "railyard build: neither HOME nor XDG_CACHE_HOME is set; pass --cache DIR or --no-cache\n";
+    spdlog::error("neither HOME nor XDG_CACHE_HOME is set; pass --cache DIR or --no-cache");
     return kExitBadInput;
   }
   std::string out_dir = opt.out_dir.empty() ? "out/" + lr->recipe.name + "/" : opt.out_dir;
@@ -78,7 +81,7 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
   where.agent = find_agent_package(self_exe());
   auto digests = digest_inputs(*lr, where, hasher);
   if (!digests.ok()) {
-    std::cerr << "railyard build: " << digests.error() << "\n";
+    spdlog::error("{}", digests.error());
     return kExitFailed;
   }
   BuildSettings settings;
@@ -119,16 +122,16 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
   }
 
   if (::geteuid() != 0) {
-    std::cerr << "railyard build: building an image needs root (mmdebstrap, apt and depmod run in a chroot of the "
-                 "image); --dry-run does not\n";
+    spdlog::error("building an image needs root (mmdebstrap, apt and depmod run in a chroot of the image); "
+                  "--dry-run does not");
     return kExitFailed;
   }
-  for (const auto& n : notes) std::cerr << "note: " << n << "\n";
+  for (const auto& n : notes) spdlog::warn("{}", n);
   // Before any thread starts: the kernel gives a new mount namespace to single-threaded
   // processes only.
   Status private_mounts = enter_private_mount_namespace();
   if (!private_mounts.ok())
-    std::cerr << "note: " << private_mounts.error() << ": a reused cache entry is copied, not layered\n";
+    spdlog::info("{}: a reused cache entry is copied, not layered", private_mounts.error());
   std::filesystem::path out = std::filesystem::path(out_dir).lexically_normal();
   if (out.filename().empty()) out = out.parent_path();
   std::string log_path = out.string() + ".build.log";
@@ -142,7 +145,7 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
   BuildRequest req{*lr, plan, *digests, where, out.string(), opt.no_cache ? "" : cache_dir, log_path, private_mounts.ok()};
   auto built = run_build_stages(req, hasher, [](const std::string& line) { std::cout << line << "\n" << std::flush; });
   if (!built.ok()) {
-    std::cerr << "railyard build: " << built.error() << "\nnothing was written to " << out.string() << "\n";
+    spdlog::error("{}\nnothing was written to {}", built.error(), out.string());
     return kExitFailed;
   }
   std::cout << render_build_summary(*built, out.string());

@@ -13,6 +13,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <spdlog/spdlog.h>
+
 #include "image/cache.h"
 #include "commands.h"
 #include "image/openssl_hasher.h"
@@ -60,7 +62,7 @@ int run_cache_ls(const std::string& cache_dir, bool json) {
   StageCache cache(cache_dir, hasher);
   auto entries = cache.list();
   if (!entries.ok()) {
-    std::cerr << "railyard cache ls: " << entries.error() << "\n";
+    spdlog::error("{}", entries.error());
     return kExitFailed;
   }
   std::int64_t now = now_s();
@@ -107,7 +109,7 @@ int run_cache_prune(const std::string& cache_dir, std::size_t keep, bool downloa
   StageCache cache(cache_dir, hasher);
   auto report = cache.prune(keep, downloads);
   if (!report.ok()) {
-    std::cerr << "railyard cache prune: " << report.error() << "\n";
+    spdlog::error("{}", report.error());
     return kExitFailed;
   }
   for (const auto& e : report->removed)
@@ -145,7 +147,7 @@ const bool registered = register_subcommand(45, [](CLI::App& app) {
                       std::string dir = opt->cache_dir;
                       if (dir.empty()) dir = default_cache_dir(::geteuid() == 0, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
                       if (dir.empty()) {
-                        std::cerr << "railyard cache: neither HOME nor XDG_CACHE_HOME is set; pass --cache DIR\n";
+                        spdlog::error("neither HOME nor XDG_CACHE_HOME is set; pass --cache DIR");
                         return kExitBadInput;
                       }
                       return *ls ? run_cache_ls(dir, opt->json) : run_cache_prune(dir, opt->keep, opt->downloads);

@@ -14,6 +14,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <spdlog/spdlog.h>
+
 #include "commands.h"
 #include "collect/collect_server.h"
 #include "collect/node_token.h"
@@ -36,7 +38,7 @@ struct CollectArgs {
 int run_collect(const CollectArgs& args) {
   auto address = parse_listen_address(args.listen);
   if (!address.ok()) {
-    std::cerr << "railyard collect: --listen " << address.error() << "\n";
+    spdlog::error("--listen {}", address.error());
     return kExitBadInput;
   }
   CollectOptions opt;
@@ -47,21 +49,21 @@ int run_collect(const CollectArgs& args) {
   if (!args.token_file.empty()) {
     auto token = read_text_file(args.token_file);
     if (!token.ok()) {
-      std::cerr << "railyard collect: --token-file " << token.error() << "\n";
+      spdlog::error("--token-file {}", token.error());
       return kExitBadInput;
     }
     opt.token = *token;
     while (!opt.token.empty() && std::isspace(static_cast<unsigned char>(opt.token.back()))) opt.token.pop_back();
     if (opt.token.empty() || opt.token.find_first_of(" \t\r\n") != std::string::npos) {
-      std::cerr << "railyard collect: --token-file " << args.token_file
-                << ": the token must be one non-empty word (the bearer token the agents send)\n";
+      spdlog::error("--token-file {}: the token must be one non-empty word (the bearer token the agents send)",
+                    args.token_file);
       return kExitBadInput;
     }
   }
   if (!args.node_secret.empty()) {
     auto secret = read_node_secret(args.node_secret);
     if (!secret.ok()) {
-      std::cerr << "railyard collect: --node-secret " << secret.error() << "\n";
+      spdlog::error("--node-secret {}", secret.error());
       return kExitBadInput;
     }
     opt.node_secret = *secret;
@@ -69,10 +71,10 @@ int run_collect(const CollectArgs& args) {
   std::error_code ec;
   std::filesystem::create_directories(args.dir, ec);
   if (ec || !std::filesystem::is_directory(args.dir)) {
-    std::cerr << "railyard collect: --dir " << args.dir << ": " << (ec ? ec.message() : "not a directory") << "\n";
+    spdlog::error("--dir {}: {}", args.dir, (ec ? ec.message() : "not a directory"));
     return kExitBadInput;
   }
-  opt.log = [](const std::string& line) { std::cerr << "railyard collect: " + line + "\n" << std::flush; };
+  opt.log = [](const std::string& line) { spdlog::info("{}", line); };
   if (int removed = remove_leftover_temporaries(args.dir))
     opt.log("removed " + std::to_string(removed) + " temporary file(s) an earlier receiver left unfinished");
 
@@ -87,7 +89,7 @@ int run_collect(const CollectArgs& args) {
   CollectServer server(opt);
   auto port = server.bind();
   if (!port.ok()) {
-    std::cerr << "railyard collect: " << port.error() << "\n";
+    spdlog::error("{}", port.error());
     return kExitFailed;
   }
   std::string shown = opt.host.find(':') != std::string::npos ? "[" + opt.host + "]" : opt.host;
@@ -109,10 +111,10 @@ int run_collect(const CollectArgs& args) {
   if (signal_taken == 0) pthread_kill(waiter.native_handle(), SIGTERM);  // serving ended on its own: wake the waiter
   waiter.join();
   if (!served && signal_taken == 0) {
-    std::cerr << "railyard collect: the server stopped unexpectedly\n";
+    spdlog::error("the server stopped unexpectedly");
     return kExitFailed;
   }
-  std::cerr << "railyard collect: stopped (" << (signal_taken == SIGINT ? "SIGINT" : "SIGTERM") << ")\n";
+  spdlog::info("stopped ({})", (signal_taken == SIGINT ? "SIGINT" : "SIGTERM"));
   return kExitOk;
 }
 

@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <spdlog/spdlog.h>
+
 #include "diff/manifest_diff.h"
 #include "subcommand.h"
 
@@ -21,7 +23,7 @@ int run_diff(const DiffOptions& opt) {
   auto old_m = read_image_manifest(opt.old_path);
   auto new_m = read_image_manifest(opt.new_path);
   for (const auto* m : {&old_m, &new_m})
-    if (!m->ok()) std::cerr << "railyard diff: " << m->error() << "\n";
+    if (!m->ok()) spdlog::error("{}", m->error());
   if (!old_m.ok() || !new_m.ok()) return kExitBadInput;
   ManifestDiff d = diff_manifests(*old_m, *new_m);
   if (opt.json) std::cout << render_diff_json(d, opt.old_path, opt.new_path);

@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <spdlog/spdlog.h>
+
 #include "commands.h"
 #include "driver_manifest.h"
 #include "node_inventory.h"
@@ -37,7 +39,7 @@ int run_docs(const std::string& what) {
                  "`plan`, against the recipe the node boots with.\n\n"
               << schema::markdown(node_inventory_schema().docs());
   } else {
-    std::cerr << "railyard docs: unknown reference '" << what << "'; allowed: recipe, drivers, nodes\n";
+    spdlog::error("unknown reference '{}'; allowed: recipe, drivers, nodes", what);
     return kExitBadInput;
   }
   return kExitOk;

@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <spdlog/spdlog.h>
+
 #include "collect/node_token.h"
 #include "commands.h"
 #include "net.h"
@@ -22,12 +24,12 @@ struct NodeTokenArgs {
 
 int run_node_token(const NodeTokenArgs& args) {
   if (auto bad = check_hostname(args.hostname)) {
-    std::cerr << "railyard node-token: '" << args.hostname << "' is not a host name: " << *bad << "\n";
+    spdlog::error("'{}' is not a host name: {}", args.hostname, *bad);
     return kExitBadInput;
   }
   auto secret = read_node_secret(args.node_secret);
   if (!secret.ok()) {
-    std::cerr << "railyard node-token: --node-secret " << secret.error() << "\n";
+    spdlog::error("--node-secret {}", secret.error());
     return kExitBadInput;
   }
   std::cout << node_token(*secret, args.hostname) << "\n";

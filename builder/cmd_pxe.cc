@@ -1,15 +1,19 @@
 // `railyard pxe --image DIR --nodes FILE -o TREE [--base-url URL] [--node-secret FILE]`: one
 // image, every node of its SKU, each with its own report token when given the receiver's
 // secret. Exit 0 written, 1 the tree could not be written, 2 bad input (the inventory's
-// errors as FILE:LINE:COL, as `railyard check` prints them).
+// errors as FILE:LINE:COL, as `railyard check` prints them). With --json, what was written
+// is one JSON document on stdout.
 #include <iostream>
 #include <memory>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include "image/image_manifest.h"
 #include "audit/rootfs_file.h"
 #include "collect/node_token.h"
+#include "io/log.h"
 #include "net.h"
 #include "node_inventory.h"
 #include "image/openssl_hasher.h"
@@ -27,6 +31,7 @@ namespace {
 struct PxeOptions {
   std::string image_dir, nodes, tree, base_url, proxy_subnet, node_secret;
   std::string ipxe_dir = "/usr/lib/ipxe";
+  bool json = false;
 };
 
 inline constexpr const char* kImageRecipe = "/etc/railyard/recipe.toml";
@@ -71,7 +76,7 @@ std::optional<LoadedRecipe> image_recipe(const FileSource& files, const LoadedIn
 int run_pxe(const FileSource& files, const PxeOptions& opt) {
   auto image = read_image_manifest(path_join(opt.image_dir, kManifestFile));
   if (!image.ok()) {
-    std::cerr << "railyard pxe: " << image.error() << "\n";
+    spdlog::error("{}", image.error());
     return kExitBadInput;
   }
   Diagnostics diags;
@@ -107,13 +112,13 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
     else if (auto why = check_token_path(token_file)) diags.error(pos, *why);
   }
   if (!diags.empty() || !recipe) {
-    for (const auto& d : diags.sorted()) std::cerr << format(d) << "\n";
+    for (const auto& d : diags.sorted()) logging::located(format(d));
     return kExitBadInput;
   }
 
   auto plan = plan_pxe(*image, inv->inventory.nodes, base_url, subnet);
   if (!plan.ok()) {
-    std::cerr << "railyard pxe: " << path_join(opt.image_dir, kManifestFile) << ": " << plan.error() << "\n";
+    spdlog::error("{}: {}", path_join(opt.image_dir, kManifestFile), plan.error());
     return kExitBadInput;
   }
   if (!secret.empty()) {
@@ -123,21 +128,40 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
   PxeTreeOptions topt{opt.image_dir, opt.tree, opt.ipxe_dir, image->source_date_epoch};
   auto written = write_pxe_tree(*plan, *image, topt);
   if (!written.ok()) {
-    std::cerr << "railyard pxe: " << written.error() << "\n";
+    spdlog::error("{}", written.error());
     return kExitFailed;
   }
-  for (const auto& n : written->notes) std::cerr << "note: " << n << "\n";
+  std::vector<std::string> warnings = written->notes;
+  if (secret.empty() && !token_file.empty())
+    warnings.push_back("the nodes read their report token from " + token_file + ", and no overlay holds one: pass "
+                       "--node-secret (the receiver's), or put the tokens there yourself");
+  if (subnet.empty())
+    warnings.push_back("the recipe names no management subnet: set dhcp-range in " + opt.tree + "/" +
+                       kPxeDnsmasqFile + " (or pass --proxy-subnet)");
+  for (const auto& w : warnings) spdlog::warn("{}", w);
+  if (opt.json) {
+    // {"tree", "recipe", "linked", "copied", "token_file", "tokens", "nodes": [{"hostname",
+    // "mac", "script"}], "warnings": []}; token_file null when the recipe reads none.
+    nlohmann::json nodes = nlohmann::json::array();
+    for (const auto& n : plan->nodes)
+      nodes.push_back({{"hostname", n.node.hostname}, {"mac", n.node.mac}, {"script", n.script}});
+    std::cout << nlohmann::json{{"tree", opt.tree},
+                                {"recipe", image->recipe_name},
+                                {"linked", written->linked},
+                                {"copied", written->copied},
+                                {"token_file", token_file.empty() ? nlohmann::json() : nlohmann::json(token_file)},
+                                {"tokens", !secret.empty()},
+                                {"nodes", nodes},
+                                {"warnings", warnings}}
+                     .dump(2)
+              << "\n";
+    return kExitOk;
+  }
   std::cout << opt.tree << ": image " << image->recipe_name << " for " << plan->nodes.size() << " node(s), "
             << written->linked << " image file(s) linked, " << written->copied << " copied\n";
   for (const auto& n : plan->nodes) std::cout << "  " << n.node.mac << "  " << n.node.hostname << "  " << n.script << "\n";
   if (!secret.empty())
     std::cout << "  each node's own report token is in its overlay at " << token_file << "\n";
-  else if (!token_file.empty())
-    std::cerr << "note: the nodes read their report token from " << token_file
-              << ", and no overlay holds one: pass --node-secret (the receiver's), or put the tokens there yourself\n";
-  if (subnet.empty())
-    std::cerr << "note: the recipe names no management subnet: set dhcp-range in " << opt.tree << "/" << kPxeDnsmasqFile
-              << " (or pass --proxy-subnet)\n";
   return kExitOk;
 }
 
@@ -154,6 +178,7 @@ const bool registered = register_subcommand(50, [](CLI::App& app) {
                   "overlay, at the recipe's join.token_file");
   sub->add_option("--ipxe-dir", opt->ipxe_dir, "Where undionly.kpxe and snponly.efi are copied from (\"\" for nowhere)")
       ->default_str("/usr/lib/ipxe");
+  sub->add_flag("--json", opt->json, "What was written as one JSON document on stdout");
   return Subcommand{sub, [opt](const CommandContext& ctx) { return run_pxe(ctx.files, *opt); }};
 });
 

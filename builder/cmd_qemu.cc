@@ -6,12 +6,14 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <iostream>
 #include <memory>
 
 #include <CLI/CLI.hpp>
 
+#include <spdlog/spdlog.h>
+
 #include "commands.h"
+#include "io/log.h"
 #include "qemu/lab_run.h"
 #include "net.h"
 #include "node_inventory.h"
@@ -40,7 +42,7 @@ std::optional<NodeEntry> inventory_node(const FileSource& files, const std::stri
   std::optional<LoadedInventory> inv;
   if (table) inv = load_node_inventory(files, path, *table, diags);
   if (!diags.empty()) {
-    for (const auto& d : diags.sorted()) std::cerr << format(d) << "\n";
+    for (const auto& d : diags.sorted()) logging::located(format(d));
     return std::nullopt;
   }
   std::string names;
@@ -48,8 +50,7 @@ std::optional<NodeEntry> inventory_node(const FileSource& files, const std::stri
     if (n.hostname == name) return n;
     names += (names.empty() ? "" : ", ") + n.hostname;
   }
-  std::cerr << "railyard qemu: " << option << " " << name << ": " << path << " has no such node; it has: "
-            << (names.empty() ? "none" : names) << "\n";
+  spdlog::error("{} {}: {} has no such node; it has: {}", option, name, path, (names.empty() ? "none" : names));
   return std::nullopt;
 }
 
@@ -63,7 +64,7 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
   if (!a.relay.empty()) return relay(a.relay, 0, 1);
   LabOptions& o = a.lab;
   auto bad = [](const std::string& why) {
-    std::cerr << "railyard qemu: " << why << "\n";
+    spdlog::error("{}", why);
     return kExitBadInput;
   };
   if (o.image_dir.empty()) return bad("IMAGE_DIR is required (the output directory of railyard build)");

@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <spdlog/spdlog.h>
+
 #include "commands.h"
 #include "io/atomic_file.h"
 #include "report/fleet_page.h"
@@ -33,12 +35,12 @@ struct ReportOptions {
 int run_show_report(const ReportOptions& opt) {
   auto text = read_report_text(opt.source);
   if (!text.ok()) {
-    std::cerr << "railyard report show: " << text.error() << "\n";
+    spdlog::error("{}", text.error());
     return kExitBadInput;
   }
   auto report = parse_report(*text);
   if (!report.ok()) {
-    std::cerr << "railyard report show: " << opt.source << ": " << report.error() << "\n";
+    spdlog::error("{}: {}", opt.source, report.error());
     return kExitBadInput;
   }
   // A file name or field that is not UTF-8 is written with U+FFFD, never a throw.
@@ -47,20 +49,20 @@ int run_show_report(const ReportOptions& opt) {
   return report->passed ? kExitOk : kExitFailed;
 }
 
-void print_unreadable(const char* command, const Fleet& fleet) {
-  for (const auto& u : fleet.unreadable) std::cerr << "railyard report " << command << ": " << u.path << ": " << u.error << "\n";
+void print_unreadable(const Fleet& fleet) {
+  for (const auto& u : fleet.unreadable) spdlog::error("{}: {}", u.path, u.error);
 }
 
 int run_summary(const ReportOptions& opt) {
   auto fleet = read_fleet(opt.source);
   if (!fleet.ok()) {
-    std::cerr << "railyard report summary: " << fleet.error() << "\n";
+    spdlog::error("{}", fleet.error());
     return kExitBadInput;
   }
   FleetSummary s = summarize(*fleet);
   if (opt.json) std::cout << to_json(s).dump(2, ' ', false, kReplaceInvalid) << "\n";
   else std::cout << to_text(s, TextStyle(TextStyle::colour_for_stdout()));
-  print_unreadable("summary", *fleet);
+  print_unreadable(*fleet);
   if (!fleet->unreadable.empty()) return kExitBadInput;
   return s.passed == s.nodes ? kExitOk : kExitFailed;
 }
@@ -68,7 +70,7 @@ int run_summary(const ReportOptions& opt) {
 int run_html(const ReportOptions& opt) {
   auto fleet = read_fleet(opt.source);
   if (!fleet.ok()) {
-    std::cerr << "railyard report html: " << fleet.error() << "\n";
+    spdlog::error("{}", fleet.error());
     return kExitBadInput;
   }
   auto load = [](const ReportDigest& d) {
@@ -78,12 +80,12 @@ int run_html(const ReportOptions& opt) {
   std::vector<UnreadableReport> unreadable;
   std::string page = fleet_page(summarize(*fleet), fleet->nodes, load, unreadable);
   if (Status st = write_file_atomically(opt.output, page); !st.ok()) {
-    std::cerr << "railyard report html: " << st.error() << "\n";
+    spdlog::error("{}", st.error());
     return kExitFailed;
   }
   fleet->unreadable.insert(fleet->unreadable.end(), unreadable.begin(), unreadable.end());
-  print_unreadable("html", *fleet);
-  std::cerr << "railyard report html: " << opt.output << ": " << plural(fleet->nodes.size(), "node") << "\n";
+  print_unreadable(*fleet);
+  spdlog::info("{}: {}", opt.output, plural(fleet->nodes.size(), "node"));
   return fleet->unreadable.empty() ? kExitOk : kExitBadInput;
 }
 

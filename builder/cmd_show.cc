@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "io/log.h"
 #include "subcommand.h"
 
 namespace railyard {
@@ -13,7 +14,7 @@ int run_show(const FileSource& files, const std::string& recipe_path, const Comm
   Diagnostics diags;
   auto lr = load_recipe(files, recipe_path, common.recipe_options(), diags);
   if (!lr) {
-    for (const auto& d : diags.sorted()) std::cerr << format(d) << "\n";
+    for (const auto& d : diags.sorted()) logging::located(format(d));
     return kExitBadInput;
   }
   if (json) {

@@ -24,7 +24,7 @@ struct CommonOptions {
   RecipeOptions recipe_options() const { return {true, drivers_dir, overlays_dir}; }
 };
 
-int run_check(const FileSource& files, const std::vector<std::string>& paths, const CommonOptions& common, bool quiet);
+int run_check(const FileSource& files, const std::vector<std::string>& paths, const CommonOptions& common, bool json);
 int run_show(const FileSource& files, const std::string& recipe_path, const CommonOptions& common, bool json);
 int run_docs(const std::string& what);
 

@@ -18,7 +18,7 @@ run() {
   ./ci/demo.sh >"$work/$name.log" 2>&1 || rc=$?
   local took=$((SECONDS - start))
   echo "$name: ${took} s, exit $rc"
-  grep -E "^(total |railyard qemu: |  boot to report)" "$work/$name.log" | sed 's/^/    /'
+  grep -E "^(total |railyard qemu: |  boot to result)" "$work/$name.log" | sed 's/^/    /'
   ((rc == 0)) || { tail -n 30 "$work/$name.log" >&2; exit 1; }
   eval "${name}_s=$took"
 }

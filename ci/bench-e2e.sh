@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark of one lab boot (recipes/qemu-virt.toml under railyard qemu, with its storage
-# target, TCG): boot-to-report time, the agent's time per phase (from its report), and its
+# target, TCG): boot to joined (the guest's uptime when the agent printed its result line),
+# the storage target's uptime when it served, the agent's critical chain (systemd-analyze
+# inside the guest), the agent's time per phase (from its report), and its
 # RDMA self-test throughput against ib_write_bw on the same Soft-RoCE device in the same
 # boot (with railyard.qemu.bench=1 the guest runs, on rail 0, the agent and ib_write_bw in
 # the agent's own shape — 64 KiB WRITEs, 16 in flight, 1 MiB — in turns, three rounds; then
@@ -43,7 +45,23 @@ report = json.load(open(run + "/node/report.json"))
 status = json.load(open(run + "/node/status.json"))
 bench = open(run + "/node/bench.txt").read()
 
-print("\nboot to report: %.1f s of guest uptime (kernel start to the report exported)" % status["report_uptime_s"])
+def target_ready():
+    for line in open(run + "/target/console.log", errors="replace"):
+        m = re.search(r"storage target ready at ([0-9.]+) s of uptime", line)
+        if m:
+            return float(m.group(1))
+    return None
+result = status.get("result_uptime_s")
+print("\nboot to %s: %s s of guest uptime (kernel start to the agent's result line; report exported at %.1f s)"
+      % ("joined" if status.get("joined") else "result (NOT joined)", "%.1f" % result if result else "?",
+         status["report_uptime_s"]))
+t = target_ready()
+print("storage target serving at: %s s of its uptime" % ("%.1f" % t if t else "?"))
+try:
+    chain = open(run + "/node/chain.txt").read().strip()
+except OSError:
+    chain = "(no critical chain exported)"
+print("critical chain of the agent (systemd-analyze, in the guest):\n  " + chain.replace("\n", "\n  "))
 print("agent phases:")
 for p in report["phases"]:
     print("  %-10s %9.1f ms" % (p["phase"], p["ms"]))

@@ -9,7 +9,7 @@ packages=(
   # libraries (see CMakeLists.txt)
   libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libssl-dev doctest-dev
   libarchive-dev libcurl4-openssl-dev libibverbs-dev libnl-3-dev libnl-route-3-dev
-  libkmod-dev libxxhash-dev libudev-dev
+  libkmod-dev libxxhash-dev libudev-dev libspdlog-dev
   libmicrohttpd-dev libcpp-httplib-dev libsimdjson-dev
   # fake hardware for discovery tests, network namespaces, and timing for benchmarks
   umockdev libumockdev-dev iproute2 time bc

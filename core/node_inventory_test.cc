@@ -217,7 +217,7 @@ TEST_CASE("parse_node_identity: missing file and syntax error") {
   MemorySource files;
   Diagnostics d;
   CHECK_FALSE(parse_node_identity(files, "node.toml", nullptr, d));
-  CHECK(one(d, "cannot read file") == "node.toml:0:0");
+  CHECK(one(d, "cannot read file: No such file or directory") == "node.toml:0:0");
   files.add("node.toml", "hostname = \n");
   Diagnostics d2;
   CHECK_FALSE(parse_node_identity(files, "node.toml", nullptr, d2));

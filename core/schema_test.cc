@@ -338,7 +338,7 @@ TEST_CASE("a file that cannot be read") {
   auto r = load_path(none, "nope.toml");
   REQUIRE(r.diags.size() == 1);
   CHECK(r.diags.items()[0].pos.file == "nope.toml");
-  CHECK(r.diags.items()[0].message == "cannot read file");
+  CHECK(r.diags.items()[0].message == "cannot read file: No such file or directory");
 }
 
 TEST_CASE("a rejected value keeps its default and is recorded as failed") {

@@ -16,6 +16,11 @@ class FileSource {
   virtual std::optional<std::string> read(const std::string& path) const = 0;
   virtual bool is_directory(const std::string& path) const = 0;
   virtual bool is_file(const std::string& path) const { return read(path).has_value(); }
+  // Why read(path) gave nothing, as the system says it ("No such file or directory",
+  // "Permission denied", "Is a directory").
+  virtual std::string why_unreadable(const std::string& path) const {
+    return is_directory(path) ? "Is a directory" : "No such file or directory";
+  }
 };
 
 class MemorySource : public FileSource {

@@ -11,7 +11,7 @@ namespace railyard {
 std::optional<toml::table> read_toml(const FileSource& files, const std::string& path, Diagnostics& diags) {
   auto text = files.read(path);
   if (!text) {
-    diags.error({path, 0, 0}, "cannot read file");
+    diags.error({path, 0, 0}, "cannot read file: " + files.why_unreadable(path));
     return std::nullopt;
   }
   try {

@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "io/disk_source.h"
+#include "io/log.h"
 #include "recipe_loader.h"
 
 namespace railyard {
@@ -15,7 +16,7 @@ int cmd_check(const InputPaths& paths) {
   auto recipe = load_recipe(disk, paths.recipe, opts, diags);
   bool node_present = disk.is_file(paths.node);
   if (node_present) parse_node_identity(disk, paths.node, recipe ? &recipe->recipe : nullptr, diags);
-  for (const auto& d : diags.sorted()) std::cerr << format(d) << "\n";
+  for (const auto& d : diags.sorted()) logging::located(format(d));
   if (!diags.empty()) return kExitBadInput;
   std::cout << paths.recipe << ": ok (recipe '" << recipe->recipe.name << "')\n";
   if (node_present) std::cout << paths.node << ": ok (node identity)\n";

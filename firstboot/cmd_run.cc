@@ -10,6 +10,8 @@
 #include <ctime>
 #include <iostream>
 
+#include <spdlog/spdlog.h>
+
 #include "apply/apply.h"
 #include "checks/hardware.h"
 #include "checks/ibverbs_data_path.h"
@@ -99,7 +101,7 @@ int dry_run(const Inputs& in, const Plan& plan, const std::string& root, bool js
   std::vector<Change> changes = apply_plan(plan, kernel);
   if (plan.ok())
     if (Status s = write_plan_files(plan, root); !s.ok()) {
-      std::cerr << "railyard-firstboot: " << s.error() << "\n";
+      spdlog::error("{}", s.error());
       return kExitFailed;
     }
   if (json) {
@@ -133,6 +135,28 @@ Inventory settle(const Plan& plan, const Inputs& in, Clock& clock) {
   }
 }
 
+// The journal's view of the self-test: each check that failed an error, each warning a
+// warning, so that `journalctl -p err -u railyard-firstboot` lists exactly the failures; the
+// summary on standard output stays for the console.
+void log_checks(const Report& report) {
+  for (const auto& c : report.checks) {
+    const bool failing = c.failing();
+    if (!failing && c.status != CheckStatus::fail && c.status != CheckStatus::warn) continue;
+    std::string text = c.name() + ": " + to_string(c.status) + ": expected " + c.expected + ", observed " + c.observed;
+    if (!c.detail.empty()) text += " (" + c.detail + ")";
+    if (!failing && c.status == CheckStatus::fail) text += " [not required]";
+    spdlog::log(failing ? spdlog::level::err : spdlog::level::warn, "{}", text);
+  }
+}
+
+void log_join(const JoinOutcome& joined) {
+  for (const auto& line : joined.log)
+    spdlog::log(line.level == JoinLine::Level::error     ? spdlog::level::err
+                : line.level == JoinLine::Level::warning ? spdlog::level::warn
+                                                         : spdlog::level::info,
+                "{}", line.text);
+}
+
 }  // namespace
 
 Outcome<std::string> make_preview_root() {
@@ -154,9 +178,10 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
   if (!in) return rc;
   report.phases.push_back({"discover", ms_since(t)});
   const CheckResult devices = devices_check(*in->wait, in->recipe.hardware);
-  if (devices.status != CheckStatus::pass || dry)
-    std::cerr << "railyard-firstboot: devices: " << to_string(devices.status) << ": " << devices.observed
-              << (devices.detail.empty() ? "" : " (" + devices.detail + ")") << "\n";
+  // In a run the check is logged with the others; a preview has no report to show it.
+  if (dry)
+    spdlog::log(devices.status == CheckStatus::pass ? spdlog::level::info : spdlog::level::err, "devices: {}: {}{}",
+                to_string(devices.status), devices.observed, devices.detail.empty() ? "" : " (" + devices.detail + ")");
   report.checks.push_back(devices);
 
   t = Steady::now();
@@ -206,9 +231,10 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
 
   t = Steady::now();
   NativeJoinEffects effects;
-  std::cout << summary_text(report);
+  std::cout << summary_text(report) << std::flush;
+  log_checks(report);
   JoinOutcome joined = report_and_join(report, in->recipe.join, root, effects, read_token);
-  for (const auto& line : joined.log) std::cout << "  " << line << "\n";
+  log_join(joined);
   std::cout << result_marker(report) << std::endl;
   return joined.joined ? kExitOk : kExitFailed;
 }

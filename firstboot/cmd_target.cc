@@ -4,6 +4,8 @@
 // the outcome goes to /var/lib/railyard/target.json and the last console line.
 #include <iostream>
 
+#include <spdlog/spdlog.h>
+
 #include "apply/apply.h"
 #include "commands.h"
 #include "kernel/dcb_native.h"
@@ -34,7 +36,7 @@ int cmd_target(const InputPaths& paths, const std::string& root) {
   auto in = load_inputs(paths, rc, true);  // its rails, like a node's, renamed by udev first
   if (!in) return rc;
   if (CheckResult d = devices_check(*in->wait, in->recipe.hardware); d.status != CheckStatus::pass)
-    std::cerr << "railyard-firstboot: devices: " << d.observed << " (" << d.detail << ")\n";
+    spdlog::error("devices: {} ({})", d.observed, d.detail);
   TargetPlan plan = plan_target(in->inventory, in->recipe, in->node);
   std::vector<Change> changes;
   if (plan.ok()) {
@@ -70,7 +72,7 @@ int cmd_target(const InputPaths& paths, const std::string& root) {
                                    {"exports", exports_json(plan.exports)},
                                    {"changes", to_json(changes)}};
   if (auto e = write_root_file(root, "/var/lib/railyard/target.json", report.dump(2) + "\n", 0644); !e.empty())
-    std::cerr << "railyard-firstboot: cannot write the target report: " << e << "\n";
+    spdlog::error("cannot write the target report: {}", e);
   std::cout << "railyard: target=" << (ok ? "ready" : "failed") << " exports=" << plan.exports.size() << std::endl;
   return ok ? kExitOk : kExitFailed;
 }

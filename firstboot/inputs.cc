@@ -1,10 +1,12 @@
 #include "inputs.h"
 
-#include <iostream>
+
+#include <spdlog/spdlog.h>
 
 #include "discover/default_route.h"
 #include "discover/discover.h"
 #include "io/disk_source.h"
+#include "io/log.h"
 #include "management.h"
 #include "recipe_loader.h"
 
@@ -27,10 +29,13 @@ std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code, bool 
   if (disk.is_file(paths.node))
     in.node = parse_node_identity(disk, paths.node, in.recipe_found || !paths.recipe_given ? &in.recipe : nullptr, diags);
   if (!diags.empty()) {
-    for (const auto& d : diags.sorted()) std::cerr << format(d) << "\n";
+    for (const auto& d : diags.sorted()) logging::located(format(d));
     exit_code = kExitBadInput;
     return std::nullopt;
   }
+  spdlog::debug("recipe: {}", in.recipe_found ? paths.recipe + " ('" + in.recipe.name + "')"
+                                              : "none at " + paths.recipe + "; the built-in default");
+  spdlog::debug("node identity: {}", in.node ? paths.node + " (" + in.node->hostname + ")" : "none at " + paths.node);
   auto mark = [&in](Inventory& inv) {
     in.management_how = mark_management(inv, in.recipe.management, in.node, default_route_ifname());
   };
@@ -41,6 +46,10 @@ std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code, bool 
     in.inventory = discover();
     mark(in.inventory);
   }
+  const Nic* mgmt = in.inventory.management();
+  spdlog::debug("discovered {} GPU(s), {} NIC(s), {} RDMA device(s); management interface: {}",
+                in.inventory.gpus.size(), in.inventory.nics.size(), in.inventory.rdma.size(),
+                mgmt ? mgmt->ifname + " (" + in.management_how + ")" : "none");
   return in;
 }
 

@@ -1,18 +1,22 @@
 // railyard-firstboot: the first-boot agent inside the image. Phases live in discover/,
 // apply/, verify/ and join/; this file only parses arguments and dispatches.
-#include <iostream>
-
 #include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
 
 #include "commands.h"
+#include "io/cli.h"
+#include "io/log.h"
 #include "version.h"
 
 int main(int argc, char** argv) {
   using namespace railyard;
-  CLI::App app{"railyard-firstboot: configure, verify and join a node on its first boot"};
+  logging::setup("railyard-firstboot");
+  CLI::App app{"railyard-firstboot: configure, verify and join a node on its first boot", "railyard-firstboot"};
   app.set_version_flag("--version", std::string("railyard-firstboot ") + kVersion);
   app.require_subcommand(1);
   app.fallthrough();
+  logging::Verbosity verbosity = logging::Verbosity::normal;
+  add_verbosity_flags(app, verbosity);
   InputPaths paths;
   auto* recipe_opt = app.add_option("--recipe", paths.recipe, "Recipe (default /etc/railyard/recipe.toml)");
   app.add_option("--node", paths.node, "Node identity (default /etc/railyard/node.toml)");
@@ -36,9 +40,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitBadInput;
+    return parse_failure(app, e, kExitBadInput);
   }
+  // The agent's lines name the program only: on a node there is one agent, and the journal
+  // says which of its units wrote them.
+  logging::set_verbosity(verbosity);
   paths.recipe_given = recipe_opt->count() > 0;
   if (*check) return cmd_check(paths);
   if (*discover) return cmd_discover(paths, json);
@@ -47,11 +53,11 @@ int main(int argc, char** argv) {
     // A preview never changes the live node: without --root, its files go somewhere new.
     auto dir = make_preview_root();
     if (!dir.ok()) {
-      std::cerr << "railyard-firstboot: --dry-run without --root: " << dir.error() << "\n";
+      spdlog::error("--dry-run without --root: {}", dir.error());
       return kExitFailed;
     }
     root = *dir;
-    std::cerr << "railyard-firstboot: dry run: no --root given; the rendered files go under " << root << "\n";
+    spdlog::info("dry run: no --root given; the rendered files go under {}", root);
   }
   if (*run) return cmd_run(paths, root, dry_run, json);
   if (*target) return cmd_target(paths, root);

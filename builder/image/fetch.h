@@ -2,7 +2,7 @@
 // root filesystems, fetched over HTTP(S) by the build.
 //
 //   FetchOptions o;
-//   o.log = [](const std::string& line) { std::cerr << line << "\n"; };
+//   o.log = [](const std::string& line) { spdlog::info("{}", line); };
 //   auto got = fetch_verified(bundle.url, bundle.sha256, cache_dir + "/doca.tgz", o);
 //   if (!got.ok()) return Status::fail("bundle doca-ofed: " + got.error());
 //

@@ -1,11 +1,13 @@
 #include "image/image_manifest.h"
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "io/disk_source.h"
 #include "net.h"
 #include "recipe.h"
 #include "text.h"
@@ -284,7 +286,9 @@ std::string render_trim_record(const ImageManifest& m) { return trim_json(m).dum
 
 Outcome<ImageManifest> read_image_manifest(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Outcome<ImageManifest>::fail(path + ": cannot be read (is it an image directory's manifest.json?)");
+  if (!in || std::filesystem::is_directory(path))
+    return Outcome<ImageManifest>::fail(path + ": cannot be read: " + DiskSource().why_unreadable(path) +
+                                        " (is it an image directory's manifest.json?)");
   std::stringstream ss;
   ss << in.rdbuf();
   if (in.bad()) return Outcome<ImageManifest>::fail(path + ": read error");

@@ -1,3 +1,5 @@
+#include <spdlog/spdlog.h>
+
 #include "lab_run.h"
 
 #include <arpa/inet.h>
@@ -35,7 +37,8 @@ using Clock = std::chrono::steady_clock;
 const std::vector<std::pair<std::string, std::string>> kNodePorts = {
     {"org.railyard.report", "report.json"}, {"org.railyard.files", "files.tar"}, {"org.railyard.status", "status.json"},
     {"org.railyard.rerun", "rerun.json"},   {"org.railyard.rerun-files", "rerun-files.tar"},
-    {"org.railyard.bench", "bench.txt"}};
+    {"org.railyard.bench", "bench.txt"},    {"org.railyard.journal", "journal.txt"},
+    {"org.railyard.chain", "chain.txt"}};
 const std::vector<std::pair<std::string, std::string>> kTargetPorts = {{"org.railyard.target", "target.json"}};
 
 std::string read_text(const fs::path& p) {
@@ -181,11 +184,14 @@ std::string tail_lines(const fs::path& p, std::size_t n) {
 }
 
 int harness_error(const std::string& why, const Vm* vm) {
-  std::cerr << "railyard qemu: " << why << "\n";
+  // One message: in the journal, the lines that explain it stay with it.
+  std::string message = why;
   if (vm && fs::exists(vm->dir / "qemu.log") && fs::file_size(vm->dir / "qemu.log") > 0)
-    std::cerr << "  QEMU said:\n" << tail_lines(vm->dir / "qemu.log", 10);
+    message += "\n  QEMU said:\n" + tail_lines(vm->dir / "qemu.log", 10);
   if (vm && fs::exists(vm->dir / "console.log"))
-    std::cerr << "  last console lines (" << (vm->dir / "console.log").string() << "):\n" << tail_lines(vm->dir / "console.log", 15);
+    message += "\n  last console lines (" + (vm->dir / "console.log").string() + "):\n" +
+               tail_lines(vm->dir / "console.log", 15);
+  spdlog::error("{}", message);
   return 2;
 }
 
@@ -303,7 +309,7 @@ int run_in(const LabOptions& o, const fs::path& run) {
   if (target.process) target.process->stop();
   double node_s = std::chrono::duration<double>(Clock::now() - node_start).count();
 
-  if (auto s = copy_out(node.dir / "console.log", o.console_log); !s.ok()) std::cerr << "railyard qemu: " << s.error() << "\n";
+  if (auto s = copy_out(node.dir / "console.log", o.console_log); !s.ok()) spdlog::error("{}", s.error());
   LabVerdict v = judge_lab_run(read_text(node.dir / "report.json"), read_text(node.dir / "status.json"));
   if (v.exit_code == 2) {
     std::string why = v.summary;
@@ -315,9 +321,12 @@ int run_in(const LabOptions& o, const fs::path& run) {
   std::cout << "railyard qemu: " << v.summary << "\n";
   for (const auto& d : v.detail) std::cout << "  " << d << "\n";
   auto status = nlohmann::json::parse(read_text(node.dir / "status.json"), nullptr, false);
-  if (!status.is_discarded() && status.contains("report_uptime_s"))
-    std::cout << "  boot to report: " << status["report_uptime_s"].dump() << " s of guest uptime; node VM "
-              << static_cast<long>(node_s) << " s; whole run " << seconds() << " s\n";
+  if (!status.is_discarded() && status.contains("report_uptime_s")) {
+    const auto& result = status.value("result_uptime_s", nlohmann::json());
+    std::cout << "  boot to result: " << (result.is_number() ? result.dump() : "?") << " s of guest uptime (report "
+              << "exported at " << status["report_uptime_s"].dump() << " s); node VM " << static_cast<long>(node_s)
+              << " s; whole run " << seconds() << " s\n";
+  }
   return v.exit_code;
 }
 
@@ -337,7 +346,7 @@ int run_lab(const LabOptions& o) {
   // error (logs to look at) or when the caller named the directory.
   for (const char* vm : {"node", "target"}) fs::remove(run / vm / "initrd.img", ec);
   if (temporary && rc != 2) fs::remove_all(run, ec);
-  else if (temporary) std::cerr << "railyard qemu: the run's files are in " << run.string() << "\n";
+  else if (temporary) spdlog::info("the run's files are in {}", run.string());
   return rc;
 }
 

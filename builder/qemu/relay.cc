@@ -1,3 +1,5 @@
+#include <spdlog/spdlog.h>
+
 #include "relay.h"
 
 #include <arpa/inet.h>
@@ -8,7 +10,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <iostream>
 
 
 namespace railyard {
@@ -33,13 +34,13 @@ int connect_to(const std::string& host_port) {
   addr.sin_family = AF_INET;
   int port = colon == std::string::npos ? 0 : std::atoi(host_port.c_str() + colon + 1);
   if (port <= 0 || port > 65535 || ::inet_pton(AF_INET, host_port.substr(0, colon).c_str(), &addr.sin_addr) != 1) {
-    std::cerr << "railyard qemu --relay: '" << host_port << "' is not IPV4:PORT\n";
+    spdlog::error("--relay: '{}' is not IPV4:PORT", host_port);
     return -1;
   }
   addr.sin_port = htons(static_cast<std::uint16_t>(port));
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    std::cerr << "railyard qemu --relay: " << host_port << ": " << std::strerror(errno) << "\n";
+    spdlog::error("--relay: {}: {}", host_port, std::strerror(errno));
     if (fd >= 0) ::close(fd);
     return -1;
   }

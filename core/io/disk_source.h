@@ -10,6 +10,7 @@ class DiskSource : public FileSource {
   std::optional<std::string> read(const std::string& path) const override;
   bool is_directory(const std::string& path) const override;
   bool is_file(const std::string& path) const override;
+  std::string why_unreadable(const std::string& path) const override;
 };
 
 // Serves some files from memory (the embedded default recipe) and the rest from another source.
@@ -22,6 +23,7 @@ class LayeredSource : public FileSource {
     return lower_.read(path);
   }
   bool is_directory(const std::string& path) const override { return lower_.is_directory(path); }
+  std::string why_unreadable(const std::string& path) const override { return lower_.why_unreadable(path); }
 
  private:
   const FileSource& lower_;

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <memory>
 
+#include <spdlog/spdlog.h>
+
 #include "discover/discover.h"
 #include "rails.h"
 #include "text.h"
@@ -80,6 +82,7 @@ DeviceWait wait_for_devices(const Recipe& recipe, const std::function<void(Inven
       for (auto& line : uninitialized(u.get())) out.missing.push_back(std::move(line));
     const auto now = Steady::now();
     if (out.missing.empty() || now >= deadline) break;
+    spdlog::debug("waiting for devices: {}", join(out.missing, "; "));
     // Sleep until udev announces a device, and look again at least every second (a device
     // may complete without an event of the subsystems watched, e.g. a driver's late bind).
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
@@ -88,12 +91,17 @@ DeviceWait wait_for_devices(const Recipe& recipe, const std::function<void(Inven
       pollfd p{udev_monitor_get_fd(monitor.get()), POLLIN, 0};
       if (::poll(&p, 1, timeout) > 0)
         while (UdevPtr<udev_device> d{udev_monitor_receive_device(monitor.get())}) {
+          const char* action = udev_device_get_action(d.get());
+          const char* name = udev_device_get_sysname(d.get());
+          spdlog::debug("udev: {} {}", action ? action : "?", name ? name : "?");
         }
     } else {
       ::usleep(static_cast<useconds_t>(std::min(timeout, 250)) * 1000);
     }
   }
   out.waited_ms = std::chrono::duration<double, std::milli>(Steady::now() - start).count();
+  spdlog::debug("devices: {} after {:.0f} ms", out.missing.empty() ? "all present" : join(out.missing, "; "),
+                out.waited_ms);
   return out;
 }
 

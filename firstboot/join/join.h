@@ -23,9 +23,17 @@ class JoinEffects {
   virtual int run(const std::vector<std::string>& argv) = 0;
 };
 
+// One line of what joining did: the agent logs it at its level, so that a failure to send the
+// report or to start a join unit is among the journal's errors.
+struct JoinLine {
+  enum class Level { info, warning, error };
+  Level level = Level::info;
+  std::string text;
+};
+
 struct JoinOutcome {
   bool joined = false;
-  std::vector<std::string> log;  // what was done, for the console and the journal
+  std::vector<JoinLine> log;  // what was done, in order
 };
 
 // `root` prefixes the files written (report, textfile, joined marker); `clock` waits

@@ -71,12 +71,21 @@ JoinOutcome run(const Report& r, const JoinSpec& j, const TempRoot& root, Record
 std::vector<std::string> systemctl(const std::string& unit) { return {"systemctl", "start", "--no-block", unit}; }
 
 bool logged(const JoinOutcome& o, const std::string& needle) {
-  return std::any_of(o.log.begin(), o.log.end(), [&](const std::string& l) { return l.find(needle) != std::string::npos; });
+  return std::any_of(o.log.begin(), o.log.end(),
+                     [&](const JoinLine& l) { return l.text.find(needle) != std::string::npos; });
+}
+
+// The lines at `level`, in order.
+std::vector<std::string> at_level(const JoinOutcome& o, JoinLine::Level level) {
+  std::vector<std::string> out;
+  for (const auto& l : o.log)
+    if (l.level == level) out.push_back(l.text);
+  return out;
 }
 
 std::string log_text(const JoinOutcome& o) {
   std::string out;
-  for (const auto& l : o.log) out += l + "\n";
+  for (const auto& l : o.log) out += l.text + "\n";
   return out;
 }
 
@@ -233,6 +242,32 @@ TEST_CASE("report_and_join: a failing POST is retried report_retries times, 1 s,
   CHECK(logged(out, "report POST attempt 1 failed: " + kUrl + ": Couldn't connect to server"));
   CHECK(logged(out, "report POST attempt 4 failed"));
   CHECK_FALSE(logged(out, "report POST attempt 5"));
+}
+
+TEST_CASE("report_and_join: failed attempts are warnings; a report never sent is the one error") {
+  TempRoot root;
+  RecordingJoin fx;
+  fx.post_default = kUrl + ": Couldn't connect to server";
+  auto out = run(passing(), spec(), root, fx);
+  CHECK(at_level(out, JoinLine::Level::warning).size() == 4);
+  CHECK(at_level(out, JoinLine::Level::error) ==
+        std::vector<std::string>{"the report was not sent to " + kUrl +
+                                 " (4 attempts); it is in /var/lib/railyard/report.json"});
+  CHECK(out.joined);  // the report is kept locally; the node's fabric passed
+}
+
+TEST_CASE("report_and_join: a passing node's lines are information only; a failing node's refusal is an error") {
+  TempRoot root;
+  RecordingJoin fx;
+  auto ok = run(passing(), spec(), root, fx);
+  CHECK(at_level(ok, JoinLine::Level::error).empty());
+  CHECK(at_level(ok, JoinLine::Level::warning).empty());
+  RecordingJoin fx2;
+  JoinSpec j = spec();
+  j.on_fail.clear();
+  auto failed = run(failing(), j, root, fx2);
+  CHECK(at_level(failed, JoinLine::Level::error) ==
+        std::vector<std::string>{"self-test failed: not joining; no unit started"});
 }
 
 TEST_CASE("report_and_join: the backoff doubles up to 30 s and stays there") {

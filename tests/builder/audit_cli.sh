@@ -36,7 +36,13 @@ echo "root:x:0:0:root:/root:/bin/sh" >"$tmp/tree/etc/passwd"
 image "$tmp/clean" "$tmp/tree"
 out=$("$railyard" audit "$tmp/clean" 2>"$tmp/err") || fail "clean image: exit $?: $out $(cat "$tmp/err")"
 [[ -z "$out" ]] || fail "clean image printed: $out"
-grep -q "^$tmp/clean: clean (2 artifacts, 6 root filesystem entries)$" "$tmp/err" || fail "clean summary: $(cat "$tmp/err")"
+grep -q "^railyard audit: $tmp/clean: clean (2 artifacts, 6 root filesystem entries)$" "$tmp/err" ||
+  fail "clean summary: $(cat "$tmp/err")"
+"$railyard" -q audit "$tmp/clean" 2>"$tmp/err" || fail "clean image, -q: exit $?"
+[[ ! -s "$tmp/err" ]] || fail "-q printed more than errors: $(cat "$tmp/err")"
+json=$("$railyard" audit --json "$tmp/clean" 2>"$tmp/err") || fail "clean image, --json: exit $?"
+python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["clean"] and d["findings"] == [] and d["artifacts"] == 2 \
+  and d["entries"] == 6, d' <<<"$json" || fail "clean image, --json: $json"
 
 echo "build-host" >"$tmp/tree/etc/hostname"
 echo "-----BEGIN OPENSSH PRIVATE KEY-----" >"$tmp/tree/etc/ssh/ssh_host_ed25519_key"
@@ -51,6 +57,18 @@ $tmp/dirty/rootfs.cpio.zst: /etc/ssh/ssh_host_ed25519_key: present (host keys ar
 $tmp/dirty/rootfs.cpio.zst: /var/log/dpkg.log: a file below /var/log (logs of the build, with its timestamps)"
 [[ "$out" == "$expected" ]] || fail "dirty image printed:
 $out"
+set +e
+json=$("$railyard" audit --json "$tmp/dirty" 2>/dev/null); rc=$?
+set -e
+[[ $rc -eq 1 ]] || fail "dirty image, --json: exit $rc"
+python3 - "$json" <<'PY' || fail "dirty image, --json: $json"
+import json, sys
+d = json.loads(sys.argv[1])
+assert not d["clean"] and len(d["findings"]) == 3, d
+f = d["findings"][0]
+assert f == {"artifact": "rootfs.cpio.zst", "path": "/etc/hostname", "problem": "present",
+             "why": "the build host's name; nodes get theirs from the node overlay"}, f
+PY
 
 set +e
 err=$("$railyard" audit "$tmp/nowhere" 2>&1); rc=$?

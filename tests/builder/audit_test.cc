@@ -242,7 +242,8 @@ TEST_CASE("bad input: no directory, no manifest, an invalid manifest") {
   fs::create_directories(tmp / "empty");
   r = audit_image(tmp / "empty");
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error() == tmp / "empty/manifest.json" + ": cannot be read (is it an image directory's manifest.json?)");
+  CHECK(r.error() == tmp / "empty/manifest.json" +
+                       ": cannot be read: No such file or directory (is it an image directory's manifest.json?)");
   tmp.write("bad/manifest.json", "{\"schema\": 1}");
   r = audit_image(tmp / "bad");
   REQUIRE_FALSE(r.ok());

@@ -93,8 +93,19 @@ grep -q '"token_file": "/etc/railyard/report-token"' "$tmp/tktree/railyard-pxe.j
 # Without the secret: the tree says the overlays hold no token.
 "$railyard" pxe --image "$tmp/tkimg" --nodes "$tmp/tknodes.toml" -o "$tmp/tktree" --ipxe-dir "" >/dev/null 2>"$tmp/err" ||
   fail "pxe without --node-secret: $(cat "$tmp/err")"
-grep -q "^note: the nodes read their report token from /etc/railyard/report-token, and no overlay holds one" "$tmp/err" ||
+grep -q "^railyard pxe: warning: the nodes read their report token from /etc/railyard/report-token, and no overlay holds one" \
+  "$tmp/err" ||
   fail "no note on the missing tokens: $(cat "$tmp/err")"
+# --json: what was written, warnings included, as one document on stdout.
+json=$("$railyard" pxe --image "$tmp/tkimg" --nodes "$tmp/tknodes.toml" -o "$tmp/tktree" --ipxe-dir "" --json 2>/dev/null) ||
+  fail "pxe --json: exit $?"
+python3 - "$json" <<'PY' || fail "pxe --json: $json"
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["recipe"] and d["nodes"] and all(set(n) == {"hostname", "mac", "script"} for n in d["nodes"]), d
+assert d["token_file"] == "/etc/railyard/report-token" and d["tokens"] is False, d
+assert any("no overlay holds one" in w for w in d["warnings"]), d
+PY
 # A secret for a recipe that reads no token, and a short secret: exit 2, nothing written.
 set +e
 err=$("$railyard" pxe --image "$tmp/img" --nodes "$tmp/nodes.toml" -o "$tmp/tree3" --node-secret "$tmp/secret" 2>&1); rc=$?

@@ -20,4 +20,10 @@ for i in (0, 2, 3):
     expect(check("rail.%d.link" % i)["status"] == "pass", "rail %d keeps its link" % i)
 expect(check("nvmeof.0.connected")["status"] == "pass", "storage on rail 0 is unaffected")
 expect(status["joined"] is False and status["ready_unit"] != "active", "not joined: %s" % status)
+# The journal's errors are exactly the failures: one line per failing check, and the refusal.
+lines = [l for l in (journal_err or "").splitlines() if l.strip()]
+named = sorted(l.split(":")[1].strip() for l in lines if l.startswith("railyard-firstboot: ") and ": fail: " in l)
+expect(named == failed, "journalctl -p err names the failing checks %s: %s" % (failed, lines))
+expect(any("self-test failed: not joining" in l for l in lines), "the refusal is an error: %s" % lines)
+expect(len(lines) == len(failed) + 1, "nothing else at priority err: %s" % lines)
 PY

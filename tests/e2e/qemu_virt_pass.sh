@@ -16,6 +16,8 @@ lab_assert <<'PY'
 expect(report["result"] == "pass", "result pass, not %s" % report["result"])
 expect(report["node"] == "lab-node01", "the node is lab-node01")
 expect(report["problems"] == [], "no planning problems: %s" % report["problems"])
+expect(journal_err is not None and journal_err.strip() == "", "a node that joins logs no errors: %r" % journal_err)
+expect(isinstance(status.get("result_uptime_s"), float), "the result line's uptime is exported: %s" % status)
 expect(target and target["result"] == "ready", "the storage target served its export: %s" % target)
 # railyard.qemu.rerun=1 ran the target twice too; what it sent is the second run's.
 target_changed = [c for c in (target or {}).get("changes", []) if c.get("outcome") not in ("unchanged", "unsupported")]

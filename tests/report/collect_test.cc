@@ -276,7 +276,7 @@ TEST_CASE("collect: what the agent POSTs (report_and_join over libcurl, with its
   NativeJoinEffects agent;
   JoinOutcome out = report_and_join(loaded->report, join, root.str(), agent, &test::TokenReader::read);
   std::string log;
-  for (const auto& l : out.log) log += l + "\n";
+  for (const auto& l : out.log) log += l.text + "\n";
   CAPTURE(log);
   CHECK(log.find("report sent to " + rx.url()) != std::string::npos);
   std::string rel = "g4-r002-n07/" + loaded->report.host.boot_id + ".json";

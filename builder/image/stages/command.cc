@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
+
 extern char** environ;
 
 namespace railyard {
@@ -77,6 +79,7 @@ Outcome<std::string> ProcessRunner::execute(const Command& cmd, bool capture_std
   envp.push_back(nullptr);
 
   const auto started = std::chrono::steady_clock::now();
+  spdlog::debug("run: {}", shell_quote(cmd.argv));
   pid_t pid = ::fork();
   if (pid < 0) {
     ::close(log);

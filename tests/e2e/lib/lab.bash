@@ -113,8 +113,9 @@ lab_expect_rc() {
 # lab_assert: Python assertions (stdin) over the run's files. Available: report, status,
 # rerun, target, topology (JSON or None), check(name) → the report's check, expect(cond,
 # what), files and rerun_files (path → text of the agent's files after the first and the
-# second run), collected (the reports the collector keeps: one per node and boot) and
-# collector_log (its log: one line per POST).
+# second run), collected (the reports the collector keeps: one per node and boot),
+# collector_log (its log: one line per POST) and journal_err (the agent's journal lines of
+# priority err and above, as `journalctl -p err -u railyard-firstboot -o cat` shows them).
 lab_assert() {
   python3 - "$LAB_RUN" "${LAB_REPORTS:-}" 3<&0 <<'PY'
 import glob, json, os, sys, tarfile
@@ -136,6 +137,8 @@ def unpack(rel):
                     out["/" + m.name] = t.extractfile(m).read().decode()
     return out
 files, rerun_files = unpack("node/files.tar"), unpack("node/rerun-files.tar")
+journal_path = os.path.join(run, "node/journal.txt")
+journal_err = open(journal_path).read() if os.path.exists(journal_path) else None
 collected, collector_log = [], ""
 if reports_dir and os.path.exists(os.path.join(os.path.dirname(reports_dir), "collect.err")):
     collector_log = open(os.path.join(os.path.dirname(reports_dir), "collect.err")).read()

@@ -9,6 +9,7 @@
 # 2000 WRITEs loopback and to the target over the wire). Target: the agent's median at
 # >= 0.8x ib_write_bw's in the same shape.
 # Usage: ci/bench-e2e.sh [BUILD_DIR]   (as root; builds the image once into BUILD_DIR/e2e/)
+#        RAILYARD_BENCH_KEEP=DIR keeps the run's files (consoles, exports) in DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$(realpath "${1:-build/ci}")
@@ -20,7 +21,12 @@ command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86_64 missing (
 cache=${RAILYARD_E2E_CACHE:-$build/e2e}
 image=$cache/images/qemu-virt
 work=$(mktemp -d "${TMPDIR:-/tmp}/railyard-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+if [[ -n ${RAILYARD_BENCH_KEEP:-} ]]; then
+  rm -rf "$RAILYARD_BENCH_KEEP" && mkdir -p "$RAILYARD_BENCH_KEEP"
+  work=$(realpath "$RAILYARD_BENCH_KEEP")
+else
+  trap 'rm -rf "$work"' EXIT
+fi
 mkdir -p "$cache"
 
 start=$SECONDS

@@ -96,6 +96,8 @@ ordered_json to_json(const Inventory& inv) {
                       {"speed_mbps", n.speed_mbps},
                       {"model", optional_string(n.pci.model)},
                       {"vendor_name", optional_string(n.pci.vendor_name)},
+                      {"id_path", optional_string(n.id_path)},
+                      {"net_name_path", optional_string(n.net_name_path)},
                       {"mac", n.mac},
                       {"operstate", n.operstate},
                       {"mtu", n.mtu},

@@ -65,6 +65,11 @@ struct Nic {
   std::string bond_mode;
   std::vector<BondPort> bond_ports;
   bool bonded() const { return !bond_ports.empty(); }
+  // udev's stable names for the interface, by its place on the bus whatever it is called now
+  // (a .link file's name, net.ifnames=0's eth0): ID_PATH ("pci-0000:1b:00.0") and
+  // ID_NET_NAME_PATH ("enp27s0f0np0"). None where udev has none (a bond, no udev).
+  std::optional<std::string> id_path;
+  std::optional<std::string> net_name_path;
 };
 
 struct NvmeController {

@@ -55,6 +55,8 @@ std::optional<std::size_t> find_nic(const Inventory& inv, const std::string& ref
   auto names = [&](const std::string& ifname, const std::string& bdf) { return ifname == ref || (pci && bdf == *pci); };
   for (std::size_t i = 0; i < inv.nics.size(); ++i) {
     if (names(inv.nics[i].ifname, inv.nics[i].pci.bdf)) return i;
+    // udev's name by bus path: the same recipe whatever a .link file or net.ifnames=0 named it.
+    if (inv.nics[i].net_name_path == ref || inv.nics[i].id_path == ref) return i;
     // A bonded NIC answers to its ports too: a recipe written for the card names it either way.
     for (const auto& p : inv.nics[i].bond_ports)
       if (names(p.ifname, p.pci)) return i;

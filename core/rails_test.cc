@@ -247,6 +247,21 @@ TEST_CASE("RoCE LAG: a bonded card is one rail, named by the bond, either port o
   CHECK_FALSE(rails_json(server({{1, 1}}), map_rails(server({{1, 1}}), hardware(1), false))[0].contains("bond_ports"));
 }
 
+TEST_CASE("hardware.rails by udev's path name: the same recipe whatever the interface is called now") {
+  Inventory inv = server({{0, 1}, {0, 1}});
+  // A .link file renamed them; udev still says where they are.
+  inv.nics[0].ifname = "rail0";
+  inv.nics[0].net_name_path = "enp18s0f0np0";
+  inv.nics[0].id_path = "pci-" + inv.nics[0].pci.bdf;
+  inv.nics[1].ifname = "rail1";
+  inv.nics[1].net_name_path = "enp19s0f0np0";
+  RailMap m = map_rails(inv, hardware(0, {"enp19s0f0np0", "pci-" + inv.nics[0].pci.bdf}), false);
+  CHECK(lines(m.problems) == "");
+  CHECK(rails(inv, m) == "rail1[] rail0[]");
+  CHECK(lines(map_rails(inv, hardware(0, {"enp20s0f0np0"}), false).problems) ==
+        "hardware.rails names 'enp20s0f0np0', which is not on this node\n");
+}
+
 TEST_CASE("hardware.rails naming one NIC twice (by name and by address): a problem") {
   // The validator cannot resolve names to addresses; the rail mapping catches the repeat.
   Inventory inv = server({{0, 1}, {0, 1}});

@@ -49,8 +49,10 @@ std::optional<std::string> check_device_id(const std::string& s) {
 
 std::optional<std::string> check_rail_ref(const std::string& s) {
   if (normalize_pci(s)) return std::nullopt;
-  if (s.empty() || s.size() > 15 || s.find('/') != std::string::npos || s.find(' ') != std::string::npos)
-    return "'" + s + "' is neither a PCI address (0000:1b:00.0) nor an interface name (≤ 15 characters)";
+  if (s.starts_with("pci-") && normalize_pci(s.substr(4)) == s.substr(4)) return std::nullopt;  // udev's ID_PATH
+  if (s.empty() || s.size() > 15 || s.find_first_of("/: \t") != std::string::npos)
+    return "'" + s + "' is neither a PCI address (0000:1b:00.0), udev's ID_PATH (pci-0000:1b:00.0) nor an interface "
+           "name (≤ 15 characters, no '/', ':' or white space)";
   return std::nullopt;
 }
 
@@ -143,9 +145,10 @@ schema::Schema<Recipe> build() {
       .integer("rail_count", &HardwareSpec::rail_count, 0, 0, 32,
                "Number of rails. 0: one rail per NIC nearest a GPU (every RDMA NIC on a GPU-less node).")
       .strings("rails", &HardwareSpec::rails, {},
-               "Explicit rail NICs in rail order, by PCI address or interface name (a RoCE LAG bond also by "
-               "either port or function); empty: discovered.",
-               check_rail_ref, "PCI addresses or interface names")
+               "Explicit rail NICs in rail order, by PCI address, interface name, or the names udev gives by "
+               "bus path (ID_NET_NAME_PATH enp27s0f0np0, ID_PATH pci-0000:1b:00.0) whatever the interface is "
+               "called now; a RoCE LAG bond also by either port or function. Empty: discovered.",
+               check_rail_ref, "PCI addresses, interface names or udev path names")
       .integer("rail_speed_mbps", &HardwareSpec::rail_speed_mbps, 0, 0, 1600000,
                "Minimum link speed of each rail in Mb/s (100 GbE = 100000), of every port of a bonded rail; "
                "0 does not check.")

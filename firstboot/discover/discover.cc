@@ -11,22 +11,33 @@ namespace railyard {
 
 namespace {
 
-// udev's names for the functions discovery reports (its hardware database, which sysfs
-// does not have): one udev context, one lookup per GPU and NIC.
-void name_from_udev(std::vector<PciFunction*> functions) {
+using UdevDevice = std::unique_ptr<udev_device, decltype(&udev_device_unref)>;
+
+std::optional<std::string> property(udev_device* d, const char* key) {
+  const char* v = udev_device_get_property_value(d, key);
+  if (!v || !*v || !first_control(v).empty()) return std::nullopt;  // never a line break in a table
+  return std::string(v);
+}
+
+// What udev knows and sysfs does not: its hardware database's names for every GPU and NIC,
+// and the interfaces' stable names by bus path. One udev context, one lookup per device.
+void name_from_udev(Inventory& inv) {
   std::unique_ptr<udev, decltype(&udev_unref)> u(udev_new(), udev_unref);
   if (!u) return;
-  auto property = [](udev_device* d, const char* key) -> std::optional<std::string> {
-    const char* v = udev_device_get_property_value(d, key);
-    if (!v || !*v || !first_control(v).empty()) return std::nullopt;  // never a line break in a table
-    return std::string(v);
+  auto pci = [&u](PciFunction& f) {
+    UdevDevice d(udev_device_new_from_subsystem_sysname(u.get(), "pci", f.bdf.c_str()), udev_device_unref);
+    if (!d) return;
+    f.model = property(d.get(), "ID_MODEL_FROM_DATABASE");
+    f.vendor_name = property(d.get(), "ID_VENDOR_FROM_DATABASE");
   };
-  for (PciFunction* f : functions) {
-    std::unique_ptr<udev_device, decltype(&udev_device_unref)> d(
-        udev_device_new_from_subsystem_sysname(u.get(), "pci", f->bdf.c_str()), udev_device_unref);
+  for (auto& g : inv.gpus) pci(g.pci);
+  for (auto& n : inv.nics) {
+    pci(n.pci);
+    if (n.bonded()) continue;  // a bond has no place on the bus; its ports have
+    UdevDevice d(udev_device_new_from_subsystem_sysname(u.get(), "net", n.ifname.c_str()), udev_device_unref);
     if (!d) continue;
-    f->model = property(d.get(), "ID_MODEL_FROM_DATABASE");
-    f->vendor_name = property(d.get(), "ID_VENDOR_FROM_DATABASE");
+    n.id_path = property(d.get(), "ID_PATH");
+    n.net_name_path = property(d.get(), "ID_NET_NAME_PATH");
   }
 }
 
@@ -38,12 +49,9 @@ Inventory discover() {
   std::vector<std::string> pci = pci_syspaths();
   inv.gpus = gpus(pci);
   inv.nics = nics();
-  std::vector<PciFunction*> named;
-  for (auto& g : inv.gpus) named.push_back(&g.pci);
-  for (auto& n : inv.nics) named.push_back(&n.pci);
-  name_from_udev(std::move(named));
   inv.rdma = rdma_devices();
   fold_bonds(inv.nics, inv.rdma);
+  name_from_udev(inv);
   inv.nvme = nvme_controllers();
   inv.numa = numa_nodes();
   for (auto& nic : inv.nics)

@@ -18,14 +18,16 @@ railyard=$build/railyard
 [[ $(id -u) -eq 0 ]] || { echo "run as root: the image build bootstraps a root file system" >&2; exit 2; }
 command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86_64 missing (ci/setup-deps.sh)" >&2; exit 2; }
 
+collector_pid=
 cache=${RAILYARD_E2E_CACHE:-$build/e2e}
 image=$cache/images/qemu-virt
-work=$(mktemp -d "${TMPDIR:-/tmp}/railyard-bench.XXXXXX")
 if [[ -n ${RAILYARD_BENCH_KEEP:-} ]]; then
   rm -rf "$RAILYARD_BENCH_KEEP" && mkdir -p "$RAILYARD_BENCH_KEEP"
   work=$(realpath "$RAILYARD_BENCH_KEEP")
+  trap 'kill "$collector_pid" 2>/dev/null || true' EXIT
 else
-  trap 'rm -rf "$work"' EXIT
+  work=$(mktemp -d "${TMPDIR:-/tmp}/railyard-bench.XXXXXX")
+  trap 'kill "$collector_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 fi
 mkdir -p "$cache"
 
@@ -35,9 +37,20 @@ SOURCE_DATE_EPOCH=0 flock -o "$cache/build.lock" "$railyard" build recipes/qemu-
   --cache "$cache/stages" >"$work/build.log" 2>&1 || { tail -n 30 "$work/build.log" >&2; exit 1; }
 echo "image: $image (build or cache check: $((SECONDS - start)) s)"
 
+# The report receiver on the host, as in the lab tests: joined means the report was delivered.
+"$railyard" collect --listen 127.0.0.1:0 --dir "$work/collected" >"$work/collect.out" 2>"$work/collect.err" &
+collector_pid=$!
+collector=
+for _ in $(seq 100); do
+  collector=$(sed -n 's/^railyard collect: listening on \(127\.0\.0\.1:[0-9]*\)$/\1/p' "$work/collect.out")
+  [[ -n $collector ]] && break
+  sleep 0.1
+done
+[[ -n $collector ]] || { cat "$work/collect.err" >&2; exit 1; }
+
 start=$SECONDS
 rc=0
-timeout 1500 "$railyard" qemu "$image" --storage-target --nodes recipes/inventories/qemu-lab.toml \
+timeout 1500 "$railyard" qemu "$image" --collector "$collector" --storage-target --nodes recipes/inventories/qemu-lab.toml \
   --node lab-node01 --target-node lab-target01 --append railyard.qemu.bench=1 --run-dir "$work/run" \
   --timeout 1200 >"$work/qemu.out" 2>&1 || rc=$?
 cat "$work/qemu.out"

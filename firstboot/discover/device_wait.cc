@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -35,20 +36,26 @@ constexpr const char* kSubsystems[] = {"net", "infiniband", "pci"};
 // udev runs here and its database describes these devices.
 bool udev_running() { return ::access("/run/udev/control", F_OK) == 0 && !std::getenv("UMOCKDEV_DIR"); }
 
-// "net eth3 not yet initialized by udev", one per interface udev has not finished with (not
-// yet renamed). Only interfaces: udev keeps a database entry for every one, but none for a
-// PCI function or an RDMA device that no rule gives a property, whose "not initialized"
-// could never end.
-std::vector<std::string> uninitialized(udev* u) {
-  std::vector<std::string> out;
+// The interfaces udev has finished with (renamed to their final names) and, one line each,
+// those it has not ("net eth3 not yet initialized by udev"). Only interfaces: udev keeps a
+// database entry for every one, but none for a PCI function or an RDMA device that no rule
+// gives a property, whose "not initialized" could never end.
+struct NetState {
+  std::set<std::string> initialized;
+  std::vector<std::string> pending;
+};
+
+NetState net_state(udev* u) {
+  NetState out;
   UdevPtr<udev_enumerate> e(udev_enumerate_new(u));
   if (!e || udev_enumerate_add_match_subsystem(e.get(), "net") < 0 || udev_enumerate_scan_devices(e.get()) < 0)
     return out;
   udev_list_entry* entry = nullptr;
   udev_list_entry_foreach(entry, udev_enumerate_get_list_entry(e.get())) {
     UdevPtr<udev_device> d(udev_device_new_from_syspath(u, udev_list_entry_get_name(entry)));
-    if (d && udev_device_get_is_initialized(d.get()) <= 0)
-      out.push_back(std::string("net ") + udev_device_get_sysname(d.get()) + " not yet initialized by udev");
+    if (!d) continue;
+    if (udev_device_get_is_initialized(d.get()) > 0) out.initialized.insert(udev_device_get_sysname(d.get()));
+    else out.pending.push_back(std::string("net ") + udev_device_get_sysname(d.get()) + " not yet initialized by udev");
   }
   return out;
 }
@@ -75,11 +82,21 @@ DeviceWait wait_for_devices(const Recipe& recipe, const std::function<void(Inven
     if (udev_monitor_enable_receiving(monitor.get()) < 0) monitor.reset();
   }
   for (;;) {
+    // udev first, then sysfs: an interface udev renames between the two looks is then a name
+    // udev had not finished with, never a stale one taken for final.
+    NetState net;
+    if (out.udev && u) net = net_state(u.get());
     out.inventory = discover();
     if (mark) mark(out.inventory);
     out.missing = missing_hardware(out.inventory, recipe.hardware, recipe.fabric.soft_roce);
-    if (out.udev && u)
-      for (auto& line : uninitialized(u.get())) out.missing.push_back(std::move(line));
+    if (out.udev && u) {
+      for (auto& line : net.pending) out.missing.push_back(std::move(line));
+      for (const auto& nic : out.inventory.nics)
+        if (!net.initialized.count(nic.ifname) &&
+            std::none_of(net.pending.begin(), net.pending.end(),
+                         [&](const std::string& l) { return l == "net " + nic.ifname + " not yet initialized by udev"; }))
+          out.missing.push_back("net " + nic.ifname + " appeared or was renamed while looking");
+    }
     const auto now = Steady::now();
     if (out.missing.empty() || now >= deadline) break;
     spdlog::debug("waiting for devices: {}", join(out.missing, "; "));

@@ -32,6 +32,7 @@ template <typename T>
 using UdevPtr = std::unique_ptr<T, UdevFree>;
 
 constexpr const char* kSubsystems[] = {"net", "infiniband", "pci"};
+constexpr std::chrono::milliseconds kRenameBound{60000};
 
 // udev runs here and its database describes these devices.
 bool udev_running() { return ::access("/run/udev/control", F_OK) == 0 && !std::getenv("UMOCKDEV_DIR"); }
@@ -73,7 +74,11 @@ DeviceWait wait_for_devices(const Recipe& recipe, const std::function<void(Inven
   DeviceWait out;
   out.bound_s = static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(bound).count());
   out.udev = udev_running();
+  // Renames always complete (udev handles every event), and a plan made before one names an
+  // interface that is about to go: past the bound for missing hardware, the wait goes on for
+  // udev to finish with the interfaces present, up to kRenameBound.
   const auto start = Steady::now(), deadline = start + bound;
+  const auto rename_deadline = start + std::max<std::chrono::milliseconds>(bound, kRenameBound);
   UdevPtr<udev> u(udev_new());
   // Listening before the first look: an event between the look and the wait is not lost.
   UdevPtr<udev_monitor> monitor(u ? udev_monitor_new_from_netlink(u.get(), "udev") : nullptr);
@@ -89,20 +94,26 @@ DeviceWait wait_for_devices(const Recipe& recipe, const std::function<void(Inven
     out.inventory = discover();
     if (mark) mark(out.inventory);
     out.missing = missing_hardware(out.inventory, recipe.hardware, recipe.fabric.soft_roce);
+    const std::size_t hardware_missing = out.missing.size();
     if (out.udev && u) {
+      // libudev's enumeration leaves out interfaces udev has not initialized; those it lists
+      // pending are named too.
       for (auto& line : net.pending) out.missing.push_back(std::move(line));
       for (const auto& nic : out.inventory.nics)
         if (!net.initialized.count(nic.ifname) &&
             std::none_of(net.pending.begin(), net.pending.end(),
                          [&](const std::string& l) { return l == "net " + nic.ifname + " not yet initialized by udev"; }))
-          out.missing.push_back("net " + nic.ifname + " appeared or was renamed while looking");
+          out.missing.push_back("net " + nic.ifname + " not yet initialized (renamed) by udev");
     }
+    const bool renaming = out.missing.size() > hardware_missing;
     const auto now = Steady::now();
-    if (out.missing.empty() || now >= deadline) break;
+    if (out.missing.empty()) break;
+    if (now >= deadline && (!renaming || now >= rename_deadline)) break;
     spdlog::debug("waiting for devices: {}", join(out.missing, "; "));
     // Sleep until udev announces a device, and look again at least every second (a device
     // may complete without an event of the subsystems watched, e.g. a driver's late bind).
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>((now < deadline ? deadline : rename_deadline) - now);
     int timeout = static_cast<int>(std::min<std::chrono::milliseconds::rep>(left.count(), 1000));
     if (monitor) {
       pollfd p{udev_monitor_get_fd(monitor.get()), POLLIN, 0};

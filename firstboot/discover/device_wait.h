@@ -28,6 +28,9 @@ struct DeviceWait {
 // needs (missing_hardware()), and sleeps on a udev monitor until something changes: one
 // enumeration and one discovery when everything is already there. `mark` marks the
 // management interface on each discovered inventory (it is never a rail). Where udev is
+// Past `bound` with hardware still missing, it goes on waiting (up to 60 s from the start)
+// only while udev has not finished renaming an interface present: the plan is never made
+// against a name about to change. Where udev is
 // not running (a container, a chroot, a umockdev testbed: UMOCKDEV_DIR set, whose devices
 // the host's udev database does not know) initialization is unknown and presence counts.
 DeviceWait wait_for_devices(const Recipe& recipe, const std::function<void(Inventory&)>& mark,

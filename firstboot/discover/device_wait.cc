@@ -27,6 +27,7 @@ struct UdevFree {
   void operator()(udev_monitor* m) const { udev_monitor_unref(m); }
   void operator()(udev_enumerate* e) const { udev_enumerate_unref(e); }
   void operator()(udev_device* d) const { udev_device_unref(d); }
+  void operator()(udev_queue* q) const { udev_queue_unref(q); }
 };
 template <typename T>
 using UdevPtr = std::unique_ptr<T, UdevFree>;
@@ -37,13 +38,13 @@ constexpr std::chrono::milliseconds kRenameBound{60000};
 // udev runs here and its database describes these devices.
 bool udev_running() { return ::access("/run/udev/control", F_OK) == 0 && !std::getenv("UMOCKDEV_DIR"); }
 
-// The interfaces udev has finished with (renamed to their final names) and, one line each,
-// those it has not ("net eth3 not yet initialized by udev"). Only interfaces: udev keeps a
+// The interfaces udev has finished with (renamed to their final names) and those it lists
+// as not yet finished. Only interfaces: udev keeps a
 // database entry for every one, but none for a PCI function or an RDMA device that no rule
 // gives a property, whose "not initialized" could never end.
 struct NetState {
   std::set<std::string> initialized;
-  std::vector<std::string> pending;
+  std::set<std::string> pending;
 };
 
 NetState net_state(udev* u) {
@@ -56,7 +57,7 @@ NetState net_state(udev* u) {
     UdevPtr<udev_device> d(udev_device_new_from_syspath(u, udev_list_entry_get_name(entry)));
     if (!d) continue;
     if (udev_device_get_is_initialized(d.get()) > 0) out.initialized.insert(udev_device_get_sysname(d.get()));
-    else out.pending.push_back(std::string("net ") + udev_device_get_sysname(d.get()) + " not yet initialized by udev");
+    else out.pending.insert(udev_device_get_sysname(d.get()));
   }
   return out;
 }
@@ -80,6 +81,7 @@ DeviceWait wait_for_devices(const Recipe& recipe, const std::function<void(Inven
   const auto start = Steady::now(), deadline = start + bound;
   const auto rename_deadline = start + std::max<std::chrono::milliseconds>(bound, kRenameBound);
   UdevPtr<udev> u(udev_new());
+  UdevPtr<udev_queue> queue(out.udev && u ? udev_queue_new(u.get()) : nullptr);
   // Listening before the first look: an event between the look and the wait is not lost.
   UdevPtr<udev_monitor> monitor(u ? udev_monitor_new_from_netlink(u.get(), "udev") : nullptr);
   if (monitor) {
@@ -96,16 +98,17 @@ DeviceWait wait_for_devices(const Recipe& recipe, const std::function<void(Inven
     out.missing = missing_hardware(out.inventory, recipe.hardware, recipe.fabric.soft_roce);
     const std::size_t hardware_missing = out.missing.size();
     if (out.udev && u) {
-      // libudev's enumeration leaves out interfaces udev has not initialized; those it lists
-      // pending are named too.
-      for (auto& line : net.pending) out.missing.push_back(std::move(line));
+      // libudev's enumeration usually leaves out interfaces udev has not initialized: one that
+      // sysfs shows and udev does not list as finished is one udev has not renamed yet.
+      for (const auto& name : net.pending) out.missing.push_back("net " + name + " not yet initialized by udev");
       for (const auto& nic : out.inventory.nics)
-        if (!net.initialized.count(nic.ifname) &&
-            std::none_of(net.pending.begin(), net.pending.end(),
-                         [&](const std::string& l) { return l == "net " + nic.ifname + " not yet initialized by udev"; }))
+        if (!net.initialized.count(nic.ifname) && !net.pending.count(nic.ifname))
           out.missing.push_back("net " + nic.ifname + " not yet initialized (renamed) by udev");
     }
-    const bool renaming = out.missing.size() > hardware_missing;
+    // Still renaming, or udev still working through events (coldplug loading the drivers
+    // whose devices are not there yet): a device missing now may yet come.
+    const bool renaming =
+        out.missing.size() > hardware_missing || (queue && !udev_queue_get_queue_is_empty(queue.get()));
     const auto now = Steady::now();
     if (out.missing.empty()) break;
     if (now >= deadline && (!renaming || now >= rename_deadline)) break;

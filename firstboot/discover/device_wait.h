@@ -29,8 +29,9 @@ struct DeviceWait {
 // enumeration and one discovery when everything is already there. `mark` marks the
 // management interface on each discovered inventory (it is never a rail). Where udev is
 // Past `bound` with hardware still missing, it goes on waiting (up to 60 s from the start)
-// only while udev has not finished renaming an interface present: the plan is never made
-// against a name about to change. Where udev is
+// only while udev has not finished renaming an interface present or still has events queued
+// (coldplug loading the drivers whose devices are not there yet): the plan is never made
+// against a name about to change, and a device is declared missing only once udev is done. Where udev is
 // not running (a container, a chroot, a umockdev testbed: UMOCKDEV_DIR set, whose devices
 // the host's udev database does not know) initialization is unknown and presence counts.
 DeviceWait wait_for_devices(const Recipe& recipe, const std::function<void(Inventory&)>& mark,

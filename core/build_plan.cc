@@ -14,7 +14,7 @@ namespace {
 
 // Bumped when a stage's code starts producing different output from the same inputs, so
 // that old cache entries stop matching. Indexed by Stage.
-constexpr int kStageVersion[] = {3, 1, 1, 1, 2, 2, 1};
+constexpr int kStageVersion[] = {3, 1, 1, 1, 3, 2, 1};
 static_assert(std::size(kStageVersion) == kStages.size());
 
 struct Defined {
@@ -57,6 +57,12 @@ Defined base(const Recipe& r, const ContentDigests& d, const BuildSettings& s) {
   else if (const toml::node* n = image.get("mirror"))
     out.inputs.insert_or_assign("mirror", *n);
   out.inputs.insert_or_assign("packages", strings(sorted_unique(r.image.packages)));
+  // Which of the excludes or includes matched first never matters (includes win), so their
+  // order does not either.
+  if (!r.image.path_exclude.empty()) {
+    out.inputs.insert_or_assign("path_exclude", strings(sorted_unique(r.image.path_exclude)));
+    out.inputs.insert_or_assign("path_include", strings(sorted_unique(r.image.path_include)));
+  }
   bool host = !tarball && r.image.mirror == "host";
   if (host) out.inputs.insert_or_assign("host_apt_sources_sha256", or_missing(d.host_apt_sources));
   out.inputs.insert_or_assign("source_date_epoch", s.source_date_epoch);
@@ -67,6 +73,9 @@ Defined base(const Recipe& r, const ContentDigests& d, const BuildSettings& s) {
                              : r.image.mirror;
   out.summary = to_string(r.image.distro) + " " + r.image.suite + " " + arch + " from " + from + "; " + r.image.kernel +
                 " + " + std::to_string(sorted_unique(r.image.packages).size()) + " packages";
+  if (!r.image.path_exclude.empty())
+    out.summary += ", dpkg leaving out " + join(sorted_unique(r.image.path_exclude), " ") +
+                   (r.image.path_include.empty() ? "" : " but " + join(sorted_unique(r.image.path_include), " "));
   return out;
 }
 

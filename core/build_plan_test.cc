@@ -110,10 +110,10 @@ TEST_CASE("the plan has every stage in order, each with its own key") {
     CHECK(p.stages[i].stage == kStages[i]);
     CHECK(p.stages[i].key.size() == 64);
     CHECK(!p.stages[i].inputs.empty());
-    // base 3: it keeps apt's binary caches; hygiene and trim 2.
-    const char* version = kStages[i] == Stage::base                                      ? "stage_version = 3"
-                          : kStages[i] == Stage::hygiene || kStages[i] == Stage::trim ? "stage_version = 2"
-                                                                                       : "stage_version = 1";
+    // base 3: it keeps apt's binary caches; hygiene 3: it stamps /etc as updated; trim 2.
+    const char* version = kStages[i] == Stage::base || kStages[i] == Stage::hygiene ? "stage_version = 3"
+                          : kStages[i] == Stage::trim                                ? "stage_version = 2"
+                                                                                     : "stage_version = 1";
     CHECK(p.stages[i].inputs.find(version) != std::string::npos);
     for (std::size_t j = 0; j < i; ++j) CHECK(p.stages[i].key != p.stages[j].key);
   }
@@ -162,6 +162,15 @@ TEST_CASE("each input invalidates its stage and every later one, never an earlie
     Inputs pkg;
     pkg.recipe = replace(pkg.recipe, R"("iproute2"])", R"("iproute2", "curl"])");
     CHECK(changed(before, plan(pkg)) == "base drivers overlays agent hygiene trim pack");
+  }
+  SUBCASE("the paths dpkg leaves out, which every package install obeys") {
+    in.recipe = replace(in.recipe, "[image]\n", "[image]\npath_exclude = [\"/usr/share/doc/*\"]\n");
+    CHECK(changed(before, plan(in)) == "base drivers overlays agent hygiene trim pack");
+    Inputs include = in;
+    include.recipe = replace(include.recipe, "[image]\n", "[image]\npath_include = [\"/usr/share/doc/*/copyright\"]\n");
+    CHECK(changed(plan(in), plan(include)) == "base drivers overlays agent hygiene trim pack");
+    CHECK(plan(include).at(Stage::base).summary.find(", dpkg leaving out /usr/share/doc/* but /usr/share/doc/*/copyright") !=
+          std::string::npos);
   }
   SUBCASE("a bundle's description, which installs nothing") {
     in.inbox = replace(in.inbox, "kind = ", "description = \"the inbox stack\"\nkind = ");
@@ -225,7 +234,7 @@ TEST_CASE("stage summaries say what defines them in a line") {
   CHECK(p.at(Stage::drivers).summary == "inbox 44.0-2, vendor 2.10.0");
   CHECK(p.at(Stage::overlays).summary == "one@11aa, two@22bb");
   CHECK(p.at(Stage::hygiene).summary ==
-        std::to_string(hygiene_rules().size()) + " identity and cache rules (v2)");
+        std::to_string(hygiene_rules().size()) + " identity and cache rules (v3)");
   CHECK(p.at(Stage::trim).summary == "drop drivers/media, sound");
   CHECK(p.at(Stage::pack).summary == "vmlinuz, cpio newc + zstd -3, boot.ipxe (2 cmdline args), manifest.json");
   CHECK(p.at(Stage::drivers).inputs.find("key_file_sha256 = '33cc'") != std::string::npos);

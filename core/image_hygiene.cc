@@ -34,6 +34,11 @@ const std::vector<HygieneRule>& hygiene_rules() {
        "scrubs ext4 volumes a stateless node does not have"},
       {"/etc/systemd/system/timers.target.wants/fstrim.timer", A::remove,
        "trims filesystems a stateless node does not have"},
+      {"/etc/systemd/system/timers.target.wants/dpkg-db-backup.timer", A::remove,
+       "backs up a package database that the next boot discards"},
+      // The one e2fsprogs starts at every boot, beside the agent.
+      {"/etc/systemd/system/multi-user.target.wants/e2scrub_reap.service", A::remove,
+       "removes ext4 scrub snapshots of volumes a stateless node does not have"},
   };
   return rules;
 }

@@ -40,6 +40,10 @@ struct ImageSpec {
   std::vector<std::string> overlays;
   std::vector<std::string> cmdline;
   std::vector<std::string> drop_modules;
+  // dpkg's path filters (dpkg.cfg(5) path-exclude / path-include), for every package the
+  // build installs: includes win over excludes.
+  std::vector<std::string> path_exclude;
+  std::vector<std::string> path_include;
 };
 
 struct HardwareSpec {

@@ -73,6 +73,19 @@ std::optional<std::string> check_module_dir(const std::string& s) {
   return std::nullopt;
 }
 
+// What dpkg.cfg's path-exclude and path-include take (fnmatch(3) patterns of absolute paths)
+// and nothing that could end a line of dpkg's configuration or climb out of the root.
+std::optional<std::string> check_dpkg_path(const std::string& s) {
+  const std::string allowed = "an absolute path pattern like \"/usr/share/doc/*\" (A-Z a-z 0-9 / . _ - + * ? [ ])";
+  if (s.empty() || s.front() != '/' || s.size() > 255) return "'" + escape_control(s) + "' is not " + allowed;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string("/._-+*?[]").find(c) == std::string::npos)
+      return "'" + escape_control(s) + "' is not " + allowed;
+  for (const auto& part : split(s.substr(1), '/'))
+    if (part == "." || part == ".." || part.empty()) return "'" + s + "' is not " + allowed + ": no empty, . or .. parts";
+  return std::nullopt;
+}
+
 std::optional<std::string> check_nccl_key(const std::string& k) {
   if (k.rfind("NCCL_", 0) != 0) return "not an NCCL variable; names start with NCCL_";
   for (char c : k)
@@ -134,7 +147,17 @@ schema::Schema<Recipe> build() {
       .strings("cmdline", &ImageSpec::cmdline, {}, "Kernel command line arguments for PXE boot.", {}, "arguments")
       .strings("drop_modules", &ImageSpec::drop_modules, {},
                "Kernel module directories (relative to /lib/modules/KVER/kernel) removed from the image.",
-               check_module_dir, "relative directories");
+               check_module_dir, "relative directories")
+      .strings("path_exclude", &ImageSpec::path_exclude, {},
+               "Paths dpkg does not unpack from any package the build installs (dpkg.cfg path-exclude, fnmatch "
+               "patterns such as \"/usr/share/doc/*\"): every byte of a stateless image is unpacked into RAM at "
+               "each boot. Kept in the image's /etc/dpkg/dpkg.cfg.d/ for later installs too. Bootstrapped images "
+               "only lose what matches; a rootfs_url archive keeps the files it already has.",
+               check_dpkg_path, "absolute path patterns")
+      .strings("path_include", &ImageSpec::path_include, {},
+               "Paths unpacked although a path_exclude pattern matches them (dpkg.cfg path-include), such as "
+               "\"/usr/share/doc/*/copyright\" to keep the licences.",
+               check_dpkg_path, "absolute path patterns");
 
   s.section("hardware", &Recipe::hardware, "What the self-test expects to find on every node of this SKU.")
       .integer("gpu_count", &HardwareSpec::gpu_count, 0, 0, 16, "Number of GPUs every node must have.")

@@ -154,6 +154,60 @@ drop_modules = ["drivers/net/wireless", "drivers/media", "sound", "drivers/infin
 )").diags) == "");
 }
 
+TEST_CASE("path_exclude leaves documentation out, never what the node runs") {
+  auto ok = load(R"(
+[image]
+path_exclude = ["/usr/share/doc/*", "/usr/share/man/*", "/usr/share/locale/*/LC_MESSAGES/*.mo"]
+path_include = ["/usr/share/doc/*/copyright"]
+)");
+  CHECK(all(ok.diags) == "");
+  CHECK(ok.recipe().image.path_include == std::vector<std::string>{"/usr/share/doc/*/copyright"});
+  // dpkg's fnmatch lets * cross slashes: /usr/* is everything below /usr.
+  CHECK(one(load(R"(
+[image]
+path_exclude = ["/usr/share/doc/*", "/usr/*"]
+)").diags, "image.path_exclude: '/usr/*' excludes /usr/bin/railyard-firstboot (the first-boot agent); exclude less, "
+           "or keep it with image.path_include") == "r.toml:3:37");
+  CHECK(one(load(R"(
+[image]
+path_exclude = ["/lib/udev/hwdb.d/*"]
+)").diags, "excludes /lib/udev/hwdb.d/20-pci-vendor-model.hwdb (the PCI names the agent reports") == "r.toml:3:17");
+  CHECK(one(load(R"(
+[image]
+path_exclude = ["/lib/modules/*/kernel/drivers/*"]
+)").diags, "(kernel modules (image.drop_modules removes module directories))") == "r.toml:3:17");
+  // Kept by an include, as dpkg would.
+  CHECK(all(load(R"(
+[image]
+path_exclude = ["/usr/bin/*"]
+path_include = ["/usr/bin/railyard-firstboot"]
+)").diags) == "");
+}
+
+TEST_CASE("path_exclude and path_include take absolute patterns and nothing that breaks dpkg's configuration") {
+  CHECK(one(load(R"(
+[image]
+path_exclude = ["usr/share/doc/*"]
+)").diags, "image.path_exclude: element 0: 'usr/share/doc/*' is not an absolute path pattern") == "r.toml:3:17");
+  CHECK(one(load(R"(
+[image]
+path_exclude = ["/usr/share/doc/*\npath-include=/x"]
+)").diags, "holds a control character (\\x0a); no value may hold a line break") == "r.toml:3:17");
+  CHECK(one(load(R"(
+[image]
+path_exclude = ["/usr/share/../../etc/*"]
+)").diags, "no empty, . or .. parts") == "r.toml:3:17");
+  CHECK(one(load(R"(
+[image]
+path_exclude = ["/usr/share/doc/* /etc/*"]
+)").diags, "is not an absolute path pattern") == "r.toml:3:17");
+  CHECK(one(load(R"(
+[image]
+path_include = ["/usr/share/doc/*/copyright"]
+)").diags, "image.path_include only keeps what image.path_exclude drops; image.path_exclude is empty") ==
+        "r.toml:3:16");
+}
+
 TEST_CASE("drop_modules must be relative without ..") {
   CHECK(one(load(R"(
 [image]

@@ -1,4 +1,6 @@
 // Contradictions between recipe keys: caught before anything is built or booted.
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <set>
 
@@ -16,6 +18,41 @@ const std::set<std::string> kUbuntuSuites{"focal", "jammy", "noble", "oracular",
 // Module directories the agent needs: dropping them (or a parent) breaks the fabric.
 const std::vector<std::string> kNeededModuleDirs{"drivers/net", "drivers/infiniband", "drivers/nvme", "net/8021q",
                                                  "crypto", "lib", "fs/configfs"};
+
+// Files of packages the booted node cannot do without, as packages ship them (Debian 12 still
+// under /lib, later releases under /usr/lib): a path_exclude that drops one is refused.
+struct NeededFile {
+  const char* path;
+  const char* why;
+};
+const NeededFile kNeededFiles[] = {
+    {"/usr/bin/railyard-firstboot", "the first-boot agent"},
+    {"/lib/systemd/systemd", "the init system"},
+    {"/usr/lib/systemd/systemd", "the init system"},
+    {"/lib/udev/hwdb.d/20-pci-vendor-model.hwdb", "the PCI names the agent reports (udev's hwdb)"},
+    {"/usr/lib/udev/hwdb.d/20-pci-vendor-model.hwdb", "the PCI names the agent reports (udev's hwdb)"},
+    {"/lib/udev/rules.d/80-net-setup-link.rules", "udev's interface names, which rails are planned under"},
+    {"/usr/lib/udev/rules.d/80-net-setup-link.rules", "udev's interface names, which rails are planned under"},
+    {"/lib/modules/6.1.0-1-amd64/kernel/drivers/infiniband/core/ib_core.ko",
+     "kernel modules (image.drop_modules removes module directories)"},
+    {"/usr/lib/x86_64-linux-gnu/libc.so.6", "the C library"},
+    {"/lib/x86_64-linux-gnu/libc.so.6", "the C library"},
+    {"/etc/ld.so.conf", "the dynamic linker's configuration"},
+};
+
+// dpkg's rule: of the filters matching a path, the last one decides; includes come after
+// the excludes in the configuration the build writes.
+bool dpkg_excludes(const ImageSpec& image, const std::string& path, std::size_t* by) {
+  bool excluded = false;
+  for (std::size_t i = 0; i < image.path_exclude.size(); ++i)
+    if (::fnmatch(image.path_exclude[i].c_str(), path.c_str(), 0) == 0 && !excluded) {
+      excluded = true;
+      *by = i;
+    }
+  for (const auto& include : image.path_include)
+    if (::fnmatch(include.c_str(), path.c_str(), 0) == 0) excluded = false;
+  return excluded;
+}
 
 class Checker {
  public:
@@ -81,6 +118,19 @@ class Checker {
           error("image.drop_modules[" + std::to_string(i) + "]",
                 "image.drop_modules: dropping '" + r_.image.drop_modules[i] + "' removes " + (needed == dir ? "modules" : needed + ", modules") +
                     " the first-boot agent needs (NICs, RDMA, NVMe-oF, VLANs, checksums)");
+    }
+    if (!r_.image.path_include.empty() && r_.image.path_exclude.empty() && ok({"image.path_include"}))
+      error("image.path_include", "image.path_include only keeps what image.path_exclude drops; image.path_exclude is "
+                                  "empty");
+    if (ok({"image.path_exclude", "image.path_include"})) {
+      std::set<std::size_t> reported;
+      for (const auto& needed : kNeededFiles) {
+        std::size_t by = 0;
+        if (dpkg_excludes(r_.image, needed.path, &by) && reported.insert(by).second)
+          error("image.path_exclude[" + std::to_string(by) + "]",
+                "image.path_exclude: '" + r_.image.path_exclude[by] + "' excludes " + needed.path + " (" + needed.why +
+                    "); exclude less, or keep it with image.path_include");
+      }
     }
     for (const char* list : {"packages", "overlays"}) {
       const auto& v = std::string(list) == "packages" ? r_.image.packages : r_.image.overlays;

@@ -72,6 +72,9 @@ TEST_CASE("each hygiene rule, read as what must not be in an image") {
   for (const char* timer : {"apt-daily", "apt-daily-upgrade", "e2scrub_all", "fstrim", "logrotate"})
     rules.add("r", {std::string("/etc/systemd/system/timers.target.wants/") + timer + ".timer",
                     RootfsEntry::Type::symlink, 0777, 0, 0, 0});
+  rules.add("r", dir("/etc/systemd/system/multi-user.target.wants"));
+  rules.add("r", {"/etc/systemd/system/multi-user.target.wants/e2scrub_reap.service", RootfsEntry::Type::symlink, 0777,
+                  0, 0, 0});
   CHECK(lines("out/x", rules.findings()) ==
         std::vector<std::string>{
             "out/x/r: /etc/hostname: present (the build host's name; nodes get theirs from the node overlay)",
@@ -81,6 +84,8 @@ TEST_CASE("each hygiene rule, read as what must not be in an image") {
             "out/x/r: /etc/railyard/node.toml: present (a node's identity belongs in its own overlay, not in the image all nodes boot)",
             "out/x/r: /etc/resolv.conf: present (the build host's resolvers)",
             "out/x/r: /etc/ssh/ssh_host_rsa_key: present (host keys are generated per node at first boot)",
+            "out/x/r: /etc/systemd/system/multi-user.target.wants/e2scrub_reap.service: present (removes ext4 scrub "
+            "snapshots of volumes a stateless node does not have)",
             "out/x/r: /etc/systemd/system/timers.target.wants/apt-daily-upgrade.timer: present (upgrades packages in a root "
             "that the next boot discards)",
             "out/x/r: /etc/systemd/system/timers.target.wants/apt-daily.timer: present (refreshes package lists on a "

@@ -76,6 +76,20 @@ TEST_CASE("base: mmdebstrap from the host's apt sources, every source file as a 
   CHECK(c.env.at("SOURCE_DATE_EPOCH") == "42");
 }
 
+TEST_CASE("base: the recipe's dpkg path filters go to mmdebstrap, which keeps them in the image") {
+  ImageSpec i = debian_image();
+  i.path_exclude = {"/usr/share/doc/*", "/usr/share/man/*"};
+  i.path_include = {"/usr/share/doc/*/copyright"};
+  CHECK(dpkg_path_filters(i) == std::vector<std::string>{"path-exclude=/usr/share/doc/*", "path-exclude=/usr/share/man/*",
+                                                         "path-include=/usr/share/doc/*/copyright"});
+  Command c = bootstrap_command(i, "/w/root", {"/etc/apt/sources.list"}, 0);
+  auto at = [&](const std::string& arg) { return std::find(c.argv.begin(), c.argv.end(), arg) - c.argv.begin(); };
+  // Excludes, then includes: dpkg lets the last matching filter decide.
+  CHECK(at("--dpkgopt=path-exclude=/usr/share/doc/*") < at("--dpkgopt=path-include=/usr/share/doc/*/copyright"));
+  CHECK(at("--dpkgopt=path-include=/usr/share/doc/*/copyright") < at("bookworm"));
+  CHECK(dpkg_path_filters(debian_image()).empty());
+}
+
 TEST_CASE("base: Ubuntu suites bootstrap with Ubuntu's keyring and the recipe's mirror and components") {
   ImageSpec i = debian_image();
   i.distro = Distro::ubuntu;
@@ -280,23 +294,46 @@ TEST_CASE("hygiene empties the machine id and removes host keys, NVMe identity, 
   CHECK(f.runner.commands.empty());
 }
 
-TEST_CASE("hygiene disables the timers a stateless node never needs, removing only the links") {
+TEST_CASE("hygiene disables the timers and boot units a stateless node never needs, removing only the links") {
   StageFixture f;
   const fs::path units = f.tmp / "root/lib/systemd/system", wants = f.tmp / "root/etc/systemd/system/timers.target.wants";
   fs::create_directories(wants);
-  for (const char* timer : {"apt-daily", "apt-daily-upgrade", "e2scrub_all", "fstrim", "logrotate"}) {
+  for (const char* timer : {"apt-daily", "apt-daily-upgrade", "e2scrub_all", "fstrim", "dpkg-db-backup", "logrotate"}) {
     f.tmp.write(std::string("root/lib/systemd/system/") + timer + ".timer", "[Timer]\n");
     fs::create_symlink(std::string("/lib/systemd/system/") + timer + ".timer", wants / (std::string(timer) + ".timer"));
   }
+  const fs::path multi = f.tmp / "root/etc/systemd/system/multi-user.target.wants";
+  fs::create_directories(multi);
+  fs::create_symlink("/lib/systemd/system/e2scrub_reap.service", multi / "e2scrub_reap.service");
+  fs::create_symlink("/lib/systemd/system/ssh.service", multi / "ssh.service");
   StageContext ctx = f.context();
   Status s = run_hygiene(ctx);
   REQUIRE_MESSAGE(s.ok(), s.error());
-  for (const char* gone : {"apt-daily", "apt-daily-upgrade", "e2scrub_all", "fstrim"}) {
+  for (const char* gone : {"apt-daily", "apt-daily-upgrade", "e2scrub_all", "fstrim", "dpkg-db-backup"}) {
     CAPTURE(gone);
     CHECK_FALSE(fs::exists(fs::symlink_status(wants / (std::string(gone) + ".timer"))));
     CHECK(fs::exists(units / (std::string(gone) + ".timer")));  // the unit stays; only its enablement goes
   }
   CHECK(fs::is_symlink(wants / "logrotate.timer"));
+  CHECK_FALSE(fs::exists(fs::symlink_status(multi / "e2scrub_reap.service")));
+  CHECK(fs::is_symlink(multi / "ssh.service"));
+}
+
+TEST_CASE("hygiene creates sysusers.d's users at build time and stamps /etc, so no boot redoes it") {
+  StageFixture f;
+  f.tmp.write("root/usr/bin/systemd-sysusers", "#!/bin/sh\n", 0755);
+  StageContext ctx = f.context();
+  Status s = run_hygiene(ctx);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  REQUIRE(f.runner.commands.size() == 1);
+  CHECK(shell_quote(f.runner.commands[0].argv).find((f.tmp / "root") + " systemd-sysusers") != std::string::npos);
+  CHECK(read_all(f.tmp / "root/etc/.updated").find("ConditionNeedsUpdate=/etc") != std::string::npos);
+
+  StageFixture bare;  // no systemd: nothing to stamp
+  StageContext bare_ctx = bare.context();
+  REQUIRE(run_hygiene(bare_ctx).ok());
+  CHECK(bare.runner.commands.empty());
+  CHECK_FALSE(fs::exists(bare.tmp / "root/etc/.updated"));
 }
 
 TEST_CASE("hygiene undoes the build's update-initramfs diversion and the initrd links it left dangling") {
@@ -491,6 +528,8 @@ TEST_CASE("base: a vendor root filesystem without the kernel gets it from its ow
   image.rootfs_url = server.url("rootfs.tar.xz");
   image.rootfs_sha256 = f.hasher.sha256_hex(archive);
   image.packages = {"udev", "iproute2"};
+  image.path_exclude.clear();
+  image.path_include.clear();
   f.tmp.write("root/lib/modules/6.1.0-28-amd64/modules.dep", "");
   StageContext ctx = f.context();
   Status s = run_base(ctx);
@@ -502,6 +541,28 @@ TEST_CASE("base: a vendor root filesystem without the kernel gets it from its ow
   CHECK(install.find("install") != std::string::npos);
   CHECK(install.find("linux-image-amd64 iproute2") != std::string::npos);
   CHECK(install.find(" udev") == std::string::npos);
+  CHECK_FALSE(fs::exists(f.tmp / (std::string("root/") + kDpkgPathFilterFile)));  // no filters asked for: no file
+}
+
+TEST_CASE("base: a vendor root filesystem gets the recipe's dpkg path filters before anything is installed") {
+  StageFixture f;
+  std::string archive = rootfs_archive(f.tmp, {"systemd-sysv"});
+  LocalServer server({{"rootfs.tar.xz", archive}});
+  ImageSpec& image = f.lr.recipe.image;
+  image.rootfs_url = server.url("rootfs.tar.xz");
+  image.rootfs_sha256 = f.hasher.sha256_hex(archive);
+  image.packages = {"udev"};
+  image.path_exclude = {"/usr/share/doc/*"};
+  image.path_include = {"/usr/share/doc/*/copyright"};
+  StageContext ctx = f.context();
+  Status s = run_base(ctx);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  CHECK(read_all(f.tmp / (std::string("root/") + kDpkgPathFilterFile)) ==
+        "# image.path_exclude and image.path_include of recipe " + f.lr.recipe.name +
+            " (what the archive already had is kept)\npath-exclude=/usr/share/doc/*\n"
+            "path-include=/usr/share/doc/*/copyright\n");
+  CHECK(fs::exists(f.tmp / "root/usr/share/doc/caf\xc3\xa9/r\xc3\xa9sum\xc3\xa9.txt"));
+  CHECK(shell_quote(f.runner.commands.back().argv).find("install") != std::string::npos);
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "apt.h"
+#include "io/atomic_file.h"
 #include "downloads.h"
 #include "image_files.h"
 #include "manifest.h"
@@ -23,6 +24,13 @@ namespace {
 constexpr const char* kUbuntuKeyring = "/usr/share/keyrings/ubuntu-archive-keyring.gpg";
 
 }  // namespace
+
+std::vector<std::string> dpkg_path_filters(const ImageSpec& image) {
+  std::vector<std::string> out;
+  for (const auto& p : image.path_exclude) out.push_back("path-exclude=" + p);
+  for (const auto& p : image.path_include) out.push_back("path-include=" + p);
+  return out;
+}
 
 Command bootstrap_command(const ImageSpec& image, const std::string& root, const std::vector<std::string>& sources,
                           long long source_date_epoch) {
@@ -43,6 +51,9 @@ Command bootstrap_command(const ImageSpec& image, const std::string& root, const
             "--skip=cleanup/apt/lists",
             // Before the kernel is installed: its initramfs would never be booted.
             "--essential-hook=" + divert_initramfs_script()};
+  // mmdebstrap keeps them in the image (/etc/dpkg/dpkg.cfg.d/99mmdebstrap): the drivers
+  // stage's installs, and any later one on the node, leave out the same paths.
+  for (const auto& filter : dpkg_path_filters(image)) c.argv.push_back("--dpkgopt=" + filter);
   if (image.distro == Distro::ubuntu) c.argv.push_back(std::string("--keyring=") + kUbuntuKeyring);
   c.argv.push_back(image.suite);
   c.argv.push_back(root);
@@ -88,6 +99,13 @@ Status base_from_archive(StageContext& ctx, const ImageSpec& image) {
     return Status::fail(ctx.recipe.path + ": image.rootfs_url: " + file +
                         " is not a Debian or Ubuntu root filesystem (no var/lib/dpkg/status at its top level; " +
                         std::to_string(unpacked->entries) + " entries unpacked)");
+  if (auto filters = dpkg_path_filters(image); !filters.empty()) {
+    std::string text = "# image.path_exclude and image.path_include of recipe " + ctx.recipe.recipe.name +
+                       " (what the archive already had is kept)\n" + join(filters, "\n") + "\n";
+    std::error_code ec;
+    fs::create_directories((fs::path(ctx.root) / kDpkgPathFilterFile).parent_path(), ec);
+    if (auto s = write_file_atomically(ctx.root + "/" + kDpkgPathFilterFile, text); !s.ok()) return s;
+  }
   std::vector<std::string> wanted = image.packages;
   wanted.insert(wanted.begin(), image.kernel);
   std::vector<std::string> missing = missing_packages(*status, wanted);

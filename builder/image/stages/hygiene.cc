@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "apt.h"
+#include "image_files.h"
 #include "image_hygiene.h"
 #include "stage.h"
 #include "text.h"
@@ -36,6 +37,26 @@ std::vector<fs::path> expand(const fs::path& root, const std::string& pattern) {
   }
   std::sort(current.begin(), current.end());
   return current;
+}
+
+// systemd runs the units with ConditionNeedsUpdate=/etc (systemd-sysusers in Debian 12) at
+// every boot of a root whose /etc has no .updated stamp at least as new as /usr: on a
+// stateless node, every boot, seconds of it under emulation. The build has done what they
+// do, so the image says so: users from sysusers.d are created now (package scripts have
+// done it already; this makes sure) and the stamp is written last, so that its time, clamped
+// to SOURCE_DATE_EPOCH like every other, is never older than /usr's.
+Status mark_etc_updated(StageContext& ctx) {
+  std::error_code ec;
+  bool sysusers = false;
+  for (const char* bin : {"usr/bin/systemd-sysusers", "bin/systemd-sysusers"})
+    sysusers = sysusers || fs::exists(fs::path(ctx.root) / bin, ec);
+  if (!sysusers) return success();
+  if (auto s = ctx.runner.run(in_image(ctx.root, {"systemd-sysusers"}, "create the system users of sysusers.d"));
+      !s.ok())
+    return s;
+  return write_file_atomically(ctx.root + "/etc/.updated",
+                               "# Written by the railyard build once /etc was complete for this /usr: units with\n"
+                               "# ConditionNeedsUpdate=/etc (see systemd-update-done.service(8)) have nothing to do.\n");
 }
 
 }  // namespace
@@ -72,7 +93,7 @@ Status run_hygiene(StageContext& ctx) {
     }
   }
   ctx.step(std::to_string(hygiene_rules().size()) + " rules, " + std::to_string(touched) + " paths cleaned");
-  return success();
+  return mark_etc_updated(ctx);
 }
 
 }  // namespace railyard

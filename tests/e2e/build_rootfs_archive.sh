@@ -45,7 +45,19 @@ grep -q "mmdebstrap" "$LAB_WORK/first.log" && lab_fail "the build bootstrapped a
 grep -q "has the kernel and all" "$LAB_WORK/first.log" || lab_fail "the build installed packages the archive already had"
 "$RAILYARD" audit "$image" || lab_fail "railyard audit found problems in the image built from the archive"
 
-listing() { zstd -dc "$1" | cpio -itv --quiet 2>/dev/null | grep -v ' etc/railyard/recipe.toml$'; }
+# The recipe differs (rootfs_url), and a build from an archive writes the recipe's dpkg path
+# filters to a file of its own (the archive's 99mmdebstrap holds the same lines): both are
+# checked below, the rest must be the same entry for entry.
+filters=etc/dpkg/dpkg.cfg.d/90railyard-path-filters
+listing() {
+  zstd -dc "$1" | cpio -itv --quiet 2>/dev/null | grep -v -e ' etc/railyard/recipe.toml$' -e " $filters\$"
+}
+zstd -dc "$image/rootfs.cpio.zst" | (cd "$LAB_WORK" && cpio -id --quiet "$filters" 2>/dev/null)
+[[ -f $LAB_WORK/$filters ]] || lab_fail "the image built from the archive has no $filters"
+diff <(grep -v '^#' "$LAB_WORK/$filters") <(zstd -dc "$LAB_IMAGE/rootfs.cpio.zst" |
+  (cd "$LAB_WORK" && mkdir -p boot-root && cd boot-root && cpio -id --quiet etc/dpkg/dpkg.cfg.d/99mmdebstrap 2>/dev/null &&
+   grep '^path-' etc/dpkg/dpkg.cfg.d/99mmdebstrap)) ||
+  lab_fail "the archive build's dpkg path filters are not the bootstrap's"
 diff <(listing "$LAB_IMAGE/rootfs.cpio.zst") <(listing "$image/rootfs.cpio.zst") >"$LAB_WORK/listing.diff" || {
   head -n 20 "$LAB_WORK/listing.diff" >&2
   lab_fail "the root filesystem built from the archive differs from the bootstrapped one"

@@ -8,17 +8,17 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include <spdlog/spdlog.h>
-
 #include "audit/image_audit.h"
+#include "text.h"
 #include "subcommand.h"
 
 namespace railyard {
 
 namespace {
 
-// {"dir", "clean", "artifacts", "entries", "findings": [{"artifact", "path", "problem", "why"}]};
-// path is null for a finding on the artifact itself, why null when the problem says it all.
+// {"dir", "clean", "artifacts", "entries", "findings": [{"artifact", "path", "problem", "why"}],
+// "lab_stand_ins": [{"name", "version", "emulates", "files"}]}; path is null for a finding on
+// the artifact itself, why null when the problem says it all.
 nlohmann::json audit_json(const std::string& dir, const AuditResult& r) {
   nlohmann::json findings = nlohmann::json::array();
   for (const auto& f : r.findings)
@@ -26,11 +26,11 @@ nlohmann::json audit_json(const std::string& dir, const AuditResult& r) {
                         {"path", f.path.empty() ? nlohmann::json() : nlohmann::json(f.path)},
                         {"problem", f.problem},
                         {"why", f.why.empty() ? nlohmann::json() : nlohmann::json(f.why)}});
-  return {{"dir", dir},
-          {"clean", r.findings.empty()},
-          {"artifacts", r.artifacts},
-          {"entries", r.entries},
-          {"findings", findings}};
+  nlohmann::json lab = nlohmann::json::array();
+  for (const auto& l : r.lab_stand_ins)
+    lab.push_back({{"name", l.name}, {"version", l.version}, {"emulates", l.emulates}, {"files", l.files}});
+  return {{"dir", dir},         {"clean", r.findings.empty()}, {"artifacts", r.artifacts},
+          {"entries", r.entries}, {"findings", findings},        {"lab_stand_ins", lab}};
 }
 
 int run_audit(const std::string& dir, bool json) {
@@ -44,6 +44,11 @@ int run_audit(const std::string& dir, bool json) {
     return result->findings.empty() ? kExitOk : kExitFailed;
   }
   for (const auto& f : result->findings) std::cout << format_finding(dir, f) << "\n";
+  // Not a finding (a lab image is what its recipe asked for), but never to be missed.
+  for (const auto& l : result->lab_stand_ins)
+    spdlog::warn("{}: carries the lab stand-in {} {} (emulates {} in software{}): an image for the QEMU lab, not for "
+                 "hardware",
+                 dir, l.name, l.version, join(l.emulates, ", "), l.files.empty() ? "" : "; " + join(l.files, ", "));
   std::string summary = std::to_string(result->artifacts) + " artifacts, " + std::to_string(result->entries) +
                         " root filesystem entries";
   if (result->findings.empty()) {

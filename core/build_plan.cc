@@ -14,7 +14,7 @@ namespace {
 
 // Bumped when a stage's code starts producing different output from the same inputs, so
 // that old cache entries stop matching. Indexed by Stage.
-constexpr int kStageVersion[] = {3, 1, 1, 1, 3, 2, 1};
+constexpr int kStageVersion[] = {3, 2, 1, 1, 3, 2, 2};
 static_assert(std::size(kStageVersion) == kStages.size());
 
 struct Defined {
@@ -88,12 +88,19 @@ Defined drivers(const LoadedRecipe& lr, const ContentDigests& d) {
     toml::table t = driver_manifest_schema().render(m);
     t.erase("description");  // words for people; rebuilding drivers for a reworded line helps no one
     if (!m.apt.key_file.empty()) t.insert_or_assign("key_file_sha256", or_missing(lookup(d.driver_keys, m.name)));
+    if (m.kind == DriverKind::source)
+      t.insert_or_assign("source_tree_sha256", or_missing(lookup(d.driver_sources, m.name)));
     bundles.push_back(std::move(t));
     std::string missing_key = !m.apt.key_file.empty() && lookup(d.driver_keys, m.name).empty() ? " (key MISSING)" : "";
+    if (m.kind == DriverKind::source)
+      missing_key += lookup(d.driver_sources, m.name).empty() ? " (source MISSING)"
+                                                              : " (source " + short_digest(lookup(d.driver_sources, m.name)) + ")";
     names.push_back(m.name + " " + m.version + missing_key);
   }
   out.inputs.insert_or_assign("bundle", std::move(bundles));
+  out.inputs.insert_or_assign("keep_build_tools", lr.recipe.image.keep_build_tools);
   out.summary = names.empty() ? "no driver bundles" : join(names, ", ");
+  if (lr.recipe.image.keep_build_tools) out.summary += ", build tools kept";
   return out;
 }
 

@@ -41,6 +41,7 @@ struct ContentDigests {
   std::map<std::string, std::string> driver_keys;  // bundle name → sha256 of its apt key_file
   std::string host_apt_sources;                    // mirror = "host": the host's apt sources
   std::string agent;                               // the agent as installed into images
+  std::map<std::string, std::string> driver_sources;  // kind = "source" bundle → digest of its tree listing
 };
 
 struct BuildSettings {

@@ -65,7 +65,7 @@ struct Inputs {
   std::string recipe = kRecipe;
   std::string inbox = kInbox;
   std::string vendor = kVendor;
-  ContentDigests digests{{{"one", "11aa"}, {"two", "22bb"}}, {{"vendor", "33cc"}}, "44dd", "55ee"};
+  ContentDigests digests{{{"one", "11aa"}, {"two", "22bb"}}, {{"vendor", "33cc"}}, "44dd", "55ee", {}};
   BuildSettings settings{1700000000, 3};
 };
 
@@ -110,10 +110,13 @@ TEST_CASE("the plan has every stage in order, each with its own key") {
     CHECK(p.stages[i].stage == kStages[i]);
     CHECK(p.stages[i].key.size() == 64);
     CHECK(!p.stages[i].inputs.empty());
-    // base 3: it keeps apt's binary caches; hygiene 3: it stamps /etc as updated; trim 2.
+    // base 3: it keeps apt's binary caches; hygiene 3: it stamps /etc as updated; trim 2;
+    // drivers 2: it purges the DKMS build tools and records them; pack 2: in the manifest.
     const char* version = kStages[i] == Stage::base || kStages[i] == Stage::hygiene ? "stage_version = 3"
-                          : kStages[i] == Stage::trim                                ? "stage_version = 2"
-                                                                                     : "stage_version = 1";
+                          : kStages[i] == Stage::trim || kStages[i] == Stage::drivers ||
+                                  kStages[i] == Stage::pack
+                              ? "stage_version = 2"
+                              : "stage_version = 1";
     CHECK(p.stages[i].inputs.find(version) != std::string::npos);
     for (std::size_t j = 0; j < i; ++j) CHECK(p.stages[i].key != p.stages[j].key);
   }
@@ -234,7 +237,7 @@ TEST_CASE("stage summaries say what defines them in a line") {
   CHECK(p.at(Stage::drivers).summary == "inbox 44.0-2, vendor 2.10.0");
   CHECK(p.at(Stage::overlays).summary == "one@11aa, two@22bb");
   CHECK(p.at(Stage::hygiene).summary ==
-        std::to_string(hygiene_rules().size()) + " identity and cache rules (v3)");
+        std::to_string(hygiene_rules().size()) + " identity and cache rules (v4)");
   CHECK(p.at(Stage::trim).summary == "drop drivers/media, sound");
   CHECK(p.at(Stage::pack).summary == "vmlinuz, cpio newc + zstd -3, boot.ipxe (2 cmdline args), manifest.json");
   CHECK(p.at(Stage::drivers).inputs.find("key_file_sha256 = '33cc'") != std::string::npos);

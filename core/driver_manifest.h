@@ -11,7 +11,7 @@
 
 namespace railyard {
 
-enum class DriverKind { distro, apt, tarball };
+enum class DriverKind { distro, apt, tarball, source };
 
 struct AptSource {
   std::string uri;
@@ -29,6 +29,14 @@ struct TarballSource {
   std::vector<std::string> install;
 };
 
+// A DKMS module whose source ships beside the manifest (drivers/<dir>/ with its dkms.conf).
+struct SourceTree {
+  std::string dir;
+};
+
+// What a lab stand-in emulates in software; such a bundle never belongs in a production image.
+inline constexpr const char* kEmulatesDcb = "dcb";
+
 struct DriverManifest {
   int schema = 1;
   std::string name;
@@ -40,11 +48,17 @@ struct DriverManifest {
   std::vector<std::string> dkms;
   std::vector<std::string> modules;
   std::vector<std::string> conflicts;
+  std::vector<std::string> emulates;
   AptSource apt;
   TarballSource tarball;
+  SourceTree source;
 
   std::string path;  // where it was read from
   bool supports(const std::string& distro, const std::string& suite) const;
+  bool lab_stand_in() const { return !emulates.empty(); }
+  bool emulates_dcb() const;
+  // kind = "source": the source directory, beside the manifest.
+  std::string source_dir() const;
 };
 
 const schema::Schema<DriverManifest>& driver_manifest_schema();

@@ -286,3 +286,65 @@ TEST_CASE("an unknown manifest key suggests the known one") {
   CHECK(one(load("version = \"1\"\npackage = [\"rdma-core\"]\npackages = [\"rdma-core\"]\n").diags,
             "unknown key 'package'; did you mean 'packages'?") == "drivers/x.toml:2:1");
 }
+
+namespace {
+
+// A kind = "source" bundle drivers/x.toml with its tree drivers/mod/ and that dkms.conf.
+Loaded load_source(const std::string& manifest, const std::string& dkms_conf) {
+  MemorySource files;
+  files.add_directory("drivers/mod");
+  if (!dkms_conf.empty()) files.add("drivers/mod/dkms.conf", dkms_conf);
+  return load(manifest, files);
+}
+
+const std::string kSource = R"(version = "1.0"
+kind = "source"
+dkms = ["lab-mod"]
+emulates = ["dcb"]
+[source]
+dir = "mod"
+)";
+
+}  // namespace
+
+TEST_CASE("a source bundle: its dkms.conf names the manifest's module and version") {
+  auto r = load_source(kSource, "PACKAGE_NAME=\"lab-mod\"\nPACKAGE_VERSION=\"1.0\"\nAUTOINSTALL=\"yes\"\n");
+  CHECK(all(r.diags) == "");
+  REQUIRE(r.lm);
+  CHECK(r.lm->manifest.kind == DriverKind::source);
+  CHECK(r.lm->manifest.source_dir() == "drivers/mod");
+  CHECK(r.lm->manifest.emulates_dcb());
+  CHECK(r.lm->manifest.lab_stand_in());
+
+  CHECK(one(load_source(kSource, "PACKAGE_NAME=\"lab-mod\"\nPACKAGE_VERSION=\"1.1\"\n").diags,
+            "PACKAGE_VERSION \"1.1\" differs from the manifest's version \"1.0\" in drivers/x.toml") ==
+        "drivers/mod/dkms.conf:2:1");
+  CHECK(one(load_source(kSource, "PACKAGE_VERSION=1.0\n").diags,
+            "PACKAGE_NAME is missing; it must be the manifest's dkms module \"lab-mod\"") == "drivers/mod/dkms.conf:1:1");
+  CHECK(one(load_source(kSource, "").diags, "drivers/mod/dkms.conf: No such file or directory (DKMS needs it)") ==
+        "drivers/x.toml:6:7");
+}
+
+TEST_CASE("a source bundle needs its directory, one DKMS module and a version fit for a path") {
+  CHECK(one(load("version = \"1\"\nkind = \"source\"\ndkms = [\"m\"]\n").diags, "kind = \"source\" needs [source] dir") ==
+        "drivers/x.toml:2:8");
+  CHECK(one(load("version = \"1\"\nkind = \"source\"\ndkms = [\"m\"]\n[source]\ndir = \"absent\"\n").diags,
+            "source.dir 'absent' is not a directory next to the manifest") == "drivers/x.toml:5:7");
+  CHECK(one(load("version = \"1\"\nkind = \"source\"\n[source]\ndir = \"../elsewhere\"\n").diags,
+            "'../elsewhere' must be a path inside drivers/") == "drivers/x.toml:4:7");
+  CHECK(one(load_source("version = \"1.0\"\nkind = \"source\"\ndkms = [\"a\", \"b\"]\n[source]\ndir = \"mod\"\n",
+                        "PACKAGE_NAME=a\nPACKAGE_VERSION=1.0\n").diags,
+            "kind = \"source\" builds one DKMS module: 'dkms' must name it (its dkms.conf PACKAGE_NAME)") ==
+        "drivers/x.toml:3:8");
+  CHECK(one(load_source("version = \"1 0\"\nkind = \"source\"\ndkms = [\"a\"]\n[source]\ndir = \"mod\"\n",
+                        "PACKAGE_NAME=a\nPACKAGE_VERSION=\"1 0\"\n").diags,
+            "version '1 0' becomes /usr/src/a-1 0; allowed: letters, digits and . _ + ~ - (up to 64)") ==
+        "drivers/x.toml:1:11");
+  CHECK(one(load("version = \"1\"\npackages = [\"x\"]\n[source]\ndir = \"mod\"\n").diags,
+            "[source] is only used with kind = \"source\"") == "drivers/x.toml:3:1");
+}
+
+TEST_CASE("emulates takes only what a lab bundle can emulate") {
+  CHECK(one(load("version = \"1\"\npackages = [\"x\"]\nemulates = [\"gpu\"]\n").diags,
+            "'gpu' cannot be emulated; allowed: \"dcb\"") == "drivers/x.toml:3:13");
+}

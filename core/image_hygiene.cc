@@ -21,6 +21,8 @@ const std::vector<HygieneRule>& hygiene_rules() {
       {"/var/cache/ldconfig/aux-cache", A::remove, "holds inode numbers and times of the build host's files"},
       {"/var/lib/dpkg/*-old", A::remove, "backups that differ per build"},
       {"/var/log", A::remove_files_below, "logs of the build, with its timestamps"},
+      {"/var/lib/dkms/mok.key", A::remove,
+       "the private key DKMS made on the build host to sign the modules it built: every node would hold it"},
       {"/root/.bash_history", A::remove, "commands run while building"},
       {"/tmp/*", A::remove, "leftovers of the build"},
       {"/var/tmp/*", A::remove, "leftovers of the build"},

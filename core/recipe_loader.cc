@@ -15,11 +15,41 @@ std::string default_kernel(const Recipe& r) {
   return r.image.arch == Arch::arm64 ? "linux-image-arm64" : "linux-image-amd64";
 }
 
+// Soft-RoCE rails sit on NICs without DCB (virtio in the lab) unless a lab bundle emulates
+// it; a bundle that emulates hardware never goes into a production (non-Soft-RoCE) image.
+template <class At>
+void check_lab_stand_ins(const LoadedRecipe& lr, const At& at, Diagnostics& diags) {
+  const Recipe& r = lr.recipe;
+  const FabricSpec& f = r.fabric;
+  bool dcb = false;
+  for (std::size_t i = 0; i < lr.drivers.size(); ++i) {
+    const DriverManifest& m = lr.drivers[i].manifest;
+    dcb = dcb || m.emulates_dcb();
+    if (m.lab_stand_in() && !f.soft_roce && !lr.failed.count("fabric.soft_roce")) {
+      auto it = std::find(r.image.drivers.begin(), r.image.drivers.end(), m.name);
+      diags.error(at("image.drivers[" + std::to_string(it - r.image.drivers.begin()) + "]"),
+                  "image.drivers: bundle '" + m.name + "' is a lab stand-in (emulates " + join(m.emulates, ", ") +
+                      " in software); only a lab recipe (fabric.soft_roce = true) may use it");
+    }
+  }
+  if (dcb) return;
+  auto ok = [&](const char* key) { return !lr.failed.count(key) && !lr.failed.count("fabric.soft_roce"); };
+  if (f.soft_roce && f.pfc == Requirement::required && ok("fabric.pfc"))
+    diags.error(at("fabric.pfc"), "fabric.pfc = \"required\" cannot hold with fabric.soft_roce = true: Soft-RoCE (rxe) "
+                                  "devices have no DCB; use \"best-effort\", or a lab bundle that emulates DCB "
+                                  "(emulates = [\"dcb\"], as drivers/railyard-lab-qos.toml)");
+  if (f.soft_roce && f.ecn == Requirement::required && ok("fabric.ecn"))
+    diags.error(at("fabric.ecn"), "fabric.ecn = \"required\" cannot hold with fabric.soft_roce = true: Soft-RoCE has no "
+                                  "ECN/DCQCN; use \"best-effort\", or a lab bundle that emulates DCB");
+}
+
 void check_references(const FileSource& files, LoadedRecipe& lr, const RecipeOptions& opts, Diagnostics& diags) {
   const Recipe& r = lr.recipe;
+  // A key left at its default has no position: its table's, else the file's top.
   auto at = [&](const std::string& key) {
-    auto it = lr.positions.find(key);
-    return it != lr.positions.end() ? it->second : SourcePos{lr.path, 1, 1};
+    for (std::string k = key; !k.empty(); k = k.substr(0, k.find_last_of(".[") == std::string::npos ? 0 : k.find_last_of(".[")))
+      if (auto it = lr.positions.find(k); it != lr.positions.end()) return it->second;
+    return SourcePos{lr.path, 1, 1};
   };
   std::string here = dir_name(lr.path);
   std::string drivers = opts.drivers_dir.empty() ? find_dir_upwards(files, here, "drivers") : opts.drivers_dir;
@@ -58,6 +88,7 @@ void check_references(const FileSource& files, LoadedRecipe& lr, const RecipeOpt
                            ", not on " + distro + ":" + r.image.suite);
     lr.drivers.push_back(std::move(*m));
   }
+  check_lab_stand_ins(lr, at, diags);
   for (const auto& a : lr.drivers)
     for (const auto& b : lr.drivers)
       if (std::find(a.manifest.conflicts.begin(), a.manifest.conflicts.end(), b.manifest.name) != a.manifest.conflicts.end())

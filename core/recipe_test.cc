@@ -14,6 +14,21 @@ using namespace railyard::test;
 
 namespace {
 
+// Recipe "r.toml" (line 1 `extends = "base.toml"`, then `body`) with its driver bundles
+// looked up: drivers/labqos.toml emulates DCB, drivers/inbox.toml does not.
+LoadedText load_with_bundles(const std::string& body) {
+  MemorySource files;
+  files.add("base.toml", kBaseRecipe);
+  files.add("r.toml", "extends = \"base.toml\"" + body);
+  files.add_directory("drivers");
+  files.add_directory("drivers/labqos");
+  files.add("drivers/inbox.toml", "version = \"1\"\npackages = [\"rdma-core\"]\n");
+  files.add("drivers/labqos.toml", "version = \"1.0\"\nkind = \"source\"\ndkms = [\"labqos\"]\nemulates = [\"dcb\"]\n"
+                                   "[source]\ndir = \"labqos\"\n");
+  files.add("drivers/labqos/dkms.conf", "PACKAGE_NAME=\"labqos\"\nPACKAGE_VERSION=\"1.0\"\n");
+  return load_path(files, "r.toml", true);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -306,28 +321,47 @@ gpu_device_ids = ["0x2330"]
 // ---------------------------------------------------------------------------------------------
 // fabric
 
-TEST_CASE("Soft-RoCE cannot require PFC") {
-  CHECK(one(load(R"(
+
+TEST_CASE("Soft-RoCE cannot require PFC, unless a lab bundle emulates DCB") {
+  CHECK(one(load_with_bundles(R"(
 [fabric]
 soft_roce = true
 pfc = "required"
 ecn = "off"
 )").diags, R"(fabric.pfc = "required" cannot hold with fabric.soft_roce = true)") == "r.toml:4:7");
-  CHECK(all(load(R"(
+  CHECK(all(load_with_bundles(R"(
 [fabric]
 soft_roce = true
 pfc = "best-effort"
 ecn = "best-effort"
 )").diags) == "");
+  CHECK(all(load_with_bundles(R"(
+[image]
+drivers = ["inbox", "labqos"]
+[fabric]
+soft_roce = true
+pfc = "required"
+ecn = "required"
+)").diags) == "");
 }
 
-TEST_CASE("Soft-RoCE cannot require ECN") {
-  CHECK(one(load(R"(
+TEST_CASE("Soft-RoCE cannot require ECN, unless a lab bundle emulates DCB") {
+  CHECK(one(load_with_bundles(R"(
+[image]
+drivers = ["inbox"]
 [fabric]
 soft_roce = true
 pfc = "off"
 ecn = "required"
-)").diags, R"(fabric.ecn = "required" cannot hold with fabric.soft_roce = true)") == "r.toml:5:7");
+)").diags, R"(fabric.ecn = "required" cannot hold with fabric.soft_roce = true)") == "r.toml:7:7");
+}
+
+TEST_CASE("a lab stand-in bundle is refused in a production recipe") {
+  CHECK(one(load_with_bundles(R"(
+[image]
+drivers = ["inbox", "labqos"]
+)").diags, "bundle 'labqos' is a lab stand-in (emulates dcb in software); only a lab recipe (fabric.soft_roce = "
+           "true) may use it") == "r.toml:3:21");
 }
 
 TEST_CASE("PFC and ECN may be required without Soft-RoCE") {
@@ -365,7 +399,7 @@ vlan = 200
 
 // An error about a key left at its default points at its table's header.
 TEST_CASE("an error on a defaulted key points at its table") {
-  CHECK(one(load(R"(
+  CHECK(one(load_with_bundles(R"(
 [fabric]
 soft_roce = true
 ecn = "off"
@@ -1016,4 +1050,72 @@ TEST_CASE("hostile values: no line break reaches nccl.conf, or any other file") 
   CHECK(one(load("\ndescription = \"one\\rtwo\"\n").diags, "description: \"one\\x0dtwo\" holds a control character (\\x0d)") ==
         "r.toml:2:15");
   CHECK(all(load("\n[nccl.extra]\nNCCL_DEBUG = \"INFO\"\nNCCL_IB_QPS_PER_CONNECTION = \"4\"\n").diags) == "");
+}
+
+// ---------------------------------------------------------------------------------------------
+// [fabric.lldp], [fabric.leaf]
+
+TEST_CASE("[fabric.lldp]: a table inside [fabric], templates with {rail} only") {
+  auto ok = load(R"(
+[fabric]
+mtu = 4200
+[fabric.lldp]
+expect_system = "leaf-r{rail}"
+required = true
+)");
+  CHECK(all(ok.diags) == "");
+  CHECK(ok.recipe().fabric.mtu == 4200);
+  CHECK(ok.recipe().lldp.expect_system == "leaf-r{rail}");
+  CHECK(ok.recipe().lldp.required);
+  CHECK(ok.recipe().lldp.wait_s == 35);
+  CHECK(expand_lldp_template("leaf-r{rail}/{rail}", 3) == "leaf-r3/3");
+
+  CHECK(one(load(R"(
+[fabric.lldp]
+expect_port = "swp {rail}"
+)").diags, "fabric.lldp.expect_port: 'swp {rail}' holds a space") == "r.toml:3:15");
+  CHECK(one(load(R"(
+[fabric.lldp]
+expect_system = "leaf-{node}"
+)").diags, "the only placeholder is {rail}") == "r.toml:3:17");
+  CHECK(one(load(R"(
+[fabric.lldp]
+wait = 10
+)").diags, "unknown key 'fabric.lldp.wait'") == "r.toml:3:1");
+}
+
+TEST_CASE("[fabric.leaf]: the ports carry the rails' frames, ECN marks before it is total") {
+  CHECK(one(load(R"(
+[fabric]
+vlan = 100
+[fabric.leaf]
+port_mtu = 9000
+)").diags, "fabric.leaf.port_mtu 9000 is below the rails' frames (9000 + 18 + 4 for the VLAN tag = 9022)") ==
+        "r.toml:5:12");
+  CHECK(one(load(R"(
+[fabric.leaf]
+ecn_min_kb = 2000
+ecn_max_kb = 1000
+)").diags, "fabric.leaf.ecn_min_kb 2000 is above ecn_max_kb 1000") == "r.toml:3:14");
+  // By default the ports take 9216, or the rails' frames when larger.
+  Recipe r = load("\n[fabric]\nmtu = 9216\n").recipe();
+  CHECK(leaf_port_mtu(r) == 9234);
+  CHECK(leaf_port_mtu(load("\n").recipe()) == 9216);
+}
+
+TEST_CASE("a resolved recipe renders [fabric.lldp] inside [fabric], and reads back the same") {
+  auto a = load(R"(
+[fabric.lldp]
+expect_system = "leaf-r{rail}"
+[fabric.leaf]
+pfc_watchdog_detect_ms = 300
+)");
+  REQUIRE(a.lr);
+  std::string text = render_recipe_toml(a.recipe());
+  CHECK(text.find("[fabric.lldp]") != std::string::npos);
+  CHECK(text.find("expect_system = 'leaf-r{rail}'") != std::string::npos);
+  auto b = load_alone(text);
+  CHECK(all(b.diags) == "");
+  CHECK(b.recipe().lldp.expect_system == "leaf-r{rail}");
+  CHECK(b.recipe().leaf.pfc_watchdog_detect_ms == 300);
 }

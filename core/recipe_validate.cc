@@ -158,15 +158,20 @@ class Checker {
 
   void fabric() {
     const auto& f = r_.fabric;
-    if (f.soft_roce && f.pfc == Requirement::required && ok({"fabric.soft_roce", "fabric.pfc"}))
-      error("fabric.pfc", "fabric.pfc = \"required\" cannot hold with fabric.soft_roce = true: Soft-RoCE (rxe) "
-                          "devices have no DCB; use \"best-effort\"");
-    if (f.soft_roce && f.ecn == Requirement::required && ok({"fabric.soft_roce", "fabric.ecn"}))
-      error("fabric.ecn", "fabric.ecn = \"required\" cannot hold with fabric.soft_roce = true: Soft-RoCE has no "
-                          "ECN/DCQCN; use \"best-effort\"");
+    // Whether Soft-RoCE rails can have PFC and ECN depends on the driver bundles: checked
+    // with them (recipe_loader.cc).
     if (f.roce_dscp == f.cnp_dscp && ok({"fabric.roce_dscp", "fabric.cnp_dscp"}))
       error("fabric.cnp_dscp", "fabric.cnp_dscp equals fabric.roce_dscp (" + std::to_string(f.roce_dscp) +
                                    "): congestion notifications would queue behind the traffic they throttle");
+    const LeafSpec& l = r_.leaf;
+    if (l.ecn_min_kb > l.ecn_max_kb && ok({"fabric.leaf.ecn_min_kb", "fabric.leaf.ecn_max_kb"}))
+      error("fabric.leaf.ecn_min_kb", "fabric.leaf.ecn_min_kb " + std::to_string(l.ecn_min_kb) + " is above ecn_max_kb " +
+                                          std::to_string(l.ecn_max_kb) + ": marking would start after it is total");
+    int frame = rail_frame_size(f);
+    if (l.port_mtu > 0 && l.port_mtu < frame && ok({"fabric.leaf.port_mtu", "fabric.mtu"}))
+      error("fabric.leaf.port_mtu", "fabric.leaf.port_mtu " + std::to_string(l.port_mtu) + " is below the rails' frames (" +
+                                        std::to_string(f.mtu) + " + 18" + (f.vlan ? " + 4 for the VLAN tag" : "") +
+                                        " = " + std::to_string(frame) + "): the leaf would drop full-size RoCE packets");
     if (f.trust == Trust::pcp && !f.vlan && ok({"fabric.trust", "fabric.vlan"}))
       error("fabric.trust", "fabric.trust = \"pcp\" needs fabric.vlan: untagged frames carry no PCP bits");
   }

@@ -72,7 +72,8 @@ RootfsEntry::Type entry_type(mode_t mode) {
 
 // One part of the root filesystem, entry by entry. Problems with the archive itself are
 // findings against the part.
-void audit_part(const std::string& dir, const std::string& part, RootfsRules& rules, AuditResult& r) {
+void audit_part(const std::string& dir, const std::string& part, RootfsRules& rules, AuditResult& r,
+                std::vector<std::string>& lab_modules) {
   Archive a(archive_read_new(), &archive_read_free);
   archive_read_support_filter_all(a.get());
   archive_read_support_format_cpio(a.get());
@@ -108,6 +109,7 @@ void audit_part(const std::string& dir, const std::string& part, RootfsRules& ru
                   static_cast<long>(archive_entry_uid(ae)), static_cast<long>(archive_entry_gid(ae)),
                   static_cast<std::uint64_t>(archive_entry_size(ae))};
     rules.add(part, e);
+    if (fs::path(name).filename().string().starts_with(kLabQosModule)) lab_modules.push_back(name);
     if ((name == "/etc/passwd" || name == "/etc/group") && e.type == RootfsEntry::Type::file && e.size <= kAccountsLimit) {
       std::string text(e.size, '\0');
       la_ssize_t n = archive_read_data(a.get(), text.data(), text.size());
@@ -130,12 +132,20 @@ Outcome<AuditResult> audit_image(const std::string& dir) {
   r.artifacts = m->artifacts.size();
   audit_artifacts(dir, *m, r);
   RootfsRules rules;
+  std::vector<std::string> lab_modules;
   for (const auto& part : m->boot_initrds) {
     struct stat st {};
-    if (::stat((dir + "/" + part).c_str(), &st) == 0 && S_ISREG(st.st_mode)) audit_part(dir, part, rules, r);
+    if (::stat((dir + "/" + part).c_str(), &st) == 0 && S_ISREG(st.st_mode)) audit_part(dir, part, rules, r, lab_modules);
   }
   auto rootfs = rules.findings();
   r.findings.insert(r.findings.end(), rootfs.begin(), rootfs.end());
+  for (const auto& d : m->drivers)
+    if (!d.emulates.empty()) r.lab_stand_ins.push_back({d.name, d.version, d.emulates, lab_modules});
+  if (r.lab_stand_ins.empty())
+    for (const auto& f : lab_modules)
+      r.findings.push_back({m->boot_initrds.front(), f, "the lab's DCB stand-in module, which no driver bundle of "
+                                                        "manifest.json declares",
+                            "it emulates DCB in software on virtio NICs; a production image must not carry it"});
   r.entries = rules.entries();
   return r;
 }

@@ -11,8 +11,21 @@
 
 namespace railyard {
 
+// A driver bundle that emulates hardware in software (manifest.json drivers[].emulates):
+// fine in a lab image, never on a fleet, so audit always names it.
+struct LabStandIn {
+  std::string name, version;
+  std::vector<std::string> emulates;
+  std::vector<std::string> files;  // its modules in the root filesystem
+};
+
+// The lab DCB stand-in's module file name: its presence without a bundle declaring it is a
+// finding.
+inline constexpr const char* kLabQosModule = "railyard_lab_qos.ko";
+
 struct AuditResult {
   std::vector<Finding> findings;  // artifacts first, then the root filesystem, each sorted
+  std::vector<LabStandIn> lab_stand_ins;
   std::size_t artifacts = 0;      // listed in the manifest
   std::size_t entries = 0;        // archive entries read, all parts together
 };

@@ -12,6 +12,9 @@ namespace railyard {
 
 // `path` is absolute ("/etc/railyard/recipe.toml"); `parts` are archive files in unpacking
 // order. Nothing when no part holds it as a regular file; fails when a part is unreadable.
+// Where every image carries the recipe it was built from.
+inline constexpr const char* kImageRecipe = "/etc/railyard/recipe.toml";
+
 Outcome<std::optional<std::string>> read_rootfs_file(const std::vector<std::string>& parts, const std::string& path);
 
 }  // namespace railyard

@@ -59,6 +59,11 @@ Outcome<ContentDigests> digest_inputs(const LoadedRecipe& lr, const InputLocatio
   }
   for (const auto& lm : lr.drivers) {
     const DriverManifest& m = lm.manifest;
+    if (m.kind == DriverKind::source && fs::is_directory(m.source_dir(), ec)) {
+      auto tree = scan_tree(m.source_dir(), hasher);
+      if (!tree.ok()) return Result::fail(tree, "driver bundle " + m.name + "'s source");
+      d.driver_sources[m.name] = hasher.sha256_hex(tree_listing(*tree));
+    }
     if (m.apt.key_file.empty()) continue;
     std::string key = path_join(dir_name(m.path), m.apt.key_file);
     if (!fs::is_regular_file(key, ec)) continue;

@@ -113,7 +113,8 @@ std::string relative_path(const json& j, const std::string& key) {
 void read_drivers(const json& root, ImageManifest& m) {
   each(root, "", "drivers", [&](const json& d, const std::string& at) {
     ManifestDriver drv{text(d, at, "name"), text(d, at, "version"), text(d, at, "kind"),
-                       texts(d, at, "packages"), texts(d, at, "modules"), {}};
+                       texts(d, at, "packages"), texts(d, at, "modules"), {}, {}};
+    if (d.is_object() && d.contains("emulates")) drv.emulates = texts(d, at, "emulates");
     each(d, at, "dkms", [&](const json& k, const std::string& kat) {
       drv.dkms.push_back({text(k, kat, "module"), text(k, kat, "version"), text(k, kat, "kernel"),
                           texts(k, kat, "files")});
@@ -189,6 +190,12 @@ ImageManifest read(const json& root) {
     m.packages.push_back({text(p, at, "name"), text(p, at, "version"), text(p, at, "arch")});
   });
   read_trim(member(root, "", "trim"), m);
+  if (root.contains("build_tools")) {  // images built before the tools were removed have none
+    const json& t = member(root, "", "build_tools");
+    m.build_tools_removed = texts(t, "build_tools", "removed");
+    m.build_tools_kept = texts(t, "build_tools", "kept");
+    m.build_tools_why_kept = text(t, "build_tools", "why_kept");
+  }
   each(root, "", "artifacts", [&](const json& a, const std::string& at) {
     m.artifacts.push_back({relative_path(member(a, at, "path"), at + ".path"), digest(a, at, "sha256"), count(a, at, "size")});
   });
@@ -247,7 +254,8 @@ ordered_json drivers_json(const std::vector<ManifestDriver>& drivers) {
                    {"kind", d.kind},
                    {"packages", d.packages},
                    {"modules", d.modules},
-                   {"dkms", dkms}});
+                   {"dkms", dkms},
+                   {"emulates", d.emulates}});
   }
   return out;
 }
@@ -315,6 +323,7 @@ std::string render_image_manifest(const ImageManifest& m) {
   j["packages"] = ordered_json::array();
   for (const auto& p : m.packages) j["packages"].push_back({{"name", p.name}, {"version", p.version}, {"arch", p.arch}});
   j["trim"] = trim_json(m);
+  j["build_tools"] = {{"removed", m.build_tools_removed}, {"kept", m.build_tools_kept}, {"why_kept", m.build_tools_why_kept}};
   j["artifacts"] = ordered_json::array();
   for (const auto& a : m.artifacts) j["artifacts"].push_back({{"path", a.path}, {"sha256", a.sha256}, {"size", a.size}});
   return j.dump(2) + "\n";

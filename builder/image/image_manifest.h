@@ -36,6 +36,7 @@ struct ManifestDriver {
   std::string name, version, kind;
   std::vector<std::string> packages, modules;
   std::vector<ManifestDkms> dkms;
+  std::vector<std::string> emulates;  // a lab stand-in: what it emulates in software ("dcb")
 };
 
 struct ManifestTrimDir {
@@ -71,6 +72,9 @@ struct ImageManifest {
   std::uint64_t trim_files = 0, trim_bytes = 0;
   std::vector<ManifestTrimDir> trim_dirs;  // per dropped directory
   std::vector<std::string> trim_stranded;  // modules elsewhere that needed a dropped one
+  // The DKMS build tools (dkms, headers, compiler): purged after the build, or kept and why.
+  std::vector<std::string> build_tools_removed, build_tools_kept;
+  std::string build_tools_why_kept;
   std::vector<ManifestArtifact> artifacts;
 
   const ManifestArtifact* artifact(std::string_view path) const;

@@ -142,6 +142,32 @@ TEST_CASE("a clean image has no findings") {
   CHECK(r->entries == clean_rootfs().size());
 }
 
+TEST_CASE("a lab stand-in is named, never silently carried") {
+  TempDir tmp;
+  TestImageOptions lab;
+  auto rootfs = clean_rootfs();
+  rootfs.push_back({"usr/lib/modules/6.1.0-28-amd64/updates/dkms/railyard_lab_qos.ko", "ELF", 0100644});
+  lab.parts = {rootfs};
+  lab.extra_drivers = {{"railyard-lab-qos", "1.0", "source", {}, {"railyard_lab_qos"}, {}, {"dcb"}}};
+  make_test_image(tmp, "lab", lab);
+  auto r = audit_image(tmp / "lab");
+  REQUIRE(r.ok());
+  CHECK(r->findings.empty());  // declared: what its recipe asked for
+  REQUIRE(r->lab_stand_ins.size() == 1);
+  CHECK(r->lab_stand_ins[0].name == "railyard-lab-qos");
+  CHECK(r->lab_stand_ins[0].emulates == std::vector<std::string>{"dcb"});
+  CHECK(r->lab_stand_ins[0].files == std::vector<std::string>{"/usr/lib/modules/6.1.0-28-amd64/updates/dkms/railyard_lab_qos.ko"});
+
+  TestImageOptions hidden;
+  hidden.parts = {rootfs};
+  make_test_image(tmp, "hidden", hidden);
+  auto h = audit_image(tmp / "hidden");
+  REQUIRE(h.ok());
+  REQUIRE(h->findings.size() == 1);
+  CHECK(h->findings[0].path == "/usr/lib/modules/6.1.0-28-amd64/updates/dkms/railyard_lab_qos.ko");
+  CHECK(h->findings[0].problem == "the lab's DCB stand-in module, which no driver bundle of manifest.json declares");
+}
+
 TEST_CASE("an image packed by the cpio writer from a tree is clean") {
   TempDir tmp;
   tmp.write("tree/etc/machine-id", "");

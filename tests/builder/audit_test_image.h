@@ -77,6 +77,7 @@ struct TestImageOptions {
   std::string recipe_sha256 = std::string(64, 'a');
   std::vector<std::vector<ArchiveEntry>> parts{clean_rootfs()};  // one archive per part
   std::vector<std::string> cmdline{"console=ttyS0", "panic=-1"};
+  std::vector<ManifestDriver> extra_drivers;  // after debian12-inbox
 };
 
 // Writes DIR = tmp/name: vmlinuz, rootfs.cpio.zst (or rootfs-00…, one per part), boot.ipxe
@@ -99,7 +100,8 @@ inline ImageManifest make_test_image(const TempDir& tmp, const std::string& name
   m.boot_kernel = "vmlinuz";
   m.stages = {{"base", std::string(64, '1')}, {"pack", std::string(64, '7')}};
   m.inputs = {{"recipe", opt.recipe_name, opt.recipe_sha256}};
-  m.drivers = {{"debian12-inbox", "44.0-2", "distro", {"rdma-core"}, {"mlx5_ib"}, {}}};
+  m.drivers = {{"debian12-inbox", "44.0-2", "distro", {"rdma-core"}, {"mlx5_ib"}, {}, {}}};
+  m.drivers.insert(m.drivers.end(), opt.extra_drivers.begin(), opt.extra_drivers.end());
   m.packages = {{"bash", "5.2.15-2+b7", "amd64"}, {"rdma-core", "44.0-2", "amd64"}};
   m.trim_dropped = {"sound"};
   m.trim_files = 12;

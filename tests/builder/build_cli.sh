@@ -19,7 +19,7 @@ done
 for stage in overlays agent hygiene trim; do  # not stored: redone from the stage before
   grep -Eq "^$stage +[0-9a-f]{12}  -      build   " <<<"$out" || fail "no row for $stage"
 done
-grep -q "^drivers .* debian12-inbox 44.0-2$" <<<"$out" || fail "drivers row"
+grep -Eq "^drivers .* debian12-inbox 44.0-2, railyard-lab-qos 1.0 \(source [0-9a-f]{8}\)$" <<<"$out" || fail "drivers row"
 grep -q "^nothing cached: 7 of 7 stages to build$" <<<"$out" || fail "tally"
 [[ ! -e "$tmp/cache" ]] || fail "a dry run created the cache"
 

@@ -27,8 +27,8 @@ ImageManifest base_manifest() {
   m.stages = {{"base", std::string(64, '1')}, {"drivers", std::string(64, '2')}};
   m.inputs = {{"overlay", "rdma-limits", std::string(64, '3')}};
   m.drivers = {{"doca-ofed-2.10.0", "2.10.0", "apt", {"doca-ofed"}, {"mlx5_core"},
-                {{"mlnx-ofed-kernel", "25.01", "6.8.0-45-generic", {"lib/modules/6.8.0-45-generic/updates/dkms/mlx5_core.ko"}}}},
-               {"debian12-inbox", "44.0-2", "distro", {"rdma-core"}, {"mlx5_ib"}, {}}};
+                {{"mlnx-ofed-kernel", "25.01", "6.8.0-45-generic", {"lib/modules/6.8.0-45-generic/updates/dkms/mlx5_core.ko"}}}, {}},
+               {"debian12-inbox", "44.0-2", "distro", {"rdma-core"}, {"mlx5_ib"}, {}, {}}};
   m.packages = {{"bash", "5.2.21-2ubuntu4", "amd64"}, {"libc6", "2.39-0ubuntu8", "i386"}, {"gone", "1.0", "all"},
                 {"tzdata", "2024a-3", "all"}};
   m.trim_dropped = {"sound", "drivers/media"};
@@ -80,7 +80,7 @@ TEST_CASE("every kind of change, as text and JSON") {
   b.packages = {{"bash", "5.2.21-2ubuntu5", "amd64"}, {"libc6", "2.39-0ubuntu8", "i386"}, {"tzdata", "2023c-1", "all"},
                 {"perftest", "24.07.0", "amd64"}};
   b.drivers[0] = {"doca-ofed-2.11.0", "2.11.0", "apt", {"doca-ofed", "mlnx-nvme-dkms"}, {"mlx5_core"},
-                  {{"mlnx-ofed-kernel", "25.04", "6.8.0-47-generic", {"lib/modules/6.8.0-47-generic/updates/dkms/mlx5_core.ko"}}}};
+                  {{"mlnx-ofed-kernel", "25.04", "6.8.0-47-generic", {"lib/modules/6.8.0-47-generic/updates/dkms/mlx5_core.ko"}}}, {}};
   b.trim_dropped = {"sound", "drivers/bluetooth"};
   b.trim_files = 110;
   b.artifacts[1] = {"rootfs.cpio.zst", std::string(64, 'f'), 48000};

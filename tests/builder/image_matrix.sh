@@ -20,7 +20,7 @@ for r in "$src"/recipes/*.toml; do
   grep -Eq "^$name +pinned +" <<<"$out" || fail "no entry for $name: $out"
   grep -q "^railyard build $name: dry run, nothing is built or written$" <<<"$out" || fail "no dry run of $name: $out"
 done
-grep -Eq "^qemu-virt +pinned +debian12-inbox$" <<<"$out" || fail "qemu-virt's drivers: $out"
+grep -Eq "^qemu-virt +pinned +debian12-inbox railyard-lab-qos$" <<<"$out" || fail "qemu-virt's drivers: $out"
 grep -q "^image-matrix: $shipped entries, 0 failed$" <<<"$out" || fail "tally: $out"
 grep -q "nvidia-roce-noble\|qemu-lab\|gpu4-rack1" <<<"$(grep pinned <<<"$out")" && fail "base recipes or inventories in the matrix: $out"
 
@@ -37,7 +37,7 @@ v = m["gpu4-cx6dx-100g.doca-ofed-2.11.0"]
 assert v["variant"] and v["drivers"] == ["doca-ofed-2.11.0", "cuda-13.0"], v
 assert "hgx-h100-8x400g.doca-ofed-2.11.0" in m, m
 assert not any(k.startswith("qemu-virt.") for k in m), m  # debian12-inbox has no other release
-assert m["qemu-virt"]["drivers"] == ["debian12-inbox"], m
+assert m["qemu-virt"]["drivers"] == ["debian12-inbox", "railyard-lab-qos"], m
 PY
 out=$("$src/ci/image-matrix.sh" --dry-run --only gpu4-cx6dx-100g.doca-ofed-2.11.0) || fail "variant dry run: $out"
 grep -q "^railyard build gpu4-cx6dx-100g.doca-ofed-2.11.0: dry run" <<<"$out" || fail "variant dry run: $out"

@@ -479,7 +479,7 @@ std::string rootfs_archive(TempDir& tmp, const std::vector<std::string>& install
 
 TEST_CASE("base: a vendor root filesystem is fetched, verified and unpacked with owners, modes and links") {
   StageFixture f;
-  std::string archive = rootfs_archive(f.tmp, {"linux-image-amd64", "systemd-sysv", "udev", "iproute2", "kmod", "ca-certificates",
+  std::string archive = rootfs_archive(f.tmp, {"linux-image-amd64", "systemd-sysv", "udev", "iproute2", "kmod", "ca-certificates", "lldpd",
                                                "rdma-core", "ibverbs-providers", "libibverbs1", "librdmacm1", "ibverbs-utils",
                                                "perftest", "infiniband-diags", "rdmacm-utils"});
   LocalServer server({{"vendor/rootfs.tar.xz", archive}});

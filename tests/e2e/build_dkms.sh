@@ -2,13 +2,15 @@
 # DKMS modules are built for the image's kernel: a recipe with a DKMS bundle (Debian's
 # v4l2loopback-dkms standing in for OFED's) builds on the cached base, the manifest names
 # the module, its version and the image's kernel, and the .ko is in the image under
-# /lib/modules/KVER/updates.
+# /lib/modules/KVER/updates. v4l2loopback-dkms depends on dkms, so the build tools stay, and
+# the manifest says why.
 source "$(dirname "$0")/lib/lab.bash"
 lab_init "$@"
 lab_image "$SRC/recipes/qemu-virt.toml"  # the base this build reuses
 
 mkdir -p "$LAB_WORK/r/drivers"
-cp "$SRC"/drivers/*.toml "$SRC/tests/e2e/drivers/v4l2loopback-test.toml" "$LAB_WORK/r/drivers/"
+cp -r "$SRC"/drivers/. "$LAB_WORK/r/drivers/"
+cp "$SRC/tests/e2e/drivers/v4l2loopback-test.toml" "$LAB_WORK/r/drivers/"
 sed 's/^drivers = \["debian12-inbox"\]$/drivers = ["debian12-inbox", "v4l2loopback-test"]/' \
   "$SRC/recipes/qemu-virt.toml" >"$LAB_WORK/r/qemu-virt.toml"
 grep -q '"v4l2loopback-test"' "$LAB_WORK/r/qemu-virt.toml" || lab_fail "could not add the DKMS bundle to the recipe"
@@ -42,6 +44,9 @@ k = d["dkms"][0]
 assert k["module"] == "v4l2loopback", k
 assert k["kernel"] == sys.argv[2], (k["kernel"], sys.argv[2])
 assert k["files"] and all(f.startswith("lib/modules/%s/updates/" % sys.argv[2]) for f in k["files"]), k["files"]
+tools = m["build_tools"]
+assert "dkms" in tools["kept"] and tools["removed"] == [], tools
+assert "v4l2loopback-dkms" in tools["why_kept"], tools
 print(k["files"][0])
 PY
 ) || lab_fail "the manifest does not record the DKMS module for kernel $kver"

@@ -2,12 +2,16 @@
 #include "drivers.h"
 
 #include <ctime>
+#include <iterator>
+#include <optional>
+#include <set>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
 #include "apt.h"
 #include "apt_key.h"
+#include "build_tools.h"
 #include "downloads.h"
 #include "image_files.h"
 #include "stage.h"
@@ -109,15 +113,10 @@ Status add_repository(StageContext& ctx, const LoadedManifest& lm) {
   return success();
 }
 
-// DKMS modules are built for the image's kernel, named explicitly: in a chroot `uname -r`
-// is the build host's, which is what dkms' package scripts would otherwise build for.
-Outcome<std::vector<ManifestDkms>> build_dkms(StageContext& ctx, const DriverManifest& m, const std::string& kver) {
+// The DKMS modules a bundle names, as dkms status reports them installed for `kver`, with
+// their .ko files.
+Outcome<std::vector<ManifestDkms>> installed_dkms(StageContext& ctx, const DriverManifest& m, const std::string& kver) {
   using Result = Outcome<std::vector<ManifestDkms>>;
-  if (auto s = apt_install(ctx, {"dkms", "linux-headers-" + kver}, "install DKMS and the headers of " + kver); !s.ok())
-    return Result::fail(s.error());
-  if (auto s = ctx.runner.run(in_image(ctx.root, {"dkms", "autoinstall", "-k", kver}, "dkms autoinstall for " + kver));
-      !s.ok())
-    return Result::fail(s.error());
   auto status = ctx.runner.capture(in_image(ctx.root, {"dkms", "status", "-k", kver}, "dkms status"));
   if (!status.ok()) return Result::fail(status.error());
   std::vector<ManifestDkms> all = parse_dkms_status(*status, kver), out;
@@ -143,6 +142,71 @@ Outcome<std::vector<ManifestDkms>> build_dkms(StageContext& ctx, const DriverMan
     out.push_back(std::move(b));
   }
   return out;
+}
+
+// The last lines of a failed DKMS build's make.log, which say why.
+std::string make_log_tail(const StageContext& ctx, const std::string& module, const std::string& version) {
+  auto log = read_whole_file(ctx.root + "/var/lib/dkms/" + module + "/" + version + "/build/make.log");
+  if (!log.ok()) return "";
+  std::vector<std::string> lines = split(trim(*log), '\n');
+  std::size_t from = lines.size() > 15 ? lines.size() - 15 : 0;
+  std::string out = "\n  make.log (last lines):";
+  for (std::size_t i = from; i < lines.size(); ++i) out += "\n    " + escape_control(lines[i]);
+  return out;
+}
+
+// A kind = "source" bundle's tree as DKMS expects it, /usr/src/NAME-VERSION, registered and
+// built for `kver` by name (no autoinstall guesswork). Only directories and regular files
+// are copied: a link in the tree could point anywhere on the build host.
+Status install_source_module(StageContext& ctx, const DriverManifest& m, const std::string& kver) {
+  const std::string& module = m.dkms.front();
+  const std::string dest = "/usr/src/" + module + "-" + m.version;
+  std::error_code ec;
+  fs::remove_all(ctx.root + dest, ec);
+  fs::create_directories(ctx.root + dest, ec);
+  if (ec) return Status::fail(ctx.root + dest + ": " + ec.message());
+  const fs::path from = m.source_dir();
+  for (auto e = fs::recursive_directory_iterator(from, ec); !ec && e != fs::recursive_directory_iterator(); e.increment(ec)) {
+    fs::path to = fs::path(ctx.root + dest) / e->path().lexically_relative(from);
+    if (e->is_symlink()) return Status::fail(e->path().string() + ": a symbolic link; a source bundle holds plain files");
+    if (e->is_directory()) fs::create_directories(to, ec);
+    else if (e->is_regular_file()) fs::copy_file(e->path(), to, fs::copy_options::overwrite_existing, ec);
+    else return Status::fail(e->path().string() + ": not a regular file or directory");
+    if (ec) return Status::fail(to.string() + ": " + ec.message());
+  }
+  if (ec) return Status::fail(from.string() + ": " + ec.message());
+  std::string nv = module + "/" + m.version;
+  if (auto s = ctx.runner.run(in_image(ctx.root, {"dkms", "add", nv}, "dkms add " + nv)); !s.ok()) return s;
+  if (auto s = ctx.runner.run(in_image(ctx.root, {"dkms", "install", nv, "-k", kver}, "dkms install " + nv + " for " + kver));
+      !s.ok())
+    return Status::fail(m.path + ": DKMS build of " + nv + " for " + kver + " failed: " + s.error() +
+                        make_log_tail(ctx, module, m.version));
+  return success();
+}
+
+// DKMS modules are built for the image's kernel, named explicitly: in a chroot `uname -r`
+// is the build host's, which is what dkms' package scripts would otherwise build for. The
+// tools are installed once per stage; `added` collects what they brought in.
+Outcome<std::vector<ManifestDkms>> build_dkms(StageContext& ctx, const DriverManifest& m, const std::string& kver,
+                                              std::optional<std::set<std::string>>& added) {
+  using Result = Outcome<std::vector<ManifestDkms>>;
+  if (!added) {
+    auto before = installed_package_names(ctx.root);
+    if (!before.ok()) return Result::fail(before.error());
+    if (auto s = apt_install(ctx, {"dkms", "linux-headers-" + kver}, "install DKMS and the headers of " + kver); !s.ok())
+      return Result::fail(s.error());
+    auto after = installed_package_names(ctx.root);
+    if (!after.ok()) return Result::fail(after.error());
+    added.emplace();
+    std::set_difference(after->begin(), after->end(), before->begin(), before->end(), std::inserter(*added, added->end()));
+  }
+  if (m.kind == DriverKind::source) {
+    if (auto s = install_source_module(ctx, m, kver); !s.ok()) return Result::fail(s.error());
+  } else if (auto s = ctx.runner.run(in_image(ctx.root, {"dkms", "autoinstall", "-k", kver}, "dkms autoinstall for " + kver));
+             !s.ok()) {
+    return Result::fail(s.error());
+  }
+  return installed_dkms(ctx, m, kver);
 }
 
 // A vendor tarball: fetched once (kept by its sha256), unpacked under /var/tmp in the image,
@@ -178,6 +242,8 @@ Status run_drivers(StageContext& ctx) {
   auto kver = image_kernel_version(ctx.root);
   if (!kver.ok()) return Status::fail(kver.error());
   std::vector<ManifestDriver> records;
+  std::optional<std::set<std::string>> tools;  // what the DKMS build tools brought in, once installed
+  BuildTools build_tools;
   {
     AptSession session(ctx.root);
     for (const auto& lm : ctx.recipe.drivers)
@@ -197,11 +263,11 @@ Status run_drivers(StageContext& ctx) {
       if (auto s = update(); !s.ok()) return s;
     for (const auto& lm : ctx.recipe.drivers) {
       const DriverManifest& m = lm.manifest;
-      ManifestDriver r{m.name, m.version, to_string(m.kind), m.packages, m.modules, {}};
+      ManifestDriver r{m.name, m.version, to_string(m.kind), m.packages, m.modules, {}, m.emulates};
       if (m.kind == DriverKind::tarball)
         if (auto s = install_tarball(ctx, m); !s.ok()) return s;
       ctx.step(m.name + " " + m.version + ": " + std::to_string(m.packages.size()) + " packages");
-      Status installed = apt_install(ctx, m.packages, "install " + m.name + " packages");
+      Status installed = m.packages.empty() ? success() : apt_install(ctx, m.packages, "install " + m.name + " packages");
       if (!installed.ok() && !updated) {
         ctx.step("the base's package index is stale; updating it");
         if (auto s = update(); !s.ok()) return s;
@@ -210,14 +276,26 @@ Status run_drivers(StageContext& ctx) {
       if (!installed.ok()) return installed;
       if (!m.dkms.empty()) {
         ctx.step(m.name + ": DKMS " + join(m.dkms, ", ") + " for " + *kver);
-        auto built = build_dkms(ctx, m, *kver);
+        auto built = build_dkms(ctx, m, *kver, tools);
         if (!built.ok()) return Status::fail(built.error());
         r.dkms = *built;
       }
       records.push_back(std::move(r));
     }
+    if (tools && ctx.recipe.recipe.image.keep_build_tools) {
+      build_tools.kept.assign(tools->begin(), tools->end());
+    } else if (tools) {
+      ctx.step("remove the DKMS build tools (" + std::to_string(tools->size()) + " packages)");
+      auto removed = remove_build_tools(ctx, *tools);
+      if (!removed.ok()) return Status::fail(removed.error());
+      build_tools = *removed;
+      if (!build_tools.why_kept.empty()) ctx.step("build tools kept: " + build_tools.why_kept);
+    }
   }
-  return write_file_atomically(ctx.root + "/" + kImageRecordDir + "/drivers.json", render_drivers_record(records));
+  const std::string records_dir = ctx.root + "/" + kImageRecordDir + "/";
+  if (auto s = write_file_atomically(records_dir + kBuildToolsRecord, render_build_tools_record(build_tools)); !s.ok())
+    return s;
+  return write_file_atomically(records_dir + "drivers.json", render_drivers_record(records));
 }
 
 }  // namespace railyard

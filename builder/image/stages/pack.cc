@@ -8,6 +8,7 @@
 
 #include "image/cpio_writer.h"
 #include "image/image_manifest.h"
+#include "build_tools.h"
 #include "image_files.h"
 #include "manifest.h"
 #include "stage.h"
@@ -90,6 +91,13 @@ Status run_pack(StageContext& ctx) {
     auto drivers = parse_drivers_record(*text, records + "drivers.json");
     if (!drivers.ok()) return Status::fail(drivers.error());
     m.drivers = *drivers;
+  }
+  if (auto text = read_whole_file(records + kBuildToolsRecord); text.ok()) {
+    auto tools = parse_build_tools_record(*text, records + kBuildToolsRecord);
+    if (!tools.ok()) return Status::fail(tools.error());
+    m.build_tools_removed = tools->removed;
+    m.build_tools_kept = tools->kept;
+    m.build_tools_why_kept = tools->why_kept;
   }
   if (auto text = read_whole_file(records + "trim.json"); text.ok())
     if (auto t = parse_trim_record(*text, records + "trim.json", m); !t.ok()) return Status::fail(t.error());

@@ -1,0 +1,91 @@
+#include "build_tools.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "image_files.h"
+#include "manifest.h"
+#include "text.h"
+
+namespace railyard {
+
+Outcome<std::set<std::string>> installed_package_names(const std::string& root) {
+  auto status = read_whole_file(root + "/var/lib/dpkg/status");
+  if (!status.ok()) return Outcome<std::set<std::string>>::fail(status.error());
+  std::set<std::string> out;
+  for (const auto& p : installed_packages(*status)) out.insert(p.name);
+  return out;
+}
+
+std::vector<std::string> simulated_purges(const std::string& apt_output) {
+  std::vector<std::string> out;
+  for (const auto& line : split(apt_output, '\n')) {
+    if (!line.starts_with("Purg ") && !line.starts_with("Remv ")) continue;
+    std::string name = line.substr(5, line.find(' ', 5) - 5);
+    out.push_back(name.substr(0, name.find(':')));  // "libfoo:amd64" names the package libfoo
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Outcome<BuildTools> remove_build_tools(StageContext& ctx, const std::set<std::string>& added) {
+  using Result = Outcome<BuildTools>;
+  BuildTools t;
+  if (added.empty()) return t;
+  std::vector<std::string> names(added.begin(), added.end());
+  std::vector<std::string> simulate = {"apt-get", "-s", "-q", "purge"};
+  simulate.insert(simulate.end(), names.begin(), names.end());
+  auto plan = ctx.runner.capture(in_image(ctx.root, simulate, "what purging the DKMS build tools would remove"));
+  if (!plan.ok()) return Result::fail(plan.error());
+  std::vector<std::string> others;
+  for (const auto& p : simulated_purges(*plan))
+    if (!added.count(p)) others.push_back(p);
+  if (!others.empty()) {
+    t.kept = names;
+    t.why_kept = "removing them would also remove " + join(others, ", ") + ", which depend" +
+                 (others.size() == 1 ? "s" : "") + " on them";
+    return t;
+  }
+  std::vector<std::string> purge = {"apt-get", "purge", "-y", "-q"};
+  purge.insert(purge.end(), names.begin(), names.end());
+  Command c = in_image(ctx.root, purge, "purge the DKMS build tools");
+  c.env["DEBIAN_FRONTEND"] = "noninteractive";
+  if (auto s = ctx.runner.run(c); !s.ok()) return Result::fail(s.error());
+  // DKMS's state (its build trees, make logs, the signing key it made) and the sources of
+  // source bundles serve nothing once dkms is gone; the modules stay in /lib/modules.
+  std::error_code ec;
+  std::filesystem::remove_all(ctx.root + "/var/lib/dkms", ec);
+  for (const auto& lm : ctx.recipe.drivers)
+    if (lm.manifest.kind == DriverKind::source && !lm.manifest.dkms.empty())
+      std::filesystem::remove_all(ctx.root + "/usr/src/" + lm.manifest.dkms.front() + "-" + lm.manifest.version, ec);
+  t.removed = names;
+  return t;
+}
+
+std::string render_build_tools_record(const BuildTools& t) {
+  nlohmann::ordered_json j = {{"removed", t.removed}, {"kept", t.kept}, {"why_kept", t.why_kept}};
+  return j.dump(2) + "\n";
+}
+
+Outcome<BuildTools> parse_build_tools_record(const std::string& text, const std::string& path) {
+  using Result = Outcome<BuildTools>;
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  auto names = [&](const char* key, std::vector<std::string>& out) {
+    if (!j.contains(key) || !j[key].is_array()) return false;
+    for (const auto& n : j[key]) {
+      if (!n.is_string() || !first_control(n.get<std::string>()).empty()) return false;
+      out.push_back(n.get<std::string>());
+    }
+    return true;
+  };
+  BuildTools t;
+  if (j.is_discarded() || !j.is_object() || !names("removed", t.removed) || !names("kept", t.kept) ||
+      !j.contains("why_kept") || !j["why_kept"].is_string())
+    return Result::fail(path + ": not a build tools record ({\"removed\": [...], \"kept\": [...], \"why_kept\": \"...\"})");
+  t.why_kept = j["why_kept"].get<std::string>();
+  return t;
+}
+
+}  // namespace railyard

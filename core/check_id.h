@@ -45,6 +45,10 @@ enum class CheckKind {
   rail_roce_v2_gid,
   rail_rdma_write,
   rail_pause_storm,
+  rail_lldp,       // the rail's LLDP neighbour: who the cable reaches
+  rail_lldp_pfc,   // the neighbour's 802.1Qaz PFC configuration against the rail's
+  rail_lldp_mtu,   // the neighbour's 802.3 maximum frame size against the rail's MTU
+  rail_lldp_vlan,  // the neighbour's 802.1 VLAN TLVs against the rail's VLAN
   rails_cross_rdma_write,
   nvmeof_connected,
   nvmeof_namespace_read,

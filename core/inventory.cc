@@ -103,6 +103,8 @@ ordered_json to_json(const Inventory& inv) {
                       {"mtu", n.mtu},
                       {"driver", n.pci.driver},
                       {"virtio", n.virtio},
+                      {"dcb_emulated_by", optional_string(n.dcb_emulated_by)},
+                      {"master", n.master.empty() ? ordered_json(nullptr) : ordered_json(n.master)},
                       {"management", n.management},
                       {"host_bridge", n.pci.host_bridge},
                       {"pci_path", n.pci.bridges},

@@ -70,6 +70,12 @@ struct Nic {
   // ID_NET_NAME_PATH ("enp27s0f0np0"). None where udev has none (a bond, no udev).
   std::optional<std::string> id_path;
   std::optional<std::string> net_name_path;
+  // DCB on this interface is a lab stand-in's, emulated in software ("railyard-lab-qos 1.0",
+  // from its railyard_lab_qos/ files); none on hardware.
+  std::optional<std::string> dcb_emulated_by;
+  // The bridge or bond this interface is enslaved to ("" when none; a RoCE LAG's ports are
+  // folded into their bond above). An enslaved interface carries no address: never a rail.
+  std::string master;
 };
 
 struct NvmeController {

@@ -19,7 +19,15 @@ void node_fields(schema::Fields<NodeEntry>& f) {
       .required_string("mac", &NodeEntry::mac, "MAC address of its management NIC (PXE boots from it).",
                        [](const std::string& v) { return check_mac(v); }, "a MAC address")
       .strings("rails", &NodeEntry::rails, {}, "One IPv4 address per rail, in rail order.",
-               [](const std::string& v) { return check_interface_address(v); }, "IPv4 addresses");
+               [](const std::string& v) { return check_interface_address(v); }, "IPv4 addresses")
+      .string("lldp_system", &NodeEntry::lldp_system, "",
+              "The system name of this node's LLDP neighbour on each rail, with {rail} for the rail index; overrides "
+              "the recipe's fabric.lldp.expect_system.",
+              check_lldp_template, "a name with {rail}")
+      .string("lldp_port", &NodeEntry::lldp_port, "",
+              "The port ID this node reaches on each rail's leaf (\"swp7\"), with {rail} for the rail index; "
+              "overrides the recipe's fabric.lldp.expect_port.",
+              check_lldp_template, "a name with {rail}");
 }
 
 schema::Schema<NodeInventory> build() {

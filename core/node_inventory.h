@@ -17,6 +17,10 @@ struct NodeEntry {
   std::string hostname;
   std::string mac;                 // management MAC, normalised lower case
   std::vector<std::string> rails;  // one address per rail, "a.b.c.d" or "a.b.c.d/nn"
+  // This node's LLDP neighbours, overriding the recipe's [fabric.lldp] expectations
+  // (templates with {rail}); "" keeps the recipe's.
+  std::string lldp_system;
+  std::string lldp_port;
 };
 
 struct NodeInventory {

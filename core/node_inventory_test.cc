@@ -117,7 +117,7 @@ TEST_CASE("an empty host name or MAC is rejected") {
 
 TEST_CASE("unknown key in a node") {
   CHECK(one(load(node("n1", "0c:42:a1:00:00:01", "") + "addr = \"x\"\n").diags,
-            "unknown key 'node[0].addr'; allowed here: hostname, mac, rails") == "nodes.toml:5:1");
+            "unknown key 'node[0].addr'; allowed here: hostname, mac, rails, lldp_system, lldp_port") == "nodes.toml:5:1");
 }
 
 // --- against the SKU's recipe ---

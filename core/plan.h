@@ -52,6 +52,9 @@ struct RailPlan {
   int roce_tos = 0;
   int storm_timeout_ms = 0;
   std::optional<int> roce_v2_gid_index;  // known once the address is on the interface
+  // Who the rail's LLDP neighbour must be ([fabric.lldp], the node's overrides); "": any.
+  std::string lldp_system;
+  std::string lldp_port;
 };
 
 struct NvmeofConnection {
@@ -83,6 +86,7 @@ struct Plan {
   // and self-test bounds as planned. Verify reads these, never the recipe.
   HardwareSpec hardware;
   SelftestSpec selftest;
+  LldpSpec lldp;     // how long to listen for the rails' neighbours, and whether silence fails
   std::string node;  // host name; "" without node identity
   std::string management;  // interface never touched
   std::vector<RailPlan> rails;
@@ -113,6 +117,14 @@ Plan settled_plan(const Plan& applied, const Inventory& now, const Recipe& recip
 // port with `ifname` the port and `bond` the bond. What a NIC keeps per port (PFC, the APP
 // table, trust, ECN, the storm tunable, pause counters) is applied and verified on these.
 std::vector<RailPlan> port_views(const RailPlan& rail);
+
+// DSCP → priority, 64 entries: the conventional DSCP >> 3, with the RoCE DSCP on the lossless
+// priority. The hosts' APP table and the leaves' classification (leaf_config.h) alike.
+std::vector<int> dscp_to_priority(const FabricSpec& f);
+
+// The largest Ethernet frame the rail sends: its MTU, the header and FCS (18 bytes), and the
+// 802.1Q tag when tagged. What the leaf's port (its LLDP maximum frame size) must carry.
+int rail_frame_size(const RailPlan& rail);
 
 // RoCE path MTU for an interface MTU: the largest of 256..4096 that fits with headers.
 int roce_path_mtu(int mtu);

@@ -47,7 +47,9 @@ ordered_json to_json(const Plan& plan) {
                      {"dscp_to_priority", r.dscp_to_priority},
                      {"roce_tos", r.roce_tos},
                      {"storm_timeout_ms", r.storm_timeout_ms},
-                     {"roce_v2_gid_index", opt(r.roce_v2_gid_index)}};
+                     {"roce_v2_gid_index", opt(r.roce_v2_gid_index)},
+                     {"lldp", {{"system", r.lldp_system.empty() ? ordered_json(nullptr) : ordered_json(r.lldp_system)},
+                               {"port", r.lldp_port.empty() ? ordered_json(nullptr) : ordered_json(r.lldp_port)}}}};
     if (!r.bond_ports.empty()) rail["bond_ports"] = r.bond_ports;
     rails.push_back(std::move(rail));
   }
@@ -79,7 +81,8 @@ ordered_json to_json(const Plan& plan) {
   ordered_json selftest = {{"check_timeout_ms", st.check_timeout_ms}, {"link_wait_s", st.link_wait_s},
                            {"storage_wait_s", st.storage_wait_s},     {"rdma_bytes", st.rdma_bytes},
                            {"rdma_min_mbps", st.rdma_min_mbps},       {"pause_sample_ms", st.pause_sample_ms},
-                           {"pause_storm_pps", st.pause_storm_pps}};
+                           {"pause_storm_pps", st.pause_storm_pps}, {"lldp_wait_s", plan.lldp.wait_s},
+                           {"lldp_required", plan.lldp.required}};
   ordered_json checks = ordered_json::array();
   for (const auto& c : plan.checks) checks.push_back({{"name", c.id.name()}, {"expected", c.expected}, {"required", c.required}});
   return {{"schema", 1},
@@ -120,6 +123,8 @@ std::string to_text(const Plan& plan) {
     out << "\n     pfc " << hex(static_cast<unsigned>(r.pfc_enable), 2);
     if (!r.bond_ports.empty()) out << " on ports " << join(r.bond_ports, ", ");
     out << "  tos " << r.roce_tos << "  storm " << r.storm_timeout_ms << " ms";
+    if (!r.lldp_system.empty() || !r.lldp_port.empty())
+      out << "  lldp " << (r.lldp_system.empty() ? "*" : r.lldp_system) << " " << (r.lldp_port.empty() ? "*" : r.lldp_port);
     if (!r.gpu_pcis.empty()) {
       out << "  gpus";
       for (const auto& g : r.gpu_pcis) out << " " << g;

@@ -22,6 +22,20 @@ std::vector<RailPlan> port_views(const RailPlan& rail) {
   return out;
 }
 
+std::vector<int> dscp_to_priority(const FabricSpec& f) {
+  std::vector<int> map(64);
+  for (int d = 0; d < 64; ++d) map[static_cast<std::size_t>(d)] = d >> 3;
+  map[static_cast<std::size_t>(f.roce_dscp)] = f.pfc_priority;
+  return map;
+}
+
+int rail_frame_size(const RailPlan& rail) {
+  FabricSpec f;
+  f.mtu = rail.mtu;
+  f.vlan = rail.vlan;
+  return rail_frame_size(f);
+}
+
 int roce_path_mtu(int mtu) {
   // The kernel's rule for RoCE ports (iboe_get_mtu, include/rdma/ib_addr.h, which mlx5
   // follows): the largest IB MTU that fits once 96 bytes of headers are taken off the
@@ -65,6 +79,7 @@ class Planner {
     plan_.recipe = r_.name;
     plan_.hardware = r_.hardware;
     plan_.selftest = r_.selftest;
+    plan_.lldp = r_.lldp;
     plan_.node = node_ ? node_->hostname : "";
     if (const Nic* m = inv_.management()) plan_.management = m->ifname;
     else plan_.notes.push_back("no management interface matched: NCCL_SOCKET_IFNAME is left out");
@@ -109,6 +124,10 @@ class Planner {
     p.netdev = f.vlan ? vlan_netdev(nic.ifname, *f.vlan, rail.index) : nic.ifname;
     p.mtu = f.mtu;
     p.roce_path_mtu = roce_path_mtu(f.mtu);
+    const std::string& system = node_ && !node_->lldp_system.empty() ? node_->lldp_system : r_.lldp.expect_system;
+    const std::string& port = node_ && !node_->lldp_port.empty() ? node_->lldp_port : r_.lldp.expect_port;
+    p.lldp_system = expand_lldp_template(system, rail.index);
+    p.lldp_port = expand_lldp_template(port, rail.index);
     if (node_) {
       auto i = static_cast<std::size_t>(rail.index);
       if (i < node_->rails.size()) {
@@ -145,9 +164,7 @@ class Planner {
       p.cnp_dscp = f.cnp_dscp;
     }
     p.roce_dscp = f.roce_dscp;
-    p.dscp_to_priority.resize(64);
-    for (int d = 0; d < 64; ++d) p.dscp_to_priority[static_cast<std::size_t>(d)] = d >> 3;
-    p.dscp_to_priority[static_cast<std::size_t>(f.roce_dscp)] = f.pfc_priority;
+    p.dscp_to_priority = dscp_to_priority(f);
     p.roce_tos = roce_tos(f);
     p.storm_timeout_ms = f.pfc_storm_timeout_ms;
     if (!p.rdma_device.empty())
@@ -241,6 +258,7 @@ class Planner {
       check(id(K::rail_rdma_write), std::to_string(r_.selftest.rdma_bytes) + " bytes written and verified");
       if (pfc)
         check(id(K::rail_pause_storm), "< " + std::to_string(r_.selftest.pause_storm_pps) + " pause frames/s" + ports, pfc_required);
+      if (r_.lldp.wait_s > 0) lldp_checks(rail, pfc ? f.pfc : Requirement::off);
     }
     if (plan_.rails.size() >= 2) check(CheckId::node(K::rails_cross_rdma_write), "RDMA WRITE between every pair of rails");
     for (std::size_t i = 0; i < plan_.nvmeof.size(); ++i) {
@@ -252,6 +270,23 @@ class Planner {
     }
     if (plan_.peermem) check(CheckId::node(K::gpudirect_peermem), "nvidia_peermem loaded");
     for (const auto& b : plan_.acs_disable) check(CheckId::acs(b), "ACS P2P redirect off");
+  }
+
+  // The far end of the rail: who its neighbour is (a mismatch always fails; silence fails
+  // only when [fabric.lldp] requires it, which verify reads from plan.lldp), and what the
+  // leaf port advertises against what the rail is.
+  void lldp_checks(const RailPlan& rail, Requirement pfc) {
+    auto id = [&](CheckKind k) { return CheckId::rail(k, rail.index); };
+    std::vector<std::string> who;
+    if (!rail.lldp_system.empty()) who.push_back("system " + rail.lldp_system);
+    if (!rail.lldp_port.empty()) who.push_back("port " + rail.lldp_port);
+    check(id(CheckKind::rail_lldp), who.empty() ? "a neighbour within " + std::to_string(r_.lldp.wait_s) + " s" : join(who, ", "));
+    if (pfc != Requirement::off)
+      check(id(CheckKind::rail_lldp_pfc), "PFC enable " + hex(static_cast<unsigned>(rail.pfc_enable), 2) + " (priority " +
+                                              std::to_string(rail.pfc_priority) + ")",
+            pfc == Requirement::required);
+    check(id(CheckKind::rail_lldp_mtu), "maximum frame size >= " + std::to_string(rail_frame_size(rail)));
+    if (rail.vlan) check(id(CheckKind::rail_lldp_vlan), "VLAN " + std::to_string(*rail.vlan));
   }
 
   std::string pcie_expectation() const {

@@ -535,7 +535,7 @@ TEST_CASE("checks: off → no PFC or ECN checks at all") {
   Plan p = plan(two_rails(), r);
   CHECK(checks(p, "rail.0.") ==
         "rail.0.affinity rail.0.link rail.0.mtu rail.0.address rail.0.no_default_route rail.0.roce_tos "
-        "rail.0.rdma_port rail.0.roce_v2_gid rail.0.rdma_write");
+        "rail.0.rdma_port rail.0.roce_v2_gid rail.0.rdma_write rail.0.lldp rail.0.lldp_mtu");
 }
 
 TEST_CASE("checks: the full list of a rail with everything on") {
@@ -547,7 +547,8 @@ TEST_CASE("checks: the full list of a rail with everything on") {
   CHECK(checks(p, "rail.1.") ==
         "rail.1.affinity rail.1.pcie_link rail.1.link rail.1.speed rail.1.mtu rail.1.vlan rail.1.address "
         "rail.1.no_default_route rail.1.pfc rail.1.trust rail.1.dscp_map rail.1.ecn rail.1.roce_tos "
-        "rail.1.storm_prevention rail.1.rdma_port rail.1.roce_v2_gid rail.1.rdma_write rail.1.pause_storm");
+        "rail.1.storm_prevention rail.1.rdma_port rail.1.roce_v2_gid rail.1.rdma_write rail.1.pause_storm "
+        "rail.1.lldp rail.1.lldp_pfc rail.1.lldp_mtu rail.1.lldp_vlan");
   CHECK(check(p, "rail.1.speed") == ">= 100000 Mb/s");
   CHECK(check(p, "rail.1.no_default_route") == "no default route via ens1f0.200");
   CHECK(check(p, "rail.1.roce_v2_gid") == "RoCE v2 IPv4 GID on ens1f0.200");
@@ -683,7 +684,7 @@ TEST_CASE("to_json: one rail in full") {
         R"("roce_path_mtu":4096,"address":"198.18.0.11/24","table":null,)"
         R"("sysctls":{"net/ipv4/conf/ens0f0.200/arp_ignore":"1","net/ipv4/conf/ens0f0.200/arp_announce":"2"},)"
         R"("pfc_priority":3,"pfc_enable":"0x08","trust":"dscp","ecn_priority":3,"cnp_dscp":48,"roce_dscp":26,"roce_tos":106,)"
-            R"("storm_timeout_ms":100,"roce_v2_gid_index":null})");
+            R"("storm_timeout_ms":100,"roce_v2_gid_index":null,"lldp":{"system":null,"port":null}})");
 }
 
 TEST_CASE("plan: carries what verify compares with, so that verify never reads the recipe") {

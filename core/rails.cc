@@ -70,7 +70,7 @@ std::vector<std::size_t> rail_candidates(const Inventory& inv, bool soft_roce) {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < inv.nics.size(); ++i) {
     const Nic& n = inv.nics[i];
-    if (n.management || n.pci.bdf.empty()) continue;
+    if (n.management || n.pci.bdf.empty() || !n.master.empty()) continue;
     if (n.rdma_device || soft_roce) out.push_back(i);
   }
   return out;

@@ -44,6 +44,8 @@ struct ImageSpec {
   // build installs: includes win over excludes.
   std::vector<std::string> path_exclude;
   std::vector<std::string> path_include;
+  // Leave dkms, the kernel headers and the compiler in the image after the DKMS builds.
+  bool keep_build_tools = false;
 };
 
 struct HardwareSpec {
@@ -70,6 +72,26 @@ struct FabricSpec {
   int pfc_storm_timeout_ms = 100;
   bool soft_roce = false;
 };
+
+// [fabric.lldp]: what every rail's LLDP neighbour, the leaf switch port it is cabled to,
+// must be. Templates take {rail} (the rail index); "" leaves that field unchecked.
+struct LldpSpec {
+  int wait_s = 35;  // listen this long for each rail's neighbour (a switch sends every 30 s); 0: no LLDP checks
+  bool required = false;  // no neighbour heard: fail, else warn
+  std::string expect_system;
+  std::string expect_port;
+};
+
+// [fabric.leaf]: the switch side of the fabric, for `railyard fabric leaf-config`.
+struct LeafSpec {
+  int pfc_watchdog_detect_ms = 200;
+  int pfc_watchdog_restore_ms = 400;
+  int ecn_min_kb = 150;
+  int ecn_max_kb = 1500;
+  int ecn_probability_pct = 100;
+  int port_mtu = 0;  // 0: 9216, or the rails' largest frame when that is larger
+};
+
 
 struct AddressingSpec {
   AddressingMode mode = AddressingMode::per_rail_subnet;
@@ -136,6 +158,8 @@ struct Recipe {
   ImageSpec image;
   HardwareSpec hardware;
   FabricSpec fabric;
+  LldpSpec lldp;  // [fabric.lldp]
+  LeafSpec leaf;  // [fabric.leaf]
   AddressingSpec addressing;
   ManagementSpec management;
   NcclSpec nccl;
@@ -146,9 +170,21 @@ struct Recipe {
 };
 
 const schema::Schema<Recipe>& recipe_schema();
+// The leaf ports' MTU (a frame size): [fabric.leaf] port_mtu, or by default 9216 (what leaf
+// switches take) or the rails' largest frame (fabric.mtu + 18, + 4 when tagged), if larger.
+int leaf_port_mtu(const Recipe& r);
+// The largest Ethernet frame a rail of this recipe sends.
+int rail_frame_size(const FabricSpec& f);
+
 // A recipe, bundle, overlay or package name: a-z 0-9 - . _, starting with a-z or 0-9 (it
 // becomes a file or directory name). Also what an image manifest's recipe.name must be.
 std::optional<std::string> check_name(const std::string& s);
+// An LLDP system name or port ID expectation ([fabric.lldp], an inventory node's lldp_*):
+// printable ASCII without spaces, quotes or backslashes, {rail} its only placeholder, up to
+// 128 characters.
+std::optional<std::string> check_lldp_template(const std::string& s);
+// The template for rail `rail`.
+std::string expand_lldp_template(const std::string& s, int rail);
 
 // Names used in files and JSON for the enums above.
 std::string to_string(Requirement r);

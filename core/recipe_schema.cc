@@ -1,4 +1,5 @@
 // The recipe's key table: the single declaration of every key (see recipe.h).
+#include <algorithm>
 #include <cctype>
 
 #include "net.h"
@@ -157,7 +158,11 @@ schema::Schema<Recipe> build() {
       .strings("path_include", &ImageSpec::path_include, {},
                "Paths unpacked although a path_exclude pattern matches them (dpkg.cfg path-include), such as "
                "\"/usr/share/doc/*/copyright\" to keep the licences.",
-               check_dpkg_path, "absolute path patterns");
+               check_dpkg_path, "absolute path patterns")
+      .boolean("keep_build_tools", &ImageSpec::keep_build_tools, false,
+               "Keep what the DKMS builds installed (dkms, the kernel's headers, the compiler) in the image. By "
+               "default they are purged once the driver bundles' modules are built, unless a package of a bundle "
+               "depends on them; manifest.json's build_tools says which were removed or kept and why.");
 
   s.section("hardware", &Recipe::hardware, "What the self-test expects to find on every node of this SKU.")
       .integer("gpu_count", &HardwareSpec::gpu_count, 0, 0, 16, "Number of GPUs every node must have.")
@@ -199,6 +204,44 @@ schema::Schema<Recipe> build() {
       .integer("pfc_storm_timeout_ms", &FabricSpec::pfc_storm_timeout_ms, 100, 0, 8000,
                "Host PFC storm prevention timeout in ms; 0 disables.", storm_timeout_gap, "0, or 80–8000")
       .boolean("soft_roce", &FabricSpec::soft_roce, false, "Create Soft-RoCE (rxe) devices on the rails (labs, QEMU).");
+
+  s.section("fabric.lldp", &Recipe::lldp,
+            "The far end of every rail: the agent listens for each rail's LLDP neighbour (the leaf switch port it is "
+            "cabled to) and checks who it is and what the port advertises (PFC, maximum frame size, VLANs). Rail i of "
+            "every node must reach leaf i: a swapped cable halves all-reduce bandwidth without any error.")
+      .integer("wait_s", &LldpSpec::wait_s, 35, 0, 300,
+               "How long the agent listens on the rails, all at once, from planning on (a switch sends every 30 s by "
+               "default); 0: no LLDP checks.")
+      .boolean("required", &LldpSpec::required, false,
+               "A rail that hears no LLDP within wait_s fails the self-test; otherwise it warns (ConnectX firmware "
+               "may run its own LLDP agent and keep the frames from the host). A neighbour that differs from the "
+               "expectation always fails.")
+      .string("expect_system", &LldpSpec::expect_system, "",
+              "The neighbour's system name, with {rail} for the rail index (\"leaf-r{rail}\"); \"\": not checked. "
+              "An inventory node's lldp_system overrides it.",
+              check_lldp_template, "a name with {rail}")
+      .string("expect_port", &LldpSpec::expect_port, "",
+              "The neighbour's port ID, with {rail} for the rail index; \"\": not checked. An inventory node's "
+              "lldp_port overrides it (each node has its own port on the leaf).",
+              check_lldp_template, "a name with {rail}");
+
+  s.section("fabric.leaf", &Recipe::leaf,
+            "What each leaf switch port facing a rail must hold, written by `railyard fabric leaf-config` from the "
+            "same recipe the hosts are configured from.")
+      .integer("pfc_watchdog_detect_ms", &LeafSpec::pfc_watchdog_detect_ms, 200, 10, 10000,
+               "PFC watchdog: a queue paused this long without draining is declared stalled (a PFC deadlock or storm) "
+               "and its pauses ignored.")
+      .integer("pfc_watchdog_restore_ms", &LeafSpec::pfc_watchdog_restore_ms, 400, 10, 60000,
+               "PFC watchdog: how long a stalled queue stays in that state before PFC is honoured again.")
+      .integer("ecn_min_kb", &LeafSpec::ecn_min_kb, 150, 1, 100000,
+               "ECN (WRED) marking on the RoCE queue starts at this queue depth in KB.")
+      .integer("ecn_max_kb", &LeafSpec::ecn_max_kb, 1500, 1, 100000,
+               "Queue depth in KB at which every packet is marked (with ecn_probability_pct below it).")
+      .integer("ecn_probability_pct", &LeafSpec::ecn_probability_pct, 100, 1, 100,
+               "Marking probability at ecn_max_kb, in percent.")
+      .integer("port_mtu", &LeafSpec::port_mtu, 0, 0, 16384,
+               "The leaf ports' MTU as a frame size: at least the rails' largest frame (fabric.mtu + 18, + 4 when "
+               "tagged). 0: 9216, or that frame when it is larger.");
 
   s.section("addressing", &Recipe::addressing, "Rail IP addressing. Rails never carry a default route.")
       .choice("mode", &AddressingSpec::mode, AddressingMode::per_rail_subnet, kModes,
@@ -284,6 +327,31 @@ schema::Schema<Recipe> build() {
 }
 
 }  // namespace
+
+// An LLDP system name or port ID expectation: printable, with {rail} as the only placeholder.
+std::optional<std::string> check_lldp_template(const std::string& v) {
+  std::string rest = v;
+  for (auto at = rest.find("{rail}"); at != std::string::npos; at = rest.find("{rail}")) rest.erase(at, 6);
+  if (rest.find_first_of("{}") != std::string::npos) return "'" + v + "': the only placeholder is {rail}";
+  for (unsigned char c : rest)
+    if (c < 0x21 || c > 0x7e || c == '"' || c == '\\')
+      return "'" + v + "' holds a space, a quote, a backslash or a character that is not printable ASCII";
+  if (v.size() > 128) return "'" + v + "' is longer than 128 characters";
+  return std::nullopt;
+}
+
+int rail_frame_size(const FabricSpec& f) { return f.mtu + 18 + (f.vlan ? 4 : 0); }
+
+int leaf_port_mtu(const Recipe& r) {
+  return r.leaf.port_mtu > 0 ? r.leaf.port_mtu : std::max(9216, rail_frame_size(r.fabric));
+}
+
+std::string expand_lldp_template(const std::string& s, int rail) {
+  std::string out = s;
+  for (auto at = out.find("{rail}"); at != std::string::npos; at = out.find("{rail}", at))
+    out.replace(at, 6, std::to_string(rail));
+  return out;
+}
 
 std::optional<std::string> check_name(const std::string& s) {
   // Names become file and directory names (out/<name>/, overlays/<name>/): "." and ".." must not.

@@ -83,7 +83,8 @@ ordered_json to_json(const Report& r) {
           {"phases", phases},
           {"changes", r.changes},
           {"plan", r.plan},
-          {"inventory", r.inventory}};
+          {"inventory", r.inventory},
+          {"lldp", r.lldp}};
 }
 
 std::string result_marker(const Report& r) {

@@ -60,6 +60,9 @@ struct Report {
   // `railyard-firstboot discover --json`, so that a report alone shows GPUs, NICs, NUMA
   // nodes and link states; the plan's rails say which GPU is pinned to which NIC.
   nlohmann::ordered_json inventory = nullptr;
+  // The rails' LLDP neighbours as heard, per rail (firstboot/checks/lldp.h); null when
+  // nothing listened.
+  nlohmann::ordered_json lldp = nullptr;
 
   bool passed() const;
   int failed_count() const;

@@ -246,8 +246,9 @@ class Fields {
   void parse(const toml::table* t, S& out, const std::string& where, const SourcePos& table_pos,
              ParseContext& ctx, const std::vector<std::string>& also_known = {}, bool rejected = false) const {
     for (const auto& f : fields_) f.set_default(out);
-    std::vector<std::string> known = also_known;
+    std::vector<std::string> known;
     for (const auto& f : fields_) known.push_back(f.doc.name);
+    known.insert(known.end(), also_known.begin(), also_known.end());
     if (t) {
       for (const auto& [key, node] : *t) {
         std::string name(key.str());
@@ -346,7 +347,8 @@ class Schema {
     Section sec;
     sec.name = name;
     sec.help = std::move(help);
-    sec.parse = [fields, member, name](const toml::node* n, Root& r, const SourcePos& file_pos, ParseContext& ctx) {
+    sec.parse = [fields, member, name](const toml::node* n, Root& r, const SourcePos& file_pos, ParseContext& ctx,
+                                       const std::vector<std::string>& children) {
       const toml::table* t = nullptr;
       SourcePos pos = file_pos;
       bool rejected = false;
@@ -361,12 +363,21 @@ class Schema {
           t = n->as_table();
         }
       }
-      fields->parse(t, r.*member, name, pos, ctx, {}, rejected);
+      fields->parse(t, r.*member, name, pos, ctx, children, rejected);
     };
     sec.render = [fields, member, name](const Root& r, toml::table& out) {
       toml::table t;
       fields->render(r.*member, t);
-      out.insert_or_assign(name, std::move(t));
+      // A nested section ("fabric.lldp") goes inside its parent's table, rendered before it.
+      toml::table* parent = &out;
+      std::string leaf = name;
+      for (auto dot = leaf.find('.'); dot != std::string::npos; dot = leaf.find('.')) {
+        std::string head = leaf.substr(0, dot);
+        if (!parent->contains(head)) parent->insert_or_assign(head, toml::table{});
+        parent = parent->get(head)->as_table();
+        leaf = leaf.substr(dot + 1);
+      }
+      parent->insert_or_assign(leaf, std::move(t));
     };
     sec.docs = [fields] { return fields->docs(); };
     sections_.push_back(std::move(sec));
@@ -380,7 +391,8 @@ class Schema {
     sec.name = name;
     sec.array = true;
     sec.help = std::move(help);
-    sec.parse = [fields, member, name](const toml::node* n, Root& r, const SourcePos&, ParseContext& ctx) {
+    sec.parse = [fields, member, name](const toml::node* n, Root& r, const SourcePos&, ParseContext& ctx,
+                                       const std::vector<std::string>&) {
       (r.*member).clear();
       if (!n) return;
       SourcePos pos = position_of(n->source(), ctx.file);
@@ -415,14 +427,23 @@ class Schema {
     return *fields;
   }
 
-  // `consumed` names top-level keys handled before the schema (e.g. "extends").
+  // `consumed` names top-level keys handled before the schema (e.g. "extends"). A section
+  // named "a.b" is the table b inside [a] ([a.b] in TOML); [a] does not take b for a key.
   void parse(const toml::table& root, Root& out, ParseContext& ctx,
              const std::vector<std::string>& consumed = {}) const {
     std::vector<std::string> also = consumed;
-    for (const auto& s : sections_) also.push_back(s.name);
+    for (const auto& s : sections_)
+      if (s.name.find('.') == std::string::npos) also.push_back(s.name);
     SourcePos file_pos{ctx.file, 1, 1};
     top_.parse(&root, out, "", file_pos, ctx, also);
-    for (const auto& s : sections_) s.parse(root.get(s.name), out, file_pos, ctx);
+    for (const auto& s : sections_) {
+      std::vector<std::string> children;
+      for (const auto& c : sections_)
+        if (c.name.size() > s.name.size() && c.name.starts_with(s.name + ".") &&
+            c.name.find('.', s.name.size() + 1) == std::string::npos)
+          children.push_back(c.name.substr(s.name.size() + 1));
+      s.parse(lookup(root, s.name), out, file_pos, ctx, children);
+    }
   }
 
   toml::table render(const Root& r) const {
@@ -439,11 +460,25 @@ class Schema {
   }
 
  private:
+  // The node at a dotted section name; none when a parent is missing or not a table (the
+  // parent's own parse reports that).
+  static const toml::node* lookup(const toml::table& root, const std::string& name) {
+    const toml::table* t = &root;
+    std::string rest = name;
+    for (auto dot = rest.find('.'); dot != std::string::npos; dot = rest.find('.')) {
+      const toml::node* n = t->get(rest.substr(0, dot));
+      if (!n || !n->is_table()) return nullptr;
+      t = n->as_table();
+      rest = rest.substr(dot + 1);
+    }
+    return t->get(rest);
+  }
+
   struct Section {
     std::string name;
     bool array = false;
     std::string help;
-    std::function<void(const toml::node*, Root&, const SourcePos&, ParseContext&)> parse;
+    std::function<void(const toml::node*, Root&, const SourcePos&, ParseContext&, const std::vector<std::string>&)> parse;
     std::function<void(const Root&, toml::table&)> render;
     std::function<std::vector<KeyDoc>()> docs;
   };

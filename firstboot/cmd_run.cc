@@ -9,12 +9,14 @@
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
+#include <memory>
 
 #include <spdlog/spdlog.h>
 
 #include "apply/apply.h"
 #include "checks/hardware.h"
 #include "checks/ibverbs_data_path.h"
+#include "checks/lldp.h"
 #include "clock.h"
 #include "commands.h"
 #include "discover/default_route.h"
@@ -26,6 +28,7 @@
 #include "kernel/dry_run_rtnl.h"
 #include "kernel/ethtool_native.h"
 #include "kernel/host_native.h"
+#include "kernel/lldp_listener.h"
 #include "kernel/root_files.h"
 #include "kernel/rtnl_native.h"
 #include "management.h"
@@ -197,6 +200,9 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
   report.inventory = to_json(in->inventory);
 
   if (plan.ok()) {
+    // The far ends of the rails: listened for from now on, while apply runs.
+    std::unique_ptr<LldpListener> lldp;
+    if (plan.lldp.wait_s > 0) lldp = std::make_unique<LldpListener>(checks::lldp_listen_ports(plan), std::chrono::seconds(plan.lldp.wait_s));
     t = Steady::now();
     NativeRtnl rtnl;
     NativeDcb dcb;
@@ -223,8 +229,9 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     t = Steady::now();
     report.inventory = to_json(now);
     IbverbsDataPath rdma;
-    VerifyContext ctx{plan, now, kernel, rdma};
+    VerifyContext ctx{plan, now, kernel, rdma, real_clock(), lldp.get()};
     auto results = verify(ctx);
+    if (lldp) report.lldp = checks::lldp_report(plan, *lldp);
     report.checks.insert(report.checks.end(), results.begin(), results.end());
     report.phases.push_back({"verify", ms_since(t)});
   }

@@ -33,9 +33,9 @@ nlohmann::ordered_json exports_json(const std::vector<NvmetExport>& exports) {
 
 int cmd_target(const InputPaths& paths, const std::string& root) {
   int rc = kExitOk;
-  auto in = load_inputs(paths, rc, true);  // its rails, like a node's, renamed by udev first
+  auto in = load_inputs(paths, rc, true, target_hardware);  // its storage rails, renamed by udev first
   if (!in) return rc;
-  if (CheckResult d = devices_check(*in->wait, in->recipe.hardware); d.status != CheckStatus::pass)
+  if (CheckResult d = devices_check(*in->wait, target_hardware(in->recipe)); d.status != CheckStatus::pass)
     spdlog::error("devices: {} ({})", d.observed, d.detail);
   TargetPlan plan = plan_target(in->inventory, in->recipe, in->node);
   std::vector<Change> changes;

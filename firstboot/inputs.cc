@@ -12,7 +12,8 @@
 
 namespace railyard {
 
-std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code, bool wait_devices) {
+std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code, bool wait_devices,
+                                  HardwareSpec (*needs)(const Recipe&)) {
   DiskSource disk;
   Diagnostics diags;
   Inputs in;
@@ -40,7 +41,9 @@ std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code, bool 
     in.management_how = mark_management(inv, in.recipe.management, in.node, default_route_ifname());
   };
   if (wait_devices) {
-    in.wait = wait_for_devices(in.recipe, mark, std::chrono::seconds(in.recipe.selftest.device_wait_s));
+    Recipe wanted = in.recipe;
+    if (needs) wanted.hardware = needs(in.recipe);
+    in.wait = wait_for_devices(wanted, mark, std::chrono::seconds(in.recipe.selftest.device_wait_s));
     in.inventory = in.wait->inventory;
   } else {
     in.inventory = discover();

@@ -34,6 +34,9 @@ struct Inputs {
 // through `exit_code`), discovers the hardware and marks the management interface. With
 // `wait_devices`, discovery waits first for what the recipe's hardware needs
 // (selftest.device_wait_s; wait_for_devices()).
-std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code, bool wait_devices = false);
+// `needs` (when given) says what of the recipe's hardware this command waits for: the lab's
+// storage target needs its storage rails only.
+std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code, bool wait_devices = false,
+                                  HardwareSpec (*needs)(const Recipe&) = nullptr);
 
 }  // namespace railyard

@@ -67,6 +67,9 @@ std::string render_node_identity(const NodeEntry& node) {
   std::vector<std::string> quoted;
   for (const auto& r : node.rails) quoted.push_back("\"" + r + "\"");
   out += "rails = [" + join(quoted, ", ") + "]\n";
+  // check_lldp_template allows no quote, backslash or control character: nothing to escape.
+  for (const auto& [key, value] : {std::pair{"lldp_system", node.lldp_system}, std::pair{"lldp_port", node.lldp_port}})
+    if (!value.empty()) out += std::string(key) + " = \"" + value + "\"\n";
   return out;
 }
 

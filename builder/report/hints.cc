@@ -94,10 +94,30 @@ const std::vector<Hint>& hints() {
            return {"this NIC sends pause frames continuously: a stuck receive queue (hung host, driver fault); storm "
                    "prevention should cut it, or the port freezes the switch", std::nullopt};
          if (contains(c.detail, "pauses this NIC"))
-           return {"the switch pauses this NIC continuously: congestion or a storm elsewhere in the fabric; look for the "
-                   "port that is sending pauses", std::nullopt};
+           return {"a peer stuck sending pauses: the switch port, or a NIC behind it whose receive queue is stuck, pauses "
+                   "this NIC without end, and the pause spreads until the priority freezes fabric-wide (PFC deadlock). "
+                   "Find the port sending pauses (the switch's per-port PFC counters), make sure the leaf runs its PFC "
+                   "watchdog (railyard fabric leaf-config gives its times), and reset or isolate the stuck peer",
+                   std::nullopt};
          return {};
        }},
+      {CheckKind::rail_lldp, "the rail's cable does not reach the leaf and port it must: cabling (rail i of every node to "
+                             "leaf i), or LLDP off on the switch port or kept from the host by the NIC's firmware agent",
+       [](const CheckResult& c) -> Explanation {
+         if (contains(c.detail, "swapped"))
+           return {"two rails' cables are swapped: swap them back at the node or the leaf; until then rail-aligned rings "
+                   "cross the spine and all-reduce bandwidth halves", std::nullopt};
+         if (contains(c.observed, "nothing heard"))
+           return {"no LLDP from the far end: enable LLDP on the switch port, or let the host see it (ConnectX: mlxconfig "
+                   "LLDP_NB_RX_MODE_P1, or turn the firmware's LLDP/DCBX agent off)", std::nullopt};
+         return {};
+       }},
+      {CheckKind::rail_lldp_pfc, "the leaf port's PFC differs from the host's: configure the port from railyard fabric "
+                                 "leaf-config; the host is not DCBX-willing and keeps its own"},
+      {CheckKind::rail_lldp_mtu, "the leaf port's MTU is below the rail's frames: raise it (railyard fabric leaf-config's "
+                                 "mtu)"},
+      {CheckKind::rail_lldp_vlan, "the leaf port does not carry the rail's VLAN: add it to the port (railyard fabric "
+                                  "leaf-config's vlans)"},
       {CheckKind::nvmeof_connected, "NVMe-oF is not live: the target is unreachable on the rail, its ACL lacks this host's NQN "
                              "(allowed_hosts), the subsystem NQN is wrong, or nvme-rdma is not loaded"},
       {CheckKind::nvmeof_namespace_read, "the controller is live but no namespace is readable: the namespace is not enabled on "

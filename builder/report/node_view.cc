@@ -68,7 +68,43 @@ std::string host_line(const Report& r) {
   return join(parts, "; ");
 }
 
+std::string json_text(const ordered_json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
 }  // namespace
+
+std::vector<std::string> far_end_lines(const Report& r) {
+  std::vector<std::string> out;
+  if (!r.lldp.is_array()) return out;
+  for (const auto& rail : r.lldp) {
+    if (!rail.is_object()) continue;
+    std::string line = "rail " + (rail.contains("rail") ? rail["rail"].dump() : std::string("?")) + "  " +
+                       escape_control(json_text(rail, "ifname")) + " → ";
+    const auto& n = rail.contains("neighbor") ? rail["neighbor"] : ordered_json();
+    if (!n.is_object()) {
+      std::string invalid = json_text(rail, "invalid");
+      line += invalid.empty() ? "nothing heard" : "no valid LLDP (" + escape_control(invalid) + ")";
+    } else {
+      line += escape_control(json_text(n, "system_name")) + " port " + escape_control(json_text(n, "port_id"));
+      std::vector<std::string> what;
+      if (n.contains("pfc") && n["pfc"].is_object()) what.push_back("PFC " + json_text(n["pfc"], "enabled"));
+      if (n.contains("max_frame_size") && n["max_frame_size"].is_number())
+        what.push_back("frame " + n["max_frame_size"].dump());
+      if (n.contains("vlans") && n["vlans"].is_array())
+        for (const auto& v : n["vlans"])
+          if (v.is_object() && v.contains("vid")) what.push_back("VLAN " + v["vid"].dump());
+      if (!what.empty()) line += " (" + escape_control(join(what, ", ")) + ")";
+    }
+    const auto& want = rail.contains("expected") ? rail["expected"] : ordered_json();
+    std::string system = json_text(want, "system"), port = json_text(want, "port");
+    if (!system.empty() || !port.empty())
+      line += "; expected " + escape_control(system.empty() ? "any" : system) + " port " +
+              escape_control(port.empty() ? "any" : port);
+    out.push_back(line);
+  }
+  return out;
+}
 
 std::vector<PhaseSummary> phase_summaries(const Report& r) {
   std::vector<PhaseSummary> out;
@@ -119,6 +155,11 @@ std::string node_text(const LoadedReport& lr, const TextStyle& st) {
     bool says_status = c.observed.empty() || c.observed == to_string(c.status);
     out << "  " << (c.status == CheckStatus::warn ? st.warn(label) : st.dim(label)) << e(c.name())
         << (says_status ? "" : ": " + e(c.observed)) << (c.detail.empty() ? "" : " (" + e(c.detail) + ")") << "\n";
+  }
+
+  if (auto far = far_end_lines(r); !far.empty()) {
+    out << "\n" << st.bold("Far ends (LLDP)") << "\n";
+    for (const auto& line : far) out << "  " << line << "\n";
   }
 
   out << "\n" << st.bold("Phases") << "\n";
@@ -174,6 +215,7 @@ ordered_json node_json(const LoadedReport& lr) {
           {"failures", failures},
           {"other", other},
           {"phases", phases},
+          {"far_ends", far_end_lines(r)},
           {"total_ms", total}};
 }
 

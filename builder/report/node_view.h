@@ -20,6 +20,9 @@ struct PhaseSummary {
 
 // Each timed phase with what it came to, from the report's inventory, plan, changes, checks.
 std::vector<PhaseSummary> phase_summaries(const Report& r);
+// Each rail's LLDP neighbour as the report says it was heard, a line per rail ("rail 0
+// enp17s0 → leaf-r0 port swp1 (PFC 0x08, frame 9216, VLAN 100); expected leaf-r0 port swp1").
+std::vector<std::string> far_end_lines(const Report& r);
 
 std::string node_text(const LoadedReport& r, const TextStyle& style);
 nlohmann::ordered_json node_json(const LoadedReport& r);

@@ -19,9 +19,10 @@ using json_fields::num;
 using json_fields::str;
 
 // Geometry (px).
-constexpr int kWidth = 780;
+constexpr int kWidth = 960;
 constexpr int kGpuX = 24, kGpuW = 230;
 constexpr int kNicX = 470, kNicW = 290;
+constexpr int kLeafX = 800, kLeafW = 144;
 constexpr int kRow = 40, kBox = 32;
 constexpr int kBandHead = 24, kBandPad = 8;
 
@@ -141,6 +142,21 @@ RailsPicture rails_picture(const Report& r) {
       else if (c.status == CheckStatus::unsupported || c.status == CheckStatus::skip)
         nic->unverified.push_back(c.name() + " " + to_string(c.status) + (c.observed.empty() ? "" : ": " + c.observed));
     }
+    for (const auto& heard : r.lldp.is_array() ? r.lldp : ordered_json::array()) {
+      if (!heard.is_object() || num(heard, "rail", -1) != pr.index) continue;
+      pr.listened = true;
+      const auto& n = heard.contains("neighbor") ? heard["neighbor"] : ordered_json();
+      pr.leaf = n.is_object() ? str(n, "system_name") : "nothing heard";
+      pr.leaf_port = n.is_object() ? "port " + str(n, "port_id") : "";
+      CheckStatus worst = CheckStatus::pass;
+      for (const auto& c : r.checks)
+        if (c.id.scope() == CheckScope::rail && c.id.index == pr.index &&
+            (c.id.kind == CheckKind::rail_lldp || c.id.kind == CheckKind::rail_lldp_pfc ||
+             c.id.kind == CheckKind::rail_lldp_mtu || c.id.kind == CheckKind::rail_lldp_vlan) &&
+            worst_rank(c.status) > worst_rank(worst))
+          worst = c.status;
+      pr.leaf_state = worst == CheckStatus::pass ? "ok" : worst == CheckStatus::fail ? "bad" : "warn";
+    }
     for (const auto& pci : pr.gpu_pcis)
       if (std::none_of(p.gpus.begin(), p.gpus.end(), [&](const PictureGpu& g) { return g.pci == pci; }))
         p.gpus.push_back({static_cast<int>(p.gpus.size()), pci, "", -1, ""});
@@ -240,6 +256,16 @@ std::string rails_svg(const RailsPicture& p) {
       else if (!nic.unverified.empty())
         body.text(kNicX + kNicW - 12, nic_y + 21, std::to_string(nic.unverified.size()) + " unverified", 11, "end", "#a06d00",
                   "bold");
+      if (r->listened) {  // the rail's far end, as LLDP told it
+        Colours lc = state_colours(r->leaf_state);
+        body.raw("<line class=\"cable\" x1=\"" + std::to_string(kNicX + kNicW) + "\" y1=\"" + std::to_string(nic_y + kBox / 2) +
+                 "\" x2=\"" + std::to_string(kLeafX) + "\" y2=\"" + std::to_string(nic_y + kBox / 2) + "\" stroke=\"" +
+                 lc.stroke + "\" stroke-width=\"2\"/>");
+        body.rect(kLeafX, nic_y, kLeafW, kBox, lc, "leaf state-" + r->leaf_state, "LLDP neighbour of rail " +
+                  std::to_string(r->index) + ": " + r->leaf + (r->leaf_port.empty() ? "" : " " + r->leaf_port));
+        body.text(kLeafX + 8, nic_y + 14, r->leaf, 12, "start", "#222", "bold");
+        body.text(kLeafX + 8, nic_y + 27, r->leaf_port, 11, "start", "#444");
+      }
       body.raw("</g>");
       row_y += n * kRow;
     }

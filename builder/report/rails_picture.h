@@ -41,6 +41,11 @@ struct PictureRail {
   std::string ifname;
   std::vector<std::string> gpu_pcis;
   std::string affinity;  // PIX PXB PHB NODE SYS, "" without GPUs
+  // The far end over LLDP (the report's lldp): "leaf-r0" and "port swp1", or "nothing heard";
+  // none when nothing listened. Its state is the worst of the rail's lldp checks.
+  bool listened = false;
+  std::string leaf, leaf_port;
+  std::string leaf_state;  // ok, warn, bad
 };
 
 struct RailsPicture {

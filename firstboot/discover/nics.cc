@@ -35,6 +35,10 @@ std::vector<Nic> nics() {
     n.mac = sysfs::read_or(d + "address", "");
     read_link(d, n);
     n.mtu = sysfs::read_int_or(d + "mtu", 0);
+    if (auto master = sysfs::resolve(d + "master")) n.master = master->substr(master->find_last_of('/') + 1);
+    // The lab's DCB stand-in says so on every interface it serves; hardware has no such files.
+    if (auto by = sysfs::read(d + "railyard_lab_qos/driver"))
+      n.dcb_emulated_by = *by + " " + sysfs::read_or(d + "railyard_lab_qos/version", "?");
     out.push_back(std::move(n));
   }
   return out;

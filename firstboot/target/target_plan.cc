@@ -13,6 +13,16 @@ void add_module(Plan& p, const std::string& m) {
 
 }  // namespace
 
+HardwareSpec target_hardware(const Recipe& recipe) {
+  int last_rail = 0;
+  for (const auto& t : recipe.nvmeof) last_rail = std::max(last_rail, t.rail);
+  HardwareSpec hw = recipe.hardware;
+  hw.gpu_count = 0;
+  hw.rail_count = last_rail + 1;
+  if (hw.rails.size() > static_cast<std::size_t>(last_rail + 1)) hw.rails.resize(static_cast<std::size_t>(last_rail + 1));
+  return hw;
+}
+
 TargetPlan plan_target(const Inventory& inv, const Recipe& recipe, const std::optional<NodeEntry>& node) {
   TargetPlan out;
   if (recipe.nvmeof.empty()) {
@@ -26,9 +36,7 @@ TargetPlan plan_target(const Inventory& inv, const Recipe& recipe, const std::op
   // targets' addresses as this VM's identity.
   Recipe r = recipe;
   r.nvmeof.clear();
-  r.hardware.rail_count = last_rail + 1;
-  if (r.hardware.rails.size() > static_cast<std::size_t>(last_rail + 1))
-    r.hardware.rails.resize(static_cast<std::size_t>(last_rail + 1));
+  r.hardware = target_hardware(recipe);
   NodeEntry identity;
   if (node) identity = *node;
   identity.rails.assign(static_cast<std::size_t>(last_rail + 1), "");

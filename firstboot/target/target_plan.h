@@ -26,6 +26,10 @@ struct TargetPlan {
   bool ok() const { return problems.empty(); }
 };
 
+// What of the recipe's hardware a storage target needs: NICs for its storage rails (rail 0
+// up to the last [[nvmeof]] rail), no GPUs.
+HardwareSpec target_hardware(const Recipe& recipe);
+
 // Pure. `node` (the VM's identity, optional) only names the plan.
 TargetPlan plan_target(const Inventory& inv, const Recipe& recipe, const std::optional<NodeEntry>& node);
 

@@ -4,6 +4,7 @@
 
 #include "checks/data_path.h"
 #include "checks/hardware.h"
+#include "checks/lldp.h"
 #include "objects/acs.h"
 #include "objects/address.h"
 #include "objects/dscp_app.h"
@@ -103,6 +104,10 @@ bool evaluate(const VerifyContext& ctx, CheckResult& r) {
     case K::rail_roce_v2_gid: checks::roce_v2_gid(ctx, *rail, r); return true;
     case K::rail_rdma_write: checks::rdma_write(ctx, *rail, r); return true;
     case K::rail_pause_storm: on_ports(ctx, *rail, r, verify_pause_storm); return true;
+    case K::rail_lldp: checks::rail_lldp(ctx, *rail, r); return true;
+    case K::rail_lldp_pfc: checks::rail_lldp_pfc(ctx, *rail, r); return true;
+    case K::rail_lldp_mtu: checks::rail_lldp_mtu(ctx, *rail, r); return true;
+    case K::rail_lldp_vlan: checks::rail_lldp_vlan(ctx, *rail, r); return true;
     case K::rails_cross_rdma_write: checks::cross_rdma_write(ctx, r); return true;
     case K::nvmeof_connected: verify_nvmeof_connected(ctx, *nvme, r); return true;
     case K::nvmeof_namespace_read: verify_nvmeof_namespace(ctx, *nvme, r); return true;
@@ -115,6 +120,26 @@ bool evaluate(const VerifyContext& ctx, CheckResult& r) {
   return false;
 }
 
+// The checks whose answer comes from the NIC's DCB, which a lab stand-in may emulate.
+bool reads_dcb(CheckKind k) {
+  using K = CheckKind;
+  return k == K::rail_pfc || k == K::rail_trust || k == K::rail_dscp_map || k == K::rail_ecn ||
+         k == K::rail_storm_prevention || k == K::rail_pause_storm;
+}
+
+// So that no one reads a lab pass as hardware's: the emulating module is named on the check.
+void name_emulation(const VerifyContext& ctx, CheckResult& r) {
+  const RailPlan* rail = r.id.scope() == CheckScope::rail ? rail_of(ctx.plan, r.id.index) : nullptr;
+  if (!rail || !reads_dcb(r.id.kind)) return;
+  std::vector<std::string> ports = rail->bond_ports.empty() ? std::vector<std::string>{rail->ifname} : rail->bond_ports;
+  for (const auto& nic : ctx.now.nics)
+    if (nic.dcb_emulated_by && std::find(ports.begin(), ports.end(), nic.ifname) != ports.end()) {
+      r.detail += std::string(r.detail.empty() ? "" : "; ") + "DCB emulated in software by " + *nic.dcb_emulated_by +
+                  " (lab stand-in, not hardware)";
+      return;
+    }
+}
+
 }  // namespace
 
 std::vector<CheckResult> verify(const VerifyContext& ctx) {
@@ -125,6 +150,7 @@ std::vector<CheckResult> verify(const VerifyContext& ctx) {
       r.status = CheckStatus::skip;
       r.detail = "this agent has no evaluator for the check";
     }
+    name_emulation(ctx, r);
     // A check the recipe does not require never fails the node: it warns.
     if (!r.required && r.status == CheckStatus::fail) r.status = CheckStatus::warn;
     out.push_back(std::move(r));

@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "inventory.h"
 #include "kernel/kernel.h"
+#include "kernel/lldp_neighbors.h"
 #include "plan.h"
 #include "report.h"
 
@@ -30,6 +31,7 @@ struct VerifyContext {
   Kernel& kernel;
   RdmaDataPath& rdma;
   Clock& clock = real_clock();  // the pause counters' sampling interval
+  LldpNeighbors* lldp = nullptr;  // the rails' neighbours; none when nothing listens (LLDP checks skip)
 };
 
 std::vector<CheckResult> verify(const VerifyContext& ctx);

@@ -20,8 +20,8 @@ namespace fs = std::filesystem;
 namespace {
 
 std::vector<NodeEntry> lab_nodes() {
-  return {{"lab-node01", "52:54:00:00:00:01", {"198.18.0.11", "198.18.1.11"}},
-          {"lab-target01", "52:54:00:00:00:02", {"198.18.0.100", "198.18.1.100"}}};
+  return {{"lab-node01", "52:54:00:00:00:01", {"198.18.0.11", "198.18.1.11"}, "", ""},
+          {"lab-target01", "52:54:00:00:00:02", {"198.18.0.100", "198.18.1.100"}, "", ""}};
 }
 
 PxePlan lab_plan(const ImageManifest& m, const std::string& base_url = "") {
@@ -128,7 +128,7 @@ TEST_CASE("the node identity is exactly what the agent reads back") {
     CHECK(back->mac == n.mac);
     CHECK(back->rails == n.rails);
   }
-  CHECK(render_node_identity({"n1", "aa:bb:cc:dd:ee:ff", {}}) ==
+  CHECK(render_node_identity({"n1", "aa:bb:cc:dd:ee:ff", {}, "", ""}) ==
         "# This node's identity, from the node inventory (railyard pxe).\nhostname = \"n1\"\nmac = \"aa:bb:cc:dd:ee:ff\"\nrails = []\n");
 }
 

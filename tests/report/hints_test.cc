@@ -54,7 +54,7 @@ TEST_CASE("report hints: the usual causes the operators asked for") {
   CHECK(hint_for(failed("rail.0.pause_storm", "rx 3/s, tx 50000/s", "this NIC is sending a pause storm"))
             .find("sends pause frames") != std::string::npos);
   CHECK(hint_for(failed("rail.0.pause_storm", "rx 50000/s, tx 0/s", "the switch pauses this NIC continuously"))
-            .find("switch pauses") != std::string::npos);
+            .find("a peer stuck sending pauses") != std::string::npos);
   CHECK(hint_for(failed("rail.5.no_default_route")).find("DHCP") != std::string::npos);
   CHECK(hint_for(failed("apply.rail 0 (ens1f0np0): PFC")).find("refused") != std::string::npos);
   CHECK(hint_for(failed("something.new")) == "");

@@ -78,7 +78,11 @@ class Node:
         kind = name.split(".")[-1]
         rail = self.rail_of(name)
         r = {"name": name, "status": "pass", "expected": exp, "observed": exp, "detail": "", "required": c["required"]}
-        if self.soft_roce and rail and kind in ("pfc", "trust", "dscp_map", "ecn", "storm_prevention", "pause_storm"):
+        dcb = kind in ("pfc", "trust", "dscp_map", "ecn", "storm_prevention", "pause_storm")
+        emulated = rail and self.nic(rail["ifname"]).get("dcb_emulated_by")
+        if emulated and dcb:  # the lab's DCB stand-in answers as hardware would, and says so
+            r["detail"] = "DCB emulated in software by %s (lab stand-in, not hardware)" % emulated
+        elif self.soft_roce and rail and dcb:
             r["status"] = "unsupported"
             r["observed"] = "unsupported"
             r["detail"] = {
@@ -122,11 +126,49 @@ class Node:
             r["observed"] = "nvme%d live over rdma" % (int(name.split(".")[1]) + 1)
         elif kind == "namespace_read":
             r["observed"] = "/dev/nvme%dn1: 4096 bytes read" % (int(name.split(".")[1]) + 1)
+        elif kind == "lldp":
+            n = self.neighbor(rail)
+            r["observed"] = "%s port %s (chassis %s)" % (n["system_name"], n["port_id"], n["chassis_id"])
+        elif kind == "lldp_pfc":
+            r["observed"] = "PFC enable %s (priority 3), capability 8, not willing" % rail["pfc_enable"]
+        elif kind == "lldp_mtu":
+            r["observed"] = "maximum frame size 9216"
+        elif kind == "lldp_vlan":
+            r["observed"] = "port VLAN 1, VLAN %d 'rail%d'" % (rail["vlan"], rail["index"])
         elif name == "gpudirect.peermem":
             r["observed"] = "loaded"
         elif name.startswith("gpudirect.acs."):
             r["observed"] = "0x0000"
         return r
+
+    def neighbor(self, rail):
+        """The leaf port at the far end of `rail`, as the agent reports it: the expected one, or
+        leaf-rN and a port number taken from the node's name (no random draw: the fleet's
+        faults stay where they were)."""
+        want = rail.get("lldp") or {}
+        port = want.get("port") or "swp%d" % (sum(map(ord, self.name)) % 32 + 1)
+        i = rail["index"]
+        return {"system_name": want.get("system") or "leaf-r%d" % i, "port_id": port,
+                "port_description": "", "chassis_id": "0c:42:a1:10:00:%02x" % i,
+                "source_mac": "0c:42:a1:10:00:%02x" % i, "ttl_s": 120, "system_description": "",
+                "pfc": {"willing": False, "mbc": False, "capability": 8, "enabled": rail["pfc_enable"]},
+                "max_frame_size": 9216, "port_vlan_id": 1,
+                "vlans": [{"vid": rail["vlan"], "name": "rail%d" % i}] if rail.get("vlan") else [],
+                "other_tlvs": []}
+
+    def lldp(self):
+        if not any(c["name"].endswith(".lldp") for c in self.checks):
+            return None
+        out = []
+        for i in sorted(self.rails):
+            rail = self.rails[i]
+            want = rail.get("lldp") or {}
+            heard = next(c for c in self.checks if c["name"] == "rail.%d.lldp" % i)["status"] == "pass"
+            out.append({"rail": i, "ifname": rail["ifname"],
+                        "expected": {"system": want.get("system"), "port": want.get("port")},
+                        "neighbor": self.neighbor(rail) if heard else None, "frames": 3 if heard else 0,
+                        "invalid": ""})
+        return out
 
     def verify_all(self):
         self.checks = [self.observe(c) for c in self.plan["checks"]]
@@ -163,6 +205,17 @@ class Node:
             self.fail("rail.%d.rdma_write" % i, "failed", "%s: modify QP to RTR: Network is unreachable" % r["rdma_device"])
             self.fail("rails.cross_rdma_write", "failed", "%d→%d: %s: modify QP to RTR: Network is unreachable"
                       % (min(i, (i + 1) % len(rails)), max(i, (i + 1) % len(rails)), r["rdma_device"]))
+            # No link, no LLDP: the far end's checks have nothing to read (a warning unless
+            # the recipe requires LLDP).
+            for c in self.checks:
+                if c["name"] == "rail.%d.lldp" % i:
+                    c["status"], c["observed"] = "warn", "nothing heard on %s in 35 s" % r["ifname"]
+                    c["detail"] = ("no LLDP from the far end: LLDP is off on the switch port, the NIC's firmware runs its "
+                                   "own LLDP agent and keeps the frames from the host (ConnectX: mlxconfig "
+                                   "LLDP_NB_RX_MODE_P1), or the cable is not connected to a switch "
+                                   "(fabric.lldp.required = false: a warning)")
+                elif c["name"] in ("rail.%d.lldp_pfc" % i, "rail.%d.lldp_mtu" % i, "rail.%d.lldp_vlan" % i):
+                    c["status"], c["observed"], c["detail"] = "skip", "no LLDP neighbour", "see rail.%d.lldp" % i
             return True
         if fault == "downtrained" and self.inventory["gpus"]:
             g = rng.randrange(len(self.inventory["gpus"]))
@@ -230,7 +283,7 @@ class Node:
                             "after": r["address"], "detail": ""})
             for what, after in (("PFC", "pfc_en " + r["pfc_enable"]), ("DSCP to priority", "DSCP 26 → 3"),
                                 ("trust", r["trust"]), ("RoCE ToS", str(r["roce_tos"]))):
-                if self.soft_roce and what != "RoCE ToS":
+                if self.soft_roce and what != "RoCE ToS" and not self.nic(r["ifname"]).get("dcb_emulated_by"):
                     out.append({"object": label + ": " + what, "outcome": "unsupported", "before": "", "after": after,
                                 "detail": "Operation not supported"})
                 else:
@@ -272,6 +325,7 @@ class Node:
             "changes": self.changes(),
             "plan": self.plan,
             "inventory": self.inventory,
+            "lldp": self.lldp(),
         }
 
 

@@ -146,7 +146,9 @@ TEST_CASE("report html_escape: markup characters") {
 
 TEST_CASE("report rails_picture: udev's names for GPUs and NICs, where the report has them") {
   Report r = load("hgx-pass");
-  CHECK(rails_svg(rails_picture(r)).find("GH100") == std::string::npos);  // a report without names
+  for (auto& g : r.inventory["gpus"]) g["model"] = nullptr;  // a report without names
+  for (auto& n : r.inventory["nics"]) n["model"] = nullptr;
+  CHECK(rails_svg(rails_picture(r)).find("GH100") == std::string::npos);
   r.inventory["gpus"][0]["model"] = "GH100 [H100 SXM5 80GB]";
   for (auto& n : r.inventory["nics"]) n["model"] = "MT2910 Family [ConnectX-7]";
   RailsPicture p = rails_picture(r);

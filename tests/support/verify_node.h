@@ -80,6 +80,33 @@ class SampledEthtool : public FakeEthtool {
   }
 };
 
+// LLDP neighbours as heard, by interface; an interface not listed heard nothing.
+class FakeLldp : public LldpNeighbors {
+ public:
+  std::map<std::string, LldpHeard> on;
+  LldpHeard heard(const std::string& ifname, std::chrono::steady_clock::time_point) override {
+    auto it = on.find(ifname);
+    return it == on.end() ? LldpHeard{} : it->second;
+  }
+  std::chrono::steady_clock::time_point deadline() const override { return {}; }
+};
+
+// What a leaf port configured as the plan means advertises to rail `rail` on VLAN `vlan`.
+inline LldpNeighbor leaf_neighbor(const RailPlan& rail, int vlan) {
+  LldpNeighbor n;
+  n.chassis_id_subtype = 4;
+  n.chassis_id = "0c:42:a1:00:00:0" + std::to_string(rail.index);
+  n.port_id_subtype = 5;
+  n.port_id = rail.lldp_port.empty() ? "swp1" : rail.lldp_port;
+  n.system_name = rail.lldp_system.empty() ? "leaf-r" + std::to_string(rail.index) : rail.lldp_system;
+  n.ttl_s = 120;
+  n.pfc = LldpPfc{false, false, 8, static_cast<std::uint8_t>(rail.pfc_enable)};
+  n.max_frame_size = 9216;
+  n.port_vlan_id = 1;
+  n.vlan_names = {{vlan, "rail" + std::to_string(rail.index)}};
+  return n;
+}
+
 // 4 KiB of PCI config space whose extended capabilities are AER at 0x100, then (when `acs`)
 // ACS at 0x148 with control register `ctrl`.
 inline std::vector<std::uint8_t> config_space(bool acs, int ctrl = 0) {
@@ -122,6 +149,7 @@ struct Node {
   SampledEthtool ethtool;
   OpenHost host;
   FakeDataPath rdma;
+  FakeLldp lldp;
   test::FakeClock clock;  // pause samples take no time
   Kernel kernel{rtnl, dcb, ethtool, host};
 
@@ -165,7 +193,7 @@ struct Node {
   }
 
   // Every check of the plan.
-  std::vector<CheckResult> verify_all() { return verify(VerifyContext{plan, now, kernel, rdma, clock}); }
+  std::vector<CheckResult> verify_all() { return verify(VerifyContext{plan, now, kernel, rdma, clock, &lldp}); }
 
   // The one planned check `name`, verified alone (the plan's rails and targets unchanged).
   CheckResult check(const std::string& name) {
@@ -174,7 +202,7 @@ struct Node {
     for (const auto& c : plan.checks)
       if (c.id.name() == name) one.checks.push_back(c);
     REQUIRE_MESSAGE(one.checks.size() == 1, "the plan has no check " << name);
-    auto results = verify(VerifyContext{one, now, kernel, rdma, clock});
+    auto results = verify(VerifyContext{one, now, kernel, rdma, clock, &lldp});
     REQUIRE(results.size() == 1);
     return results.front();
   }
@@ -212,6 +240,7 @@ struct Node {
       rtnl.route_entries.push_back({r.address->substr(0, 8) + ".0/24", r.netdev, r.address->substr(0, 11), 254});
       host.files["/sys/kernel/config/rdma_cm/" + r.rdma_device + "/ports/1/default_roce_tos"] =
           std::to_string(r.roce_tos);
+      lldp.on[r.bond_ports.empty() ? r.ifname : r.bond_ports.front()] = {leaf_neighbor(r, kVlan), "", 3};
       for (const auto& port : port_views(r)) {  // a bond's ports, else the rail's interface
         const std::string& p = port.ifname;
         dcb.pfcs[p] = IeeePfc{8, 0x08, 0, 0};

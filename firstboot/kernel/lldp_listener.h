@@ -1,0 +1,51 @@
+// Listens for LLDP (ethertype 0x88CC, to the nearest-bridge group 01:80:C2:00:00:0E) on the
+// rails with AF_PACKET sockets, one per interface, parsed by core's parser in a thread of
+// its own: nothing an LLDP frame holds can block or crash the agent. Its own listener rather
+// than lldpd: no daemon, no extra packages in the image (lldpd pulls in net-snmp, perl and
+// ICU, some 80 MB unpacked into every node's RAM), and the frames are read whole, PFC and
+// VLAN TLVs included.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kernel/lldp_neighbors.h"
+#include "outcome.h"
+
+namespace railyard {
+
+class LldpListener : public LldpNeighbors {
+ public:
+  // Opens a socket on each interface at once (an interface that cannot be listened on is
+  // reported by heard() with why); listens until destroyed.
+  LldpListener(const std::vector<std::string>& ifnames, std::chrono::seconds wait);
+  ~LldpListener() override;
+  LldpListener(const LldpListener&) = delete;
+  LldpListener& operator=(const LldpListener&) = delete;
+
+  LldpHeard heard(const std::string& ifname, std::chrono::steady_clock::time_point deadline) override;
+  std::chrono::steady_clock::time_point deadline() const override { return deadline_; }
+
+ private:
+  void run();
+
+  struct Port {
+    std::string ifname;
+    int fd = -1;
+    std::string error;  // why no socket listens here
+    LldpHeard heard;
+  };
+  std::vector<Port> ports_;
+  std::chrono::steady_clock::time_point deadline_;
+  int wake_[2] = {-1, -1};  // a pipe that ends the thread
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::thread thread_;
+};
+
+}  // namespace railyard

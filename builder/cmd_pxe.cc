@@ -34,7 +34,6 @@ struct PxeOptions {
   bool json = false;
 };
 
-inline constexpr const char* kImageRecipe = "/etc/railyard/recipe.toml";
 
 // The recipe the inventory is checked against: the one it names, when that is the one the
 // image was built from, else the copy inside the image.

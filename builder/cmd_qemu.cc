@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "io/log.h"
+#include "qemu/lab_faults.h"
 #include "qemu/lab_run.h"
 #include "net.h"
 #include "node_inventory.h"
@@ -28,6 +29,8 @@ namespace {
 
 struct QemuArgs {
   LabOptions lab;
+  std::vector<std::string> faults;
+  std::vector<int> links_down;
   std::string nodes;
   std::string node_name;
   std::string target_name;
@@ -70,25 +73,37 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
   if (o.image_dir.empty()) return bad("IMAGE_DIR is required (the output directory of railyard build)");
   if (o.rails < 1 || o.rails > kMaxRails)
     return bad("--rails " + std::to_string(o.rails) + ": allowed 1–" + std::to_string(kMaxRails));
-  for (int r : o.links_down)
-    if (r < 0 || r >= o.rails)
-      return bad("--link-down " + std::to_string(r) + ": the VM has rails 0–" + std::to_string(o.rails - 1));
+  for (int r : a.links_down) a.faults.push_back("link-down=" + std::to_string(r));  // --link-down R, as it was
+  for (const auto& f : a.faults)
+    if (auto s = add_lab_fault(f, o.rails, o.faults); !s.ok()) return bad(s.error());
+  if (o.faults.any_leaf() && !o.storage_target)
+    return bad("--fault swap-rails, leaf-pfc and no-lldp change the lab leaf, which is the storage target VM: add "
+               "--storage-target");
   if (!a.node_name.empty() || !a.target_name.empty()) {
     if (a.nodes.empty()) return bad("--node and --target-node name nodes of an inventory: give it with --nodes FILE");
   }
   if (!a.nodes.empty() && a.node_name.empty())
     return bad("--nodes " + a.nodes + ": say which node to boot with --node NAME");
+  // The image's recipe: what the lab leaf is configured from, and the addresses a VM
+  // without an inventory is given.
+  auto recipe = read_image_recipe(o.image_dir);
+  if (recipe.ok()) o.recipe = *recipe;
+  else if (o.storage_target) return bad(recipe.error());
   if (!a.nodes.empty()) {
     auto n = inventory_node(files, a.nodes, a.node_name, "--node");
     if (!n) return kExitBadInput;
-    o.node = {n->hostname, n->mac, n};
+    o.node = {n->hostname, n->mac, n, {}};
+  } else if (o.recipe) {
+    o.node.node = implied_identity(*o.recipe, o.node.hostname, o.node.management_mac, LabRole::node);
   }
   if (o.target_delay_s > 0 && !o.storage_target) return bad("--target-delay needs --storage-target");
   if (!a.target_name.empty()) {
     if (!o.storage_target) return bad("--target-node needs --storage-target");
     auto t = inventory_node(files, a.nodes, a.target_name, "--target-node");
     if (!t) return kExitBadInput;
-    o.target = {t->hostname, t->mac, t};
+    o.target = {t->hostname, t->mac, t, {}};
+  } else if (o.recipe && o.storage_target) {
+    o.target.node = implied_identity(*o.recipe, o.target.hostname, o.target.management_mac, LabRole::storage_target);
   }
   if (normalize_mac(o.node.management_mac) == normalize_mac(o.target.management_mac))
     return bad("the node and the storage target would share the MAC " + o.node.management_mac);
@@ -111,8 +126,8 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
 
 const bool registered = register_subcommand(80, [](CLI::App& app) {
   auto a = std::make_shared<QemuArgs>();
-  a->lab.node = {"railyard-lab", "52:54:00:00:00:01", std::nullopt};
-  a->lab.target = {"railyard-target", "52:54:00:00:00:fe", std::nullopt};
+  a->lab.node = {"railyard-lab", "52:54:00:00:00:01", std::nullopt, {}};
+  a->lab.target = {"railyard-target", "52:54:00:00:00:fe", std::nullopt, {}};
   auto* sub = app.add_subcommand("qemu", "Boot a built image in a VM with emulated rail NICs (Soft-RoCE) and judge its first boot");
   sub->add_option("image", a->lab.image_dir, "IMAGE_DIR: the output directory of railyard build");
   sub->add_option("--rails", a->lab.rails, "Rail NICs of the VM (1–8)")->default_val(4);
@@ -125,7 +140,9 @@ const bool registered = register_subcommand(80, [](CLI::App& app) {
   sub->add_option("--nodes", a->nodes, "Node inventory the VMs' identities come from");
   sub->add_option("--node", a->node_name, "The inventory's node to boot (its MAC, host name and rail addresses)");
   sub->add_option("--target-node", a->target_name, "The inventory's node the storage target is");
-  sub->add_option("--link-down", a->lab.links_down, "Rail whose NIC has no link from power-on (repeatable)")
+  sub->add_option("--fault", a->faults, "A fault to inject, NAME[=ARG] (repeatable): " + lab_fault_help())
+      ->allow_extra_args(false);
+  sub->add_option("--link-down", a->links_down, "Rail whose NIC has no link from power-on (repeatable; --fault link-down=R)")
       ->allow_extra_args(false);
   sub->add_option("--collector", a->lab.collector,
                   std::string("IPV4:PORT of a railyard collect; the guest reaches it as ") + kLabCollectorGuestAddress);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "image/cpio_writer.h"
+#include "io/atomic_file.h"
 #include "dnsmasq_conf.h"
 #include "ipxe_script.h"
 #include "image/openssl_hasher.h"
@@ -89,19 +90,6 @@ Status check_replaceable(const std::string& tree) {
                       "); refusing to replace it. Choose another -o, or empty it first");
 }
 
-// The new tree takes the old one's place in one step: rename when there is none, an
-// exchange when there is (so the path is never missing), then the old one goes.
-Status swap_into_place(const std::string& tmp, const std::string& tree, std::vector<std::string>& notes) {
-  if (::rename(tmp.c_str(), tree.c_str()) == 0) return success();
-  if (errno != EEXIST && errno != ENOTEMPTY) return Status::fail(tree + ": " + std::strerror(errno));
-  if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, tree.c_str(), RENAME_EXCHANGE) != 0)
-    return Status::fail(tree + ": cannot exchange with the new tree: " + std::strerror(errno));
-  std::error_code ec;
-  fs::remove_all(tmp, ec);  // now the old tree
-  if (ec) notes.push_back(tmp + ": the previous tree is in place here and could not be removed: " + ec.message());
-  return success();
-}
-
 Status fill(const std::string& tmp, const std::string& final_dir, const PxePlan& plan, const ImageManifest& image,
             const PxeTreeOptions& opt, PxeTreeResult& r) {
   for (const auto& a : image.artifacts)
@@ -159,7 +147,7 @@ Outcome<PxeTreeResult> write_pxe_tree(const PxePlan& plan, const ImageManifest& 
   if (!::mkdtemp(templ.data())) return Result::fail(templ + ": " + std::strerror(errno));
   PxeTreeResult r;
   Status s = fill(templ, tree, plan, image, opt, r);
-  if (s.ok()) s = swap_into_place(templ, tree, r.notes);
+  if (s.ok()) s = replace_directory(templ, tree, r.notes);
   if (!s.ok()) {
     fs::remove_all(templ, ec);
     return Result::fail(s.error());

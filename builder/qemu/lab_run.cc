@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "image/image_manifest.h"
+#include "lab_leaf.h"
 #include "lab_result.h"
 #include "pcie_layout.h"
 #include "qmp.h"
@@ -86,14 +87,23 @@ std::string kernel_cmdline(const std::vector<std::string>& words) { return join(
 
 nlohmann::ordered_json topology_json(const VmSpec& spec) {
   auto rails = nlohmann::ordered_json::array();
-  for (const auto& slot : pcie_layout(static_cast<int>(spec.rail_macs.size())).rails)
-    rails.push_back({{"rail", slot.rail},
-                     {"pci", slot.guest_pci},
-                     {"numa_node", slot.numa_node},
-                     {"behind_switch", slot.behind_switch},
-                     {"mac", spec.rail_macs[static_cast<std::size_t>(slot.rail)]},
-                     {"qemu_id", rail_nic_id(spec, slot.rail)}});
-  return {{"vm", spec.name}, {"management_mac", spec.management_mac}, {"rails", rails}};
+  for (const auto& slot : pcie_layout(static_cast<int>(spec.rail_macs.size())).rails) {
+    auto k = static_cast<std::size_t>(slot.rail);
+    nlohmann::ordered_json rail = {{"rail", slot.rail},
+                                   {"pci", slot.guest_pci},
+                                   {"numa_node", slot.numa_node},
+                                   {"behind_switch", slot.behind_switch},
+                                   {"mac", spec.rail_macs[k]},
+                                   {"qemu_id", rail_nic_id(spec, slot.rail)}};
+    if (k < spec.rail_wires.size())
+      rail["wire"] = {{"local_udp", spec.rail_wires[k].local_port}, {"peer_udp", spec.rail_wires[k].peer_port}};
+    rails.push_back(std::move(rail));
+  }
+  const char* wiring = spec.wiring == RailWiring::hub ? "hub" : spec.wiring == RailWiring::cables ? "cables" : "leaf";
+  nlohmann::ordered_json out = {
+      {"vm", spec.name}, {"management_mac", spec.management_mac}, {"wiring", wiring}, {"rails", rails}};
+  if (spec.wiring == RailWiring::leaf) out["storage_mac"] = spec.storage_mac;
+  return out;
 }
 
 // How to boot the image: its kernel, its initrds in unpacking order, its command line.
@@ -136,7 +146,7 @@ Status prepare(Vm& vm, const LabOptions& o, const LabIdentity& id, const ImageBo
   s.memory_mib = o.memory_mib;
   s.management_mac = id.management_mac;
   s.uuid = smbios_uuid(id.management_mac);
-  s.rail_macs = rail_macs(id.management_mac, o.rails);
+  if (s.rail_macs.empty()) s.rail_macs = rail_macs(id.management_mac, o.rails);
   s.console_log = (vm.dir / "console.log").string();
   for (const auto& [name, file] : ports) {
     fs::remove(vm.dir / file, ec);
@@ -212,9 +222,15 @@ int run_in(const LabOptions& o, const fs::path& run) {
 
   auto boot = image_boot(o.image_dir);
   if (!boot.ok()) return harness_error(boot.error(), nullptr);
-  auto node_port = free_udp_port();
-  auto target_port = free_udp_port();
-  if (!node_port.ok() || !target_port.ok()) return harness_error(node_port.ok() ? target_port.error() : node_port.error(), nullptr);
+  // Two UDP ports per rail (node side, leaf side), or one pair for the hub's uplink.
+  std::vector<int> udp;
+  for (int i = 0; i < (o.storage_target ? 2 * o.rails : 2); ++i) {
+    auto p = free_udp_port();
+    if (!p.ok()) return harness_error(p.error(), nullptr);
+    udp.push_back(*p);
+  }
+  auto node_udp = [&](int rail) { return udp[static_cast<std::size_t>(rail)]; };
+  auto leaf_udp = [&](int port) { return udp[static_cast<std::size_t>(o.rails + port)]; };
 
   std::vector<std::string> base = boot->cmdline;
   base.push_back("railyard.qemu=1");
@@ -224,10 +240,22 @@ int run_in(const LabOptions& o, const fs::path& run) {
   if (o.storage_target) {
     target.dir = run / "target";
     target.spec.name = "target";
-    target.spec.wire = {*target_port, *node_port};
+    // The storage target doubles as the rails' leaf: port k is cabled to node rail k (but
+    // for swap-rails), the storage NIC sits beside port 0 (lab_leaf.h).
+    target.spec.wiring = RailWiring::leaf;
+    target.spec.rail_macs = leaf_port_macs(o.target.management_mac, o.rails);
+    target.spec.storage_mac = rail_macs(o.target.management_mac, 1).front();
+    for (int k = 0; k < o.rails; ++k) target.spec.rail_wires.push_back({leaf_udp(k), node_udp(cabled_rail(o.faults, k))});
     std::vector<std::string> cmdline = base;
     cmdline.push_back("railyard.role=storage-target");
-    if (auto s = prepare(target, o, o.target, *boot, false, cmdline, kTargetPorts); !s.ok())
+    LabIdentity id = o.target;
+    if (o.recipe) {
+      NodeEntry cabled = o.node.node.value_or(NodeEntry{o.node.hostname, o.node.management_mac, {}, "", ""});
+      auto leaf = lab_leaf_files(*o.recipe, cabled, target.spec.rail_macs, o.faults);
+      if (!leaf.ok()) return harness_error(leaf.error(), nullptr);
+      for (const auto& f : *leaf) id.files.push_back({f.path, f.content});
+    }
+    if (auto s = prepare(target, o, id, *boot, false, cmdline, kTargetPorts); !s.ok())
       return harness_error(s.error(), nullptr);
   }
   auto launch_target = [&]() -> Status {
@@ -245,18 +273,34 @@ int run_in(const LabOptions& o, const fs::path& run) {
   Vm node;
   node.dir = run / "node";
   node.spec.name = "node";
-  node.spec.wire = {*node_port, *target_port};
-  if (!o.links_down.empty()) {
+  if (o.storage_target) {
+    node.spec.wiring = RailWiring::cables;
+    for (int r = 0; r < o.rails; ++r) node.spec.rail_wires.push_back({node_udp(r), leaf_udp(cabled_rail(o.faults, r))});
+  } else {
+    node.spec.wire = {udp[0], udp[1]};  // the hub's uplink, to no one
+  }
+  const auto& links_down = o.faults.links_down;
+  if (!links_down.empty()) {
     node.spec.qmp_socket = (run / "node.qmp").string();
     node.spec.paused = true;
   }
   bool network_boot = !o.pxe_tree.empty();
-  if (auto s = prepare(node, o, o.node, *boot, network_boot, base, kNodePorts); !s.ok()) return harness_error(s.error(), nullptr);
+  std::vector<std::string> node_cmdline = base;
+  if (!o.faults.pause_storms.empty()) {
+    // The lab's DCB stand-in counts received pauses at storm rate on these NICs (by MAC).
+    std::vector<std::string> storms;
+    for (int r : o.faults.pause_storms)
+      storms.push_back(rail_macs(o.node.management_mac, o.rails)[static_cast<std::size_t>(r)] + "@" +
+                       std::to_string(kLabPauseStormPps));
+    node_cmdline.push_back("railyard_lab_qos.pause_storm=" + join(storms, ","));
+  }
+  if (auto s = prepare(node, o, o.node, *boot, network_boot, node_cmdline, kNodePorts); !s.ok())
+    return harness_error(s.error(), nullptr);
   auto node_start = Clock::now();
   if (auto s = launch(node); !s.ok()) return harness_error(s.error(), &node);
-  if (!o.links_down.empty()) {
+  if (!links_down.empty()) {
     std::vector<nlohmann::json> cmds;
-    for (int r : o.links_down) cmds.push_back(qmp_set_link(rail_nic_id(node.spec, r), false));
+    for (int r : links_down) cmds.push_back(qmp_set_link(rail_nic_id(node.spec, r), false));
     cmds.push_back({{"execute", "cont"}});
     if (auto s = qmp_run(node.spec.qmp_socket, cmds, 30000); !s.ok()) return harness_error(s.error(), &node);
   }

@@ -3,10 +3,13 @@
 // guest hands back over virtio-serial (lab_result.h). Every VM runs under the run's deadline.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "lab_faults.h"
 #include "lab_identity.h"
+#include "recipe.h"
 
 namespace railyard {
 
@@ -20,7 +23,9 @@ struct LabOptions {
   int target_delay_s = 0;           // power the target on this long after the node (a late target)
   LabIdentity node;
   LabIdentity target;
-  std::vector<int> links_down;      // rails whose NIC has no link from power-on
+  LabFaults faults;
+  // The image's recipe (/etc/railyard/recipe.toml in it): what the lab leaf is configured from.
+  std::optional<Recipe> recipe;
   std::vector<std::string> append;  // more kernel command line words, for both VMs
   std::string pxe_tree;             // network boot the node from this TFTP tree (boot.ipxe)
   std::string collector;            // IPV4:PORT of a `railyard collect`; "" refuses report POSTs

@@ -72,20 +72,41 @@ void management(const VmSpec& s, std::vector<std::string>& argv) {
   add(argv, "-device", nic);
 }
 
+std::string udp_socket(const std::string& id, const UdpWire& w) {
+  return "socket,id=" + id + ",udp=127.0.0.1:" + std::to_string(w.peer_port) + ",localaddr=127.0.0.1:" +
+         std::to_string(w.local_port);
+}
+
 void rails(const VmSpec& s, std::vector<std::string>& argv) {
   PcieLayout layout = pcie_layout(static_cast<int>(s.rail_macs.size()));
   for (const auto& d : layout.devices) add(argv, "-device", d);
-  std::string wire = s.name + "-wire";
-  add(argv, "-netdev", "socket,id=" + wire + ",udp=127.0.0.1:" + std::to_string(s.wire.peer_port) +
-                           ",localaddr=127.0.0.1:" + std::to_string(s.wire.local_port));
-  add(argv, "-netdev", "hubport,id=" + s.name + "-switch-uplink,hubid=0,netdev=" + wire);
+  if (s.wiring == RailWiring::hub) {
+    std::string wire = s.name + "-wire";
+    add(argv, "-netdev", udp_socket(wire, s.wire));
+    add(argv, "-netdev", "hubport,id=" + s.name + "-switch-uplink,hubid=0,netdev=" + wire);
+  }
   for (const auto& slot : layout.rails) {
+    auto k = static_cast<std::size_t>(slot.rail);
     std::string port = s.name + "-switch" + std::to_string(slot.rail);
-    add(argv, "-netdev", "hubport,id=" + port + ",hubid=0");
+    switch (s.wiring) {
+      case RailWiring::hub: add(argv, "-netdev", "hubport,id=" + port + ",hubid=0"); break;
+      case RailWiring::cables: add(argv, "-netdev", udp_socket(port, s.rail_wires[k])); break;
+      case RailWiring::leaf: {
+        std::string wire = s.name + "-wire" + std::to_string(slot.rail), hub = std::to_string(slot.rail);
+        add(argv, "-netdev", udp_socket(wire, s.rail_wires[k]));
+        add(argv, "-netdev", "hubport,id=" + wire + "-port,hubid=" + hub + ",netdev=" + wire);
+        add(argv, "-netdev", "hubport,id=" + port + ",hubid=" + hub);
+        break;
+      }
+    }
     // romfile= (empty): no iPXE ROM on rails; only the management NIC may network boot.
-    add(argv, "-device", "virtio-net-pci,id=" + rail_nic_id(s, slot.rail) + ",netdev=" + port +
-                             ",mac=" + s.rail_macs[static_cast<std::size_t>(slot.rail)] + ",bus=" + slot.qemu_bus +
-                             ",romfile=");
+    add(argv, "-device", "virtio-net-pci,id=" + rail_nic_id(s, slot.rail) + ",netdev=" + port + ",mac=" + s.rail_macs[k] +
+                             ",bus=" + slot.qemu_bus + ",romfile=");
+  }
+  if (s.wiring == RailWiring::leaf) {
+    add(argv, "-netdev", "hubport,id=" + s.name + "-storage,hubid=0");
+    add(argv, "-device", "virtio-net-pci,id=" + s.name + "-storage,netdev=" + s.name + "-storage,mac=" + s.storage_mac +
+                             ",bus=pcie.0,addr=" + std::to_string(kStorageSlot) + ",romfile=");
   }
 }
 
@@ -117,8 +138,14 @@ std::string vm_spec_error(const VmSpec& s) {
   for (std::size_t i = 0; i < s.rail_macs.size(); ++i)
     if (!normalize_mac(s.rail_macs[i]))
       return "rail " + std::to_string(i) + " MAC '" + s.rail_macs[i] + "' is not a MAC address";
-  for (int port : {s.wire.local_port, s.wire.peer_port})
-    if (port <= 0 || port > 65535) return "wire port " + std::to_string(port) + " is not a UDP port";
+  std::vector<UdpWire> wires = s.wiring == RailWiring::hub ? std::vector<UdpWire>{s.wire} : s.rail_wires;
+  if (s.wiring != RailWiring::hub && wires.size() != s.rail_macs.size())
+    return std::to_string(wires.size()) + " rail wires for " + std::to_string(s.rail_macs.size()) + " rails";
+  for (const auto& w : wires)
+    for (int port : {w.local_port, w.peer_port})
+      if (port <= 0 || port > 65535) return "wire port " + std::to_string(port) + " is not a UDP port";
+  if (s.wiring == RailWiring::leaf && !normalize_mac(s.storage_mac))
+    return "storage NIC MAC '" + s.storage_mac + "' is not a MAC address";
   if (s.kernel.empty() && (s.tftp_root.empty() || s.bootfile.empty()))
     return "a network boot needs a TFTP tree and a boot file";
   if (s.console_log.empty()) return "no console log file";

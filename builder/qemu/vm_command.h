@@ -19,6 +19,20 @@ struct UdpWire {
   int peer_port = 0;
 };
 
+// How a VM's rail NICs reach the other VM.
+enum class RailWiring {
+  // Every rail NIC on one QEMU hub, joined to the peer's by `wire`: a switch that forwards
+  // everything and has no LLDP (a node booted alone, or beside a target that is no leaf).
+  hub,
+  // The node beside the lab leaf: rail k's NIC on a wire of its own, rail_wires[k], as a cable
+  // to one leaf port.
+  cables,
+  // The lab leaf: port k's NIC on QEMU hub k with the wire rail_wires[k], and the storage
+  // server's NIC (storage_mac) on hub 0, plugged into rail 0's segment. The leaf guest bridges
+  // its ports (frames cross between rails there, LLDP does not) and speaks LLDP on each.
+  leaf,
+};
+
 // A virtio-serial port the guest writes to (/dev/virtio-ports/NAME), kept in a host file.
 struct SerialPort {
   std::string name;  // "org.railyard.report"
@@ -52,8 +66,11 @@ struct VmSpec {
   std::string bootfile;
   std::string bios_serial_console;
   std::vector<GuestForward> forwards;
-  std::vector<std::string> rail_macs;  // one per rail, 1..kMaxRails
-  UdpWire wire;
+  std::vector<std::string> rail_macs;  // one per rail, 1..kMaxRails (the leaf: its ports)
+  RailWiring wiring = RailWiring::hub;
+  UdpWire wire;                     // hub
+  std::vector<UdpWire> rail_wires;  // cables, leaf: one per rail
+  std::string storage_mac;          // leaf: the storage server's NIC
   std::vector<SerialPort> ports;
   std::string console_log;
   std::string qmp_socket;  // a QMP server socket, for link changes before the guest runs
@@ -68,5 +85,8 @@ std::string vm_spec_error(const VmSpec& spec);
 
 // The NIC id QEMU knows rail `index` by (for QMP set_link).
 std::string rail_nic_id(const VmSpec& spec, int index);
+
+// Root-complex slot of the lab leaf's storage NIC (enp0s6 in the guest).
+inline constexpr int kStorageSlot = 6;
 
 }  // namespace railyard

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -44,6 +45,21 @@ Status write_file_atomically(const std::string& path, std::string_view content, 
     ::unlink(tmp.c_str());
     return Status::fail(path + ": rename into place: " + std::strerror(err));
   }
+  return success();
+}
+
+}  // namespace railyard
+
+namespace railyard {
+
+Status replace_directory(const std::string& tmp, const std::string& dir, std::vector<std::string>& notes) {
+  if (::rename(tmp.c_str(), dir.c_str()) == 0) return success();
+  if (errno != EEXIST && errno != ENOTEMPTY) return Status::fail(dir + ": " + std::strerror(errno));
+  if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) != 0)
+    return Status::fail(dir + ": cannot exchange with the new one: " + std::strerror(errno));
+  std::error_code ec;
+  std::filesystem::remove_all(tmp, ec);  // now the old one
+  if (ec) notes.push_back(tmp + ": the previous " + dir + " is here and could not be removed: " + ec.message());
   return success();
 }
 

@@ -37,7 +37,7 @@ std::map<std::string, std::string> unpack(const std::string& path) {
 }
 
 NodeEntry lab_node01() {
-  return {"lab-node01", "52:54:00:00:00:01", {"198.18.0.11", "198.18.1.11", "198.18.2.11", "198.18.3.11"}};
+  return {"lab-node01", "52:54:00:00:00:01", {"198.18.0.11", "198.18.1.11", "198.18.2.11", "198.18.3.11"}, "", ""};
 }
 
 }  // namespace
@@ -63,14 +63,14 @@ TEST_CASE("the node identity file reads back as the same node") {
 
 TEST_CASE("the identity initrd holds the host name and node.toml under etc/ only") {
   TempDir tmp;
-  LabIdentity id{"lab-node01", "52:54:00:00:00:01", lab_node01()};
+  LabIdentity id{"lab-node01", "52:54:00:00:00:01", lab_node01(), {}};
   REQUIRE(write_identity_initrd(id, tmp.path(), tmp / "id.cpio.zst").ok());
   auto files = unpack(tmp / "id.cpio.zst");
   CHECK(files["etc/hostname"] == "lab-node01\n");
   CHECK(files["etc/railyard/node.toml"] == render_node_identity(lab_node01()));
   for (const auto& [path, content] : files) CHECK_MESSAGE(path.rfind("etc", 0) == 0, path);
 
-  LabIdentity anonymous{"railyard-lab", "52:54:00:00:00:01", std::nullopt};
+  LabIdentity anonymous{"railyard-lab", "52:54:00:00:00:01", std::nullopt, {}};
   REQUIRE(write_identity_initrd(anonymous, tmp.path(), tmp / "anon.cpio.zst").ok());
   auto anon = unpack(tmp / "anon.cpio.zst");
   CHECK(anon["etc/hostname"] == "railyard-lab\n");

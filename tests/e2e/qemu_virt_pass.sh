@@ -24,6 +24,30 @@ target_changed = [c for c in (target or {}).get("changes", []) if c.get("outcome
 expect(target_changed == [], "the target's second run changes nothing: %s" % target_changed)
 expect(any(c["object"].startswith("nvmet port") for c in (target or {}).get("changes", [])), "the export was checked")
 
+# Lossless for real: the lab's DCB stand-in answers the agent's DCB messages, sysfs files and
+# ethtool calls, and every check reads the value back from the kernel, naming the stand-in.
+nics = {n["ifname"]: n for n in report["inventory"]["nics"]}
+for i in range(4):
+    ifname = report["plan"]["rails"][i]["ifname"]
+    expect(nics[ifname]["dcb_emulated_by"] == "railyard-lab-qos 1.0", "rail %d's DCB is the lab stand-in's: %s" % (i, nics[ifname]))
+    for what in ("pfc", "trust", "dscp_map", "ecn", "storm_prevention", "pause_storm"):
+        c = check("rail.%d.%s" % (i, what))
+        expect(c["status"] == "pass", "rail.%d.%s passes: %s %s" % (i, what, c["observed"], c["detail"]))
+        expect("railyard-lab-qos 1.0 (lab stand-in, not hardware)" in c["detail"], "rail.%d.%s names the stand-in" % (i, what))
+    expect(check("rail.%d.pfc" % i)["observed"] == "pfc_en 0x08", "priority 3 lossless, read back")
+    expect(check("rail.%d.trust" % i)["observed"] == "dscp", "DSCP trust, read back")
+    expect(check("rail.%d.storm_prevention" % i)["observed"] == "100 ms", "storm prevention 100 ms, read back")
+    # The far end: rail i reaches leaf-ri on port swp1 (the inventory's lldp_port), whose lldpd
+    # advertises what railyard fabric leaf-config wrote for it.
+    for what in ("lldp", "lldp_pfc", "lldp_mtu", "lldp_vlan"):
+        c = check("rail.%d.%s" % (i, what))
+        expect(c["status"] == "pass", "rail.%d.%s passes: %s %s" % (i, what, c["observed"], c["detail"]))
+    expect(check("rail.%d.lldp" % i)["observed"].startswith("leaf-r%d port swp1 " % i), check("rail.%d.lldp" % i)["observed"])
+    heard = [l for l in report["lldp"] if l["rail"] == i]
+    expect(heard and heard[0]["neighbor"]["pfc"]["enabled"] == "0x08", "the report lists rail %d's neighbour: %s" % (i, heard))
+dcb_changes = [c for c in report["changes"] if ": PFC" in c["object"] or ": trust" in c["object"]]
+expect(dcb_changes and all(c["outcome"] == "changed" for c in dcb_changes), "first boot set PFC and trust: %s" % dcb_changes)
+
 # Rails: in PCI order on the NICs railyard qemu placed, NUMA nodes as the topology says.
 rails = report["plan"]["rails"]
 expect(len(rails) == 4, "4 rails planned")
@@ -40,8 +64,6 @@ for i in range(4):
         expect(c["status"] == "pass", "rail.%d.%s passes: %s %s" % (i, what, c["observed"], c["detail"]))
     expect("ACTIVE" in check("rail.%d.rdma_port" % i)["observed"], "rail %d port ACTIVE" % i)
     expect(check("rail.%d.vlan" % i)["observed"].endswith("id 100"), "rail %d VLAN 100" % i)
-    # Virtio has no DCB: the best-effort knobs are reported, never passed.
-    expect(check("rail.%d.pfc" % i)["status"] == "unsupported", "rail %d PFC unsupported on virtio" % i)
 expect(check("rails.cross_rdma_write")["status"] == "pass",
        "RDMA between rails: %s" % check("rails.cross_rdma_write"))
 expect(check("rails.cross_rdma_write")["observed"].count("Mb/s") == 6, "all 6 rail pairs measured")
@@ -68,6 +90,18 @@ expect(set(p["phase"] for p in report["phases"]) >= {"discover", "plan", "apply"
 # The report reached the collector on the host (and the rerun's too).
 mine = [c for c in collected if c.get("node") == "lab-node01" and c.get("result") == "pass"]
 expect(len(mine) >= 1, "the collector holds lab-node01's report (%d reports)" % len(collected))
+
+# The image: the lab stand-in built by DKMS for the image's kernel, and the build tools it
+# needed gone again.
+with open(os.path.join(os.environ["LAB_IMAGE"], "manifest.json")) as f:
+    manifest = json.load(f)
+lab = [d for d in manifest["drivers"] if d["name"] == "railyard-lab-qos"]
+expect(lab and lab[0]["emulates"] == ["dcb"] and lab[0]["dkms"][0]["module"] == "railyard-lab-qos",
+       "the manifest records the lab stand-in and its DKMS module: %s" % lab)
+expect("dkms" in manifest["build_tools"]["removed"] and manifest["build_tools"]["kept"] == [],
+       "dkms and the headers left the image: %s" % manifest["build_tools"])
+expect(not any(p["name"] in ("dkms", "gcc-12") or p["name"].startswith("linux-headers-") for p in manifest["packages"]),
+       "no build tool is among the image's packages")
 
 # A second agent run in the same boot: passes, changes nothing.
 expect(status["rerun_exit"] == 0, "the second run exits 0: %s" % status["rerun_exit"])

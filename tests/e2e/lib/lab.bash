@@ -83,7 +83,8 @@ lab_collector() {
 }
 
 # lab_boot NAME [railyard qemu options...]: boots LAB_IMAGE as lab-node01 of the lab
-# inventory, its run kept in LAB_WORK/NAME; sets LAB_RUN and LAB_RC (railyard qemu's exit).
+# inventory (with LAB_IDENTITY=implied: with no inventory, the identity the recipe implies),
+# its run kept in LAB_WORK/NAME; sets LAB_RUN and LAB_RC (railyard qemu's exit).
 lab_boot() {
   local name=$1
   shift
@@ -92,11 +93,12 @@ lab_boot() {
   local limit=${LAB_TIMEOUT:-900}
   local collector=()
   [[ -n ${LAB_COLLECTOR:-} ]] && collector=(--collector "$LAB_COLLECTOR")
-  echo "e2e: railyard qemu $name: $*"
+  local identity=(--nodes "$SRC/recipes/inventories/qemu-lab.toml" --node lab-node01)
+  [[ ${LAB_IDENTITY:-inventory} == implied ]] && identity=()
+  echo "e2e: railyard qemu $name: ${identity[*]} $*"
   local start=$SECONDS
   LAB_RC=0
-  timeout --kill-after=30 $((limit + 120)) "$RAILYARD" qemu "$LAB_IMAGE" \
-    --nodes "$SRC/recipes/inventories/qemu-lab.toml" --node lab-node01 \
+  timeout --kill-after=30 $((limit + 120)) "$RAILYARD" qemu "$LAB_IMAGE" "${identity[@]}" \
     --run-dir "$LAB_RUN" --report-out "$LAB_RUN/report.json" --timeout "$limit" "${collector[@]}" "$@" \
     >"$LAB_RUN/qemu.out" 2>&1 || LAB_RC=$?
   cat "$LAB_RUN/qemu.out"
@@ -114,10 +116,10 @@ lab_expect_rc() {
 # rerun, target, topology (JSON or None), check(name) → the report's check, expect(cond,
 # what), files and rerun_files (path → text of the agent's files after the first and the
 # second run), collected (the reports the collector keeps: one per node and boot),
-# collector_log (its log: one line per POST) and journal_err (the agent's journal lines of
+# collector_log (its log: one line per POST), os.environ["LAB_IMAGE"] (the image) and journal_err (the agent's journal lines of
 # priority err and above, as `journalctl -p err -u railyard-firstboot -o cat` shows them).
 lab_assert() {
-  python3 - "$LAB_RUN" "${LAB_REPORTS:-}" 3<&0 <<'PY'
+  LAB_IMAGE=${LAB_IMAGE:-} python3 - "$LAB_RUN" "${LAB_REPORTS:-}" 3<&0 <<'PY'
 import glob, json, os, sys, tarfile
 run, reports_dir = sys.argv[1], sys.argv[2]
 def load(rel):

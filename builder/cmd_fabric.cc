@@ -1,0 +1,116 @@
+// `railyard fabric leaf-config --recipe R --nodes INVENTORY -o DIR`: the switch side of the
+// fabric from the recipe and inventory the hosts are configured from. One JSON file per leaf
+// (docs/leaf-config.schema.json) and index.json, written into a new directory that takes
+// DIR's place only when whole. Exit 0 written, 1 could not write, 2 bad input.
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "commands.h"
+#include "io/atomic_file.h"
+#include "io/log.h"
+#include "leaf_config.h"
+#include "node_inventory.h"
+#include "subcommand.h"
+#include "text.h"
+#include "toml_file.h"
+
+namespace railyard {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kLeafIndex = "index.json";
+
+struct LeafConfigOptions {
+  std::string recipe;
+  std::string nodes;
+  std::string out;
+};
+
+nlohmann::ordered_json index_json(const LeafPlan& plan, const Recipe& r) {
+  auto leaves = nlohmann::ordered_json::array();
+  for (const auto& l : plan.leaves)
+    leaves.push_back({{"leaf", l.name.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(l.name)},
+                      {"file", l.file},
+                      {"rails", l.rails},
+                      {"ports", l.ports.size()}});
+  return {{"schema", kLeafConfigSchema}, {"recipe", r.name}, {"leaves", leaves}};
+}
+
+Status write_leaves(const LeafPlan& plan, const Recipe& r, const std::string& out, std::vector<std::string>& notes) {
+  std::error_code ec;
+  if (fs::exists(out, ec) && !fs::is_empty(out, ec) && !fs::exists(fs::path(out) / kLeafIndex, ec))
+    return Status::fail(out + ": exists and holds no " + kLeafIndex + " of an earlier leaf-config; refusing to replace "
+                        "it. Choose another -o, or empty it first");
+  fs::path parent = fs::absolute(out, ec).parent_path();
+  fs::create_directories(parent, ec);
+  std::string tmp = (parent / ("." + fs::path(out).filename().string() + ".XXXXXX")).string();
+  if (!::mkdtemp(tmp.data())) return Status::fail(tmp + ": cannot create: " + std::strerror(errno));
+  Status s = success();
+  for (const auto& l : plan.leaves)
+    if (s.ok()) s = write_file_atomically(tmp + "/" + l.file, to_json(l, r).dump(2) + "\n");
+  if (s.ok()) s = write_file_atomically(tmp + "/" + kLeafIndex, index_json(plan, r).dump(2) + "\n");
+  if (s.ok()) s = replace_directory(tmp, out, notes);
+  if (!s.ok()) fs::remove_all(tmp, ec);
+  return s;
+}
+
+int run_leaf_config(const FileSource& files, const CommonOptions& common, const LeafConfigOptions& o) {
+  Diagnostics diags;
+  auto lr = load_recipe(files, o.recipe, common.recipe_options(), diags);
+  auto table = read_toml(files, o.nodes, diags);
+  std::optional<LoadedInventory> inv;
+  if (table) inv = load_node_inventory(files, o.nodes, *table, diags);
+  if (inv && inv->inventory.nodes.empty() && inv->complete) diags.error({o.nodes, 1, 1}, "no [[node]] tables: no leaf port to describe");
+  if (inv && lr) validate_inventory(*inv, &lr->recipe, diags);
+  if (!diags.empty() || !lr || !inv) {
+    for (const auto& d : diags.sorted()) logging::located(format(d));
+    return kExitBadInput;
+  }
+  LeafPlan plan = plan_leaves(lr->recipe, inv->inventory.nodes);
+  if (!plan.ok()) {
+    for (const auto& p : plan.problems) spdlog::error("{}", p);
+    return kExitBadInput;
+  }
+  std::vector<std::string> notes;
+  if (auto s = write_leaves(plan, lr->recipe, o.out, notes); !s.ok()) {
+    spdlog::error("{}", s.error());
+    return kExitFailed;
+  }
+  for (const auto& n : notes) spdlog::warn("{}", n);
+  for (const auto& l : plan.leaves) {
+    std::vector<std::string> rails;
+    for (int r : l.rails) rails.push_back(std::to_string(r));
+    std::cout << o.out << "/" << l.file << ": " << (l.name.empty() ? "(unnamed leaf)" : l.name) << ", rail "
+              << join(rails, ", ") << ", " << l.ports.size() << " port(s)\n";
+  }
+  if (lr->recipe.lldp.expect_system.empty())
+    spdlog::warn("{}: fabric.lldp.expect_system is empty: the leaves are named rail-N and the nodes check no leaf name",
+                 o.recipe);
+  return kExitOk;
+}
+
+const bool registered = register_subcommand(55, [](CLI::App& app) {
+  auto opt = std::make_shared<LeafConfigOptions>();
+  auto* sub = app.add_subcommand("fabric", "The switch side of the fabric, from the recipe and inventory");
+  sub->require_subcommand(1);
+  auto* leaf = sub->add_subcommand("leaf-config",
+                                   "Per leaf switch: PFC and its watchdog, ECN, DSCP map, CNP priority, VLANs, MTU and "
+                                   "each port's expected neighbour, as JSON");
+  leaf->add_option("--recipe", opt->recipe, "The SKU's recipe")->required();
+  leaf->add_option("--nodes", opt->nodes, "The node inventory (who is cabled to which port)")->required();
+  leaf->add_option("-o,--out", opt->out, "Output directory: one JSON file per leaf and index.json")->required();
+  return Subcommand{sub, [opt](const CommandContext& ctx) { return run_leaf_config(ctx.files, ctx.common, *opt); }};
+});
+
+}  // namespace
+
+}  // namespace railyard

@@ -1,0 +1,70 @@
+#include "lab_faults.h"
+
+#include <algorithm>
+
+#include "text.h"
+
+namespace railyard {
+
+namespace {
+
+std::optional<int> small_number(const std::string& s) {
+  if (s.empty() || s.size() > 2 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return std::stoi(s);
+}
+
+}  // namespace
+
+std::string lab_fault_help() {
+  return "link-down=R (rail R's NIC has no link), pause-storm=R (rail R's NIC receives pause frames at storm rate), "
+         "swap-rails=A,B (the cables of rails A and B cross at the leaf), leaf-pfc=P (the leaf advertises PFC on "
+         "priority P instead), no-lldp (the leaf sends no LLDP)";
+}
+
+Status add_lab_fault(const std::string& spec, int rails, LabFaults& f) {
+  auto eq = spec.find('=');
+  std::string name = spec.substr(0, eq), arg = eq == std::string::npos ? "" : spec.substr(eq + 1);
+  auto bad = [&](const std::string& why) { return Status::fail("--fault " + spec + ": " + why); };
+  auto rail = [&](const std::string& s) -> std::optional<int> {
+    auto r = small_number(s);
+    if (!r || *r >= rails) return std::nullopt;
+    return r;
+  };
+  std::string rails_allowed = "a rail 0–" + std::to_string(rails - 1);
+  if (name == "link-down" || name == "pause-storm") {
+    auto r = rail(arg);
+    if (!r) return bad("expected " + name + "=R, R " + rails_allowed);
+    auto& list = name == "link-down" ? f.links_down : f.pause_storms;
+    if (std::find(list.begin(), list.end(), *r) == list.end()) list.push_back(*r);
+    return success();
+  }
+  if (name == "swap-rails") {
+    auto parts = split(arg, ',');
+    std::optional<int> a = parts.size() == 2 ? rail(parts[0]) : std::nullopt, b = parts.size() == 2 ? rail(parts[1]) : std::nullopt;
+    if (!a || !b || *a == *b) return bad("expected swap-rails=A,B, two different rails 0–" + std::to_string(rails - 1));
+    if (f.swapped) return bad("only one pair of rails can be swapped");
+    f.swapped = std::pair{std::min(*a, *b), std::max(*a, *b)};
+    return success();
+  }
+  if (name == "leaf-pfc") {
+    auto p = small_number(arg);
+    if (!p || *p > 7) return bad("expected leaf-pfc=P, P a priority 0–7");
+    f.leaf_pfc = *p;
+    return success();
+  }
+  if (name == "no-lldp") {
+    if (!arg.empty()) return bad("no-lldp takes no argument");
+    f.no_lldp = true;
+    return success();
+  }
+  return Status::fail("--fault " + spec + ": unknown fault '" + name + "'; allowed: " + lab_fault_help());
+}
+
+int cabled_rail(const LabFaults& f, int port) {
+  if (f.swapped && port == f.swapped->first) return f.swapped->second;
+  if (f.swapped && port == f.swapped->second) return f.swapped->first;
+  return port;
+}
+
+}  // namespace railyard

@@ -1,0 +1,37 @@
+// The faults `railyard qemu --fault NAME[=ARG]` injects into a lab run, each one a way a
+// real rack goes wrong that the node's self-test must catch before it joins.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "outcome.h"
+
+namespace railyard {
+
+struct LabFaults {
+  std::vector<int> links_down;       // link-down=R: the rail's NIC has no link from power-on
+  std::vector<int> pause_storms;     // pause-storm=R: the rail's NIC receives pause frames at storm rate
+  std::optional<std::pair<int, int>> swapped;  // swap-rails=A,B: the cables of rails A and B cross at the leaf
+  std::optional<int> leaf_pfc;       // leaf-pfc=P: the leaf advertises PFC on priority P instead
+  bool no_lldp = false;              // no-lldp: the leaf sends no LLDP
+  bool any_leaf() const { return swapped || leaf_pfc || no_lldp; }
+};
+
+// The rate the lab's DCB stand-in counts received pauses at for pause-storm=R, far above any
+// sane selftest.pause_storm_pps.
+inline constexpr int kLabPauseStormPps = 20000;
+
+// The faults there are, one line each, for --help and errors.
+std::string lab_fault_help();
+
+// Adds one --fault value to `faults`; a bad name or argument says what is allowed. `rails`
+// bounds the rail numbers.
+Status add_lab_fault(const std::string& spec, int rails, LabFaults& faults);
+
+// The node rail the leaf's port `port` is cabled to (the identity, but for swap-rails).
+int cabled_rail(const LabFaults& faults, int port);
+
+}  // namespace railyard

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# `railyard fabric leaf-config` from the command line: the lab recipe and inventory give one
+# file per leaf, valid against docs/leaf-config.schema.json, and index.json; the directory is
+# replaced whole on a second run, never written over something else; bad input exits 2 with
+# FILE:LINE:COL.
+set -euo pipefail
+railyard=$1 src=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "fabric_cli: $*"; exit 1; }
+
+out=$tmp/leaves
+"$railyard" fabric leaf-config --recipe "$src/recipes/qemu-virt.toml" --nodes "$src/recipes/inventories/qemu-lab.toml" \
+  -o "$out" >"$tmp/stdout" 2>"$tmp/stderr" || { cat "$tmp/stderr"; fail "leaf-config failed"; }
+grep -qx "$out/leaf-r0.json: leaf-r0, rail 0, 2 port(s)" "$tmp/stdout" || { cat "$tmp/stdout"; fail "no summary line for leaf-r0"; }
+[[ $(ls "$out" | wc -l) -eq 5 ]] || fail "expected 4 leaves and index.json: $(ls "$out")"
+python3 - "$src/docs/leaf-config.schema.json" "$out" <<'PY'
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+index = json.load(open(sys.argv[2] + "/index.json"))
+assert [l["leaf"] for l in index["leaves"]] == ["leaf-r0", "leaf-r1", "leaf-r2", "leaf-r3"], index
+for l in index["leaves"]:
+    doc = json.load(open(sys.argv[2] + "/" + l["file"]))
+    jsonschema.validate(doc, schema)
+    assert doc["pfc"]["enable"] == "0x08" and doc["vlans"] == [100], doc
+    ports = {p["node"]: p for p in doc["ports"]}
+    assert ports["lab-node01"]["port"] == "swp1", ports
+    assert ports["lab-node01"]["node_address"] == "198.18.%d.11" % doc["rails"][0], ports
+PY
+
+# Again: the new directory takes the old one's place.
+echo stale >"$out/leaf-r9.json"
+"$railyard" fabric leaf-config --recipe "$src/recipes/qemu-virt.toml" --nodes "$src/recipes/inventories/qemu-lab.toml" \
+  -o "$out" >/dev/null 2>&1 || fail "a second run failed"
+[[ ! -e $out/leaf-r9.json ]] || fail "the old directory's files survived"
+
+# A directory that is not an earlier output is never replaced.
+mkdir "$tmp/other" && echo keep >"$tmp/other/notes.txt"
+if "$railyard" fabric leaf-config --recipe "$src/recipes/qemu-virt.toml" --nodes "$src/recipes/inventories/qemu-lab.toml" \
+  -o "$tmp/other" >/dev/null 2>"$tmp/refused"; then fail "replaced a directory it did not write"; fi
+grep -q "holds no index.json of an earlier leaf-config; refusing to replace it" "$tmp/refused" || { cat "$tmp/refused"; fail "no reason"; }
+[[ -f $tmp/other/notes.txt ]] || fail "the other directory lost its file"
+
+# Bad input: two nodes on one leaf port, a bad template.
+sed 's/^lldp_port = "swp1".*/lldp_port = "swp1"/' "$src/recipes/inventories/qemu-lab.toml" >"$tmp/nodes.toml"
+sed -i 's|^recipe = .*|recipe = "'"$src"'/recipes/qemu-virt.toml"|' "$tmp/nodes.toml"
+printf '\n[[node]]\nhostname = "lab-node02"\nmac = "52:54:00:00:00:03"\nrails = ["198.18.0.12", "198.18.1.12", "198.18.2.12", "198.18.3.12"]\nlldp_port = "swp1"\n' >>"$tmp/nodes.toml"
+rc=0
+"$railyard" fabric leaf-config --recipe "$src/recipes/qemu-virt.toml" --nodes "$tmp/nodes.toml" -o "$tmp/x" 2>"$tmp/err" || rc=$?
+[[ $rc -eq 2 ]] || fail "two nodes on one port: exit $rc, expected 2"
+grep -q "leaf-r0: port swp1 is expected by more than one node (lab-node02 among them)" "$tmp/err" || { cat "$tmp/err"; fail "no reason"; }
+sed -i 's/^lldp_port = "swp1"$/lldp_port = "swp {rail}"/' "$tmp/nodes.toml"
+rc=0
+"$railyard" fabric leaf-config --recipe "$src/recipes/qemu-virt.toml" --nodes "$tmp/nodes.toml" -o "$tmp/x" 2>"$tmp/err" || rc=$?
+[[ $rc -eq 2 ]] || fail "a bad template: exit $rc, expected 2"
+grep -q "nodes.toml:[0-9]*:[0-9]*: error: node\[0\].lldp_port: 'swp {rail}' holds a space" "$tmp/err" || { cat "$tmp/err"; fail "no FILE:LINE:COL"; }
+[[ ! -e $tmp/x ]] || fail "bad input wrote $tmp/x"
+echo "fabric_cli: ok"

@@ -1,0 +1,108 @@
+// The lab leaf and the faults of a lab run (builder/qemu/lab_leaf.cc, lab_faults.cc): lldpd's
+// configuration rendered from leaf-config's JSON, the files the leaf VM gets, the cabling.
+#include <doctest/doctest.h>
+
+#include "lldp.h"
+#include "qemu/lab_faults.h"
+#include "qemu/lab_identity.h"
+#include "qemu/lab_leaf.h"
+#include "recipe_loader.h"
+
+using namespace railyard;
+
+namespace {
+
+Recipe lab_recipe() {
+  Recipe r = default_recipe();
+  r.name = "lab";
+  r.fabric.vlan = 100;
+  r.fabric.mtu = 1500;
+  r.leaf.port_mtu = 9216;
+  r.lldp.expect_system = "leaf-r{rail}";
+  r.addressing.subnets = {"198.18.0.0/24", "198.18.1.0/24"};
+  NvmeofTarget t;
+  t.address = "198.18.0.100";
+  t.nqn = "nqn.2026-11.org.railyard.lab:target0";
+  r.nvmeof = {t};
+  return r;
+}
+
+NodeEntry lab_node() { return {"lab-node01", "52:54:00:00:00:01", {"198.18.0.11", "198.18.1.11"}, "", "swp1"}; }
+
+std::string file(const std::vector<LabLeafFile>& files, const std::string& path) {
+  for (const auto& f : files)
+    if (f.path == path) return f.content;
+  FAIL("no file " << path);
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("lab faults: each is parsed, bounded by the rails, and refused with what is allowed") {
+  LabFaults f;
+  CHECK(add_lab_fault("pause-storm=2", 4, f).ok());
+  CHECK(add_lab_fault("swap-rails=3,1", 4, f).ok());
+  CHECK(add_lab_fault("leaf-pfc=4", 4, f).ok());
+  CHECK(add_lab_fault("no-lldp", 4, f).ok());
+  CHECK(add_lab_fault("link-down=0", 4, f).ok());
+  CHECK(f.pause_storms == std::vector<int>{2});
+  CHECK(f.swapped == std::pair{1, 3});
+  CHECK(f.leaf_pfc == 4);
+  CHECK(f.no_lldp);
+  CHECK(f.links_down == std::vector<int>{0});
+  CHECK(cabled_rail(f, 1) == 3);
+  CHECK(cabled_rail(f, 3) == 1);
+  CHECK(cabled_rail(f, 2) == 2);
+
+  LabFaults g;
+  CHECK(add_lab_fault("pause-storm=4", 4, g).error() == "--fault pause-storm=4: expected pause-storm=R, R a rail 0–3");
+  CHECK(add_lab_fault("swap-rails=1,1", 4, g).error() ==
+        "--fault swap-rails=1,1: expected swap-rails=A,B, two different rails 0–3");
+  CHECK(add_lab_fault("leaf-pfc=8", 4, g).error() == "--fault leaf-pfc=8: expected leaf-pfc=P, P a priority 0–7");
+  CHECK(add_lab_fault("no-lldp=1", 4, g).error() == "--fault no-lldp=1: no-lldp takes no argument");
+  CHECK(add_lab_fault("melt", 4, g).error().starts_with("--fault melt: unknown fault 'melt'; allowed: link-down=R"));
+}
+
+TEST_CASE("the lab leaf: leaf-config's JSON per leaf, an lldpd configuration per port, the ports by MAC") {
+  auto files = lab_leaf_files(lab_recipe(), lab_node(), {"52:54:00:30:00:fe", "52:54:00:31:00:fe"}, {});
+  REQUIRE(files.ok());
+  CHECK(file(*files, "etc/railyard/lab-leaf/ports") ==
+        "52:54:00:30:00:fe 0 leaf-r0-port0\n52:54:00:31:00:fe 1 leaf-r1-port1\n");
+  auto doc = nlohmann::json::parse(file(*files, "etc/railyard/lab-leaf/leaf-config/leaf-r1.json"));
+  CHECK(doc["leaf"] == "leaf-r1");
+  CHECK(doc["ports"][0]["port"] == "swp1");
+  std::string conf = file(*files, "etc/railyard/lab-leaf/leaf-r1-port1.conf");
+  CAPTURE(conf);
+  CHECK(conf.find("configure system hostname \"leaf-r1\"\n") != std::string::npos);
+  CHECK(conf.find("configure ports @IFNAME@ lldp portidsubtype local \"swp1\" description \"to lab-node01 rail 1\"\n") !=
+        std::string::npos);
+  // PFC: not willing, capability 8; priority 3 (0x08). Frame size 9216 (0x2400). VLAN 100
+  // named rail1.
+  CHECK(conf.find("oui 00,80,c2 subtype 11 oui-info 08,08\n") != std::string::npos);
+  CHECK(conf.find("oui 00,12,0f subtype 4 oui-info 24,00\n") != std::string::npos);
+  CHECK(conf.find("oui 00,80,c2 subtype 3 oui-info 00,64,05,72,61,69,6c,31\n") != std::string::npos);
+}
+
+TEST_CASE("the lab leaf: leaf-pfc advertises another priority, no-lldp starts no lldpd") {
+  LabFaults f;
+  f.leaf_pfc = 4;
+  auto files = lab_leaf_files(lab_recipe(), lab_node(), {"52:54:00:30:00:fe", "52:54:00:31:00:fe"}, f);
+  REQUIRE(files.ok());
+  CHECK(file(*files, "etc/railyard/lab-leaf/leaf-r0-port0.conf").find("subtype 11 oui-info 08,10\n") != std::string::npos);
+  LabFaults quiet;
+  quiet.no_lldp = true;
+  auto none = lab_leaf_files(lab_recipe(), lab_node(), {"52:54:00:30:00:fe", "52:54:00:31:00:fe"}, quiet);
+  REQUIRE(none.ok());
+  CHECK(file(*none, "etc/railyard/lab-leaf/ports") == "52:54:00:30:00:fe 0 -\n52:54:00:31:00:fe 1 -\n");
+  for (const auto& f2 : *none) CHECK_FALSE(f2.path.ends_with(".conf"));
+}
+
+TEST_CASE("a lab VM without an inventory: the addresses the recipe implies") {
+  Recipe r = lab_recipe();
+  NodeEntry node = implied_identity(r, "railyard-lab", "52:54:00:00:00:01", LabRole::node);
+  CHECK(node.rails == std::vector<std::string>{"198.18.0.11", "198.18.1.11"});
+  NodeEntry target = implied_identity(r, "railyard-target", "52:54:00:00:00:FE", LabRole::storage_target);
+  CHECK(target.rails == std::vector<std::string>{"198.18.0.100", "198.18.1.100"});
+  CHECK(target.mac == "52:54:00:00:00:fe");
+  CHECK(leaf_port_macs("52:54:00:00:00:fe", 2) == std::vector<std::string>{"52:54:00:30:00:fe", "52:54:00:31:00:fe"});
+}

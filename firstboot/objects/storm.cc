@@ -96,7 +96,8 @@ void verify_pause_storm(const VerifyContext& ctx, const RailPlan& rail, CheckRes
   else
     checks::fail(r, obs, tx_pps >= st.pause_storm_pps
                              ? "this NIC is sending a pause storm: a stuck receive queue; it will freeze the switch port"
-                             : "the switch pauses this NIC continuously: congestion or a storm elsewhere in the fabric");
+                             : "the switch pauses this NIC continuously: a peer stuck sending pauses, or congestion "
+                               "spreading through the fabric");
 }
 
 }  // namespace railyard

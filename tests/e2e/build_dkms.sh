@@ -11,7 +11,7 @@ lab_image "$SRC/recipes/qemu-virt.toml"  # the base this build reuses
 mkdir -p "$LAB_WORK/r/drivers"
 cp -r "$SRC"/drivers/. "$LAB_WORK/r/drivers/"
 cp "$SRC/tests/e2e/drivers/v4l2loopback-test.toml" "$LAB_WORK/r/drivers/"
-sed 's/^drivers = \["debian12-inbox"\]$/drivers = ["debian12-inbox", "v4l2loopback-test"]/' \
+sed 's/^drivers = \["debian12-inbox", "railyard-lab-qos"\]$/drivers = ["debian12-inbox", "railyard-lab-qos", "v4l2loopback-test"]/' \
   "$SRC/recipes/qemu-virt.toml" >"$LAB_WORK/r/qemu-virt.toml"
 grep -q '"v4l2loopback-test"' "$LAB_WORK/r/qemu-virt.toml" || lab_fail "could not add the DKMS bundle to the recipe"
 out=$LAB_WORK/out

@@ -53,10 +53,11 @@ Outcome<BuildTools> remove_build_tools(StageContext& ctx, const std::set<std::st
   Command c = in_image(ctx.root, purge, "purge the DKMS build tools");
   c.env["DEBIAN_FRONTEND"] = "noninteractive";
   if (auto s = ctx.runner.run(c); !s.ok()) return Result::fail(s.error());
-  // DKMS's state (its build trees, make logs, the signing key it made) and the sources of
+  // DKMS's state (its build trees, make logs) and settings, and the sources of
   // source bundles serve nothing once dkms is gone; the modules stay in /lib/modules.
   std::error_code ec;
   std::filesystem::remove_all(ctx.root + "/var/lib/dkms", ec);
+  std::filesystem::remove_all(ctx.root + "/etc/dkms", ec);  // what dpkg left: railyard's own settings
   for (const auto& lm : ctx.recipe.drivers)
     if (lm.manifest.kind == DriverKind::source && !lm.manifest.dkms.empty())
       std::filesystem::remove_all(ctx.root + "/usr/src/" + lm.manifest.dkms.front() + "-" + lm.manifest.version, ec);

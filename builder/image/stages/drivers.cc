@@ -184,6 +184,15 @@ Status install_source_module(StageContext& ctx, const DriverManifest& m, const s
   return success();
 }
 
+// DKMS signs what it builds with a key it makes when there is none: a new key at every build
+// (no image would be reproducible) left in every node's image. Kernels that enforce module
+// signatures need the operator's enrolled key anyway, so the build signs nothing.
+constexpr const char* kDkmsNoSigning = "/etc/dkms/framework.conf.d/railyard-no-signing.conf";
+constexpr const char* kDkmsNoSigningText =
+    "# Written by railyard build: DKMS signs no module in this image. Its own key would be made on the\n"
+    "# build host, anew at every build, and shipped to every node; enforce signatures with your own key.\n"
+    "sign_file=/nonexistent/railyard-signs-no-module\n";
+
 // DKMS modules are built for the image's kernel, named explicitly: in a chroot `uname -r`
 // is the build host's, which is what dkms' package scripts would otherwise build for. The
 // tools are installed once per stage; `added` collects what they brought in.
@@ -199,6 +208,7 @@ Outcome<std::vector<ManifestDkms>> build_dkms(StageContext& ctx, const DriverMan
     if (!after.ok()) return Result::fail(after.error());
     added.emplace();
     std::set_difference(after->begin(), after->end(), before->begin(), before->end(), std::inserter(*added, added->end()));
+    if (auto s = write_file_atomically(ctx.root + kDkmsNoSigning, kDkmsNoSigningText); !s.ok()) return Result::fail(s.error());
   }
   if (m.kind == DriverKind::source) {
     if (auto s = install_source_module(ctx, m, kver); !s.ok()) return Result::fail(s.error());

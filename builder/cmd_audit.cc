@@ -17,7 +17,8 @@ namespace railyard {
 namespace {
 
 // {"dir", "clean", "artifacts", "entries", "findings": [{"artifact", "path", "problem", "why"}],
-// "lab_stand_ins": [{"name", "version", "emulates", "files"}]}; path is null for a finding on
+// "lab_stand_ins": [{"name", "version", "emulates", "files"}], "join_units": [unit names
+// checked for the join gate]}; path is null for a finding on
 // the artifact itself, why null when the problem says it all.
 nlohmann::json audit_json(const std::string& dir, const AuditResult& r) {
   nlohmann::json findings = nlohmann::json::array();
@@ -30,7 +31,8 @@ nlohmann::json audit_json(const std::string& dir, const AuditResult& r) {
   for (const auto& l : r.lab_stand_ins)
     lab.push_back({{"name", l.name}, {"version", l.version}, {"emulates", l.emulates}, {"files", l.files}});
   return {{"dir", dir},         {"clean", r.findings.empty()}, {"artifacts", r.artifacts},
-          {"entries", r.entries}, {"findings", findings},        {"lab_stand_ins", lab}};
+          {"entries", r.entries}, {"findings", findings},        {"lab_stand_ins", lab},
+          {"join_units", r.join_units}};
 }
 
 int run_audit(const std::string& dir, bool json) {
@@ -51,6 +53,9 @@ int run_audit(const std::string& dir, bool json) {
                  dir, l.name, l.version, join(l.emulates, ", "), l.files.empty() ? "" : "; " + join(l.files, ", "));
   std::string summary = std::to_string(result->artifacts) + " artifacts, " + std::to_string(result->entries) +
                         " root filesystem entries";
+  if (!result->join_units.empty())
+    summary += ", join unit" + std::string(result->join_units.size() == 1 ? " " : "s ") + join(result->join_units, ", ") +
+               " checked for the gate";
   if (result->findings.empty()) {
     spdlog::info("{}: clean ({})", dir, summary);
     return kExitOk;

@@ -23,6 +23,9 @@ const std::vector<HygieneRule>& hygiene_rules() {
       {"/var/log", A::remove_files_below, "logs of the build, with its timestamps"},
       {"/var/lib/dkms/mok.key", A::remove,
        "the private key DKMS made on the build host to sign the modules it built: every node would hold it"},
+      {"/etc/munge/munge.key", A::remove,
+       "the cluster's munge key (munge makes one when installed): whoever holds it can act as any user of the "
+       "cluster; it is delivered per cluster, never in a shared image"},
       {"/root/.bash_history", A::remove, "commands run while building"},
       {"/tmp/*", A::remove, "leftovers of the build"},
       {"/var/tmp/*", A::remove, "leftovers of the build"},

@@ -147,8 +147,11 @@ struct JoinSpec {
   std::string ca_file;
   std::string token_file;
   int report_retries = 3;
-  std::vector<std::string> units;
+  std::vector<std::string> units;  // gated in the image (core/join_gate.h)
+  int unit_wait_s = 60;
   std::string on_fail;
+  std::string textfile_dir = "/var/lib/prometheus/node-exporter";  // "": none written
+  std::string nfd_features = "/etc/kubernetes/node-feature-discovery/features.d/railyard";  // "": none written
 };
 
 struct Recipe {

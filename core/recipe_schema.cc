@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "join_gate.h"
 #include "net.h"
 #include "text.h"
 #include "recipe.h"
@@ -57,14 +58,6 @@ std::optional<std::string> check_rail_ref(const std::string& s) {
   return std::nullopt;
 }
 
-std::optional<std::string> check_unit(const std::string& s) {
-  static const char* suffixes[] = {".service", ".target", ".mount", ".socket", ".timer"};
-  for (auto* suf : suffixes) {
-    std::string x(suf);
-    if (s.size() > x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0) return std::nullopt;
-  }
-  return "'" + s + "' is not a systemd unit name; expected a name ending in .service, .target, .mount, .socket or .timer";
-}
 
 std::optional<std::string> check_abs_path(const std::string& s) { return check_plain_path(s); }
 
@@ -320,9 +313,27 @@ schema::Schema<Recipe> build() {
       .string("token_file", &JoinSpec::token_file, "", "File on the node holding a bearer token for the report URL.",
               check_abs_path, "a plain absolute path")
       .integer("report_retries", &JoinSpec::report_retries, 3, 0, 10, "Retries (with backoff) of the report POST.")
-      .strings("units", &JoinSpec::units, {}, "systemd units started when every required check passes.", check_unit,
-               "unit names")
-      .string("on_fail", &JoinSpec::on_fail, "", "Command run when the self-test fails (e.g. a Slurm drain).");
+      .strings("units", &JoinSpec::units, {},
+               "systemd units started when every required check passes. The build gives each a drop-in that "
+               "keeps it from starting without the agent's pass (ConditionPathExists=/run/railyard/joined), "
+               "whether or not its package enabled it, and fails when a unit is in no package or overlay of the "
+               "image.",
+               check_join_unit_name, "systemd unit names (letters, digits, \":-_.\\@\", a unit type suffix)")
+      .integer("unit_wait_s", &JoinSpec::unit_wait_s, 60, 1, 3600,
+               "How long the agent waits, after a pass, for every join unit to become active; one that is not "
+               "active by then (or that failed, or was skipped) fails the join.")
+      .string("on_fail", &JoinSpec::on_fail, "",
+              "Command run through /bin/sh -c when the self-test fails, with RAILYARD_FAILED_CHECKS (the failing "
+              "checks, comma-separated), RAILYARD_DRAIN_REASON (\"railyard: \" and the first of them), "
+              "RAILYARD_NODE and RAILYARD_REPORT in its environment.")
+      .string("textfile_dir", &JoinSpec::textfile_dir, "/var/lib/prometheus/node-exporter",
+              "Where the node_exporter textfile collector reads (Debian's prometheus-node-exporter: "
+              "/var/lib/prometheus/node-exporter); railyard.prom is written there. Empty: none.",
+              [](const std::string& v) { return v.empty() ? std::nullopt : check_abs_path(v); }, "a plain absolute path, or """)
+      .string("nfd_features", &JoinSpec::nfd_features, "/etc/kubernetes/node-feature-discovery/features.d/railyard",
+              "node-feature-discovery's local feature file for this node (the result, the rails, their RDMA "
+              "devices). Empty: none.",
+              [](const std::string& v) { return v.empty() ? std::nullopt : check_abs_path(v); }, "a plain absolute path, or """);
   return s;
 }
 

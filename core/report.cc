@@ -1,8 +1,11 @@
 #include "report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <iomanip>
 #include <sstream>
+
+#include "text.h"
 
 namespace railyard {
 
@@ -20,6 +23,30 @@ int Report::failed_count() const {
   for (const auto& c : checks)
     if (c.failing()) ++n;
   return n;
+}
+
+std::vector<std::string> failing_checks(const Report& r) {
+  std::vector<std::string> out;
+  if (!r.problems.empty()) out.push_back("plan");
+  for (const auto& c : r.checks)
+    if (c.failing() && std::find(out.begin(), out.end(), c.name()) == out.end()) out.push_back(c.name());
+  return out;
+}
+
+std::string drain_reason(const Report& r) {
+  std::vector<std::string> names = failing_checks(r);
+  std::string out = "railyard:";
+  std::size_t shown = 0;
+  for (; shown < names.size(); ++shown) {
+    std::string more = shown + 1 < names.size() ? " (+" + std::to_string(names.size() - shown - 1) + " more)" : "";
+    std::string next = out + (shown ? ", " : " ") + names[shown];
+    // Room for this name and, when others follow, for saying how many.
+    if (next.size() + more.size() > kDrainReasonLimit && shown > 0) break;
+    out = next;
+  }
+  if (shown < names.size()) out += " (+" + std::to_string(names.size() - shown) + " more)";
+  if (names.empty()) out += " self-test failed";
+  return out.substr(0, kDrainReasonLimit);
 }
 
 std::uint8_t worst_rank(CheckStatus s) {
@@ -84,7 +111,8 @@ ordered_json to_json(const Report& r) {
           {"changes", r.changes},
           {"plan", r.plan},
           {"inventory", r.inventory},
-          {"lldp", r.lldp}};
+          {"lldp", r.lldp},
+          {"join", r.join}};
 }
 
 std::string result_marker(const Report& r) {
@@ -128,20 +156,76 @@ std::string prometheus_text(const Report& r) {
     }
     return out;
   };
+  auto metric = [](std::ostringstream& out, const char* name, const char* help) {
+    out << "# HELP " << name << " " << help << "\n# TYPE " << name << " gauge\n";
+  };
   std::ostringstream out;
-  out << "# HELP railyard_selftest_pass 1 when every required first-boot check passed.\n"
-      << "# TYPE railyard_selftest_pass gauge\n"
-      << "railyard_selftest_pass{node=\"" << label(r.node) << "\",recipe=\"" << label(r.recipe) << "\"} "
-      << (r.passed() ? 1 : 0) << "\n"
-      << "# HELP railyard_selftest_check Status of each first-boot check (1 for the status it has).\n"
-      << "# TYPE railyard_selftest_check gauge\n";
+  metric(out, "railyard_info", "The railyard that ran the first boot, and the node's kernel, drivers and recipe.");
+  std::string drivers;
+  for (const auto& d : r.host.drivers) drivers += (drivers.empty() ? "" : ",") + d;
+  out << "railyard_info{version=\"" << label(r.railyard_version) << "\",kernel=\"" << label(r.host.kernel)
+      << "\",drivers=\"" << label(drivers) << "\",recipe=\"" << label(r.recipe) << "\"} 1\n";
+  if (auto t = parse_rfc3339(r.started_at)) {
+    metric(out, "railyard_report_timestamp_seconds", "When the first-boot run this report is of started.");
+    out << "railyard_report_timestamp_seconds " << *t << "\n";
+  }
+  metric(out, "railyard_selftest_pass", "1 when every required first-boot check passed.");
+  out << "railyard_selftest_pass{node=\"" << label(r.node) << "\",recipe=\"" << label(r.recipe) << "\"} "
+      << (r.passed() ? 1 : 0) << "\n";
+  metric(out, "railyard_selftest_check", "Status of each first-boot check (1 for the status it has).");
   for (const auto& c : r.checks)
-    out << "railyard_selftest_check{check=\"" << label(c.name()) << "\",status=\"" << to_string(c.status) << "\"} 1\n";
-  out << "# HELP railyard_phase_seconds Duration of each first-boot phase.\n"
-      << "# TYPE railyard_phase_seconds gauge\n";
+    out << "railyard_selftest_check{check=\"" << label(c.name()) << "\",status=\"" << to_string(c.status)
+        << "\",required=\"" << (c.required ? "true" : "false") << "\"} 1\n";
+  if (r.join.is_object()) {
+    if (r.join.contains("joined") && r.join["joined"].is_boolean()) {
+      metric(out, "railyard_joined", "1 when the node joined: the self-test passed and every join unit is active.");
+      out << "railyard_joined " << (r.join["joined"].get<bool>() ? 1 : 0) << "\n";
+    }
+    if (r.join.contains("posted") && r.join["posted"].is_boolean()) {
+      metric(out, "railyard_report_posted", "1 when the report reached the recipe's report URL, 0 when every attempt failed.");
+      out << "railyard_report_posted " << (r.join["posted"].get<bool>() ? 1 : 0) << "\n";
+    }
+  }
+  metric(out, "railyard_phase_seconds", "Duration of each first-boot phase.");
   for (const auto& p : r.phases)
     out << "railyard_phase_seconds{phase=\"" << label(p.phase) << "\"} " << std::fixed << std::setprecision(3)
         << p.ms / 1000.0 << "\n";
+  return out.str();
+}
+
+namespace {
+
+// A Kubernetes label value: at most 63 of [A-Za-z0-9._-], beginning and ending with a letter
+// or digit; anything else becomes '_'.
+std::string label_value(const std::string& s) {
+  std::string out;
+  for (char c : s.substr(0, 63)) out += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' ? c : '_';
+  while (!out.empty() && !std::isalnum(static_cast<unsigned char>(out.front()))) out.erase(out.begin());
+  while (!out.empty() && !std::isalnum(static_cast<unsigned char>(out.back()))) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::string nfd_features_text(const Report& r) {
+  std::ostringstream out;
+  out << "# railyard-firstboot's self-test, for node-feature-discovery's local source (labels\n"
+         "# feature.node.kubernetes.io/NAME); rewritten at every run.\n";
+  out << "railyard-selftest=" << (r.passed() ? "pass" : "fail") << "\n";
+  bool joined = r.join.is_object() && r.join.contains("joined") && r.join["joined"].is_boolean() && r.join["joined"].get<bool>();
+  out << "railyard-joined=" << (joined ? "true" : "false") << "\n";
+  if (!r.recipe.empty()) out << "railyard-recipe=" << label_value(r.recipe) << "\n";
+  std::size_t rails = 0;
+  std::vector<std::pair<std::size_t, std::string>> devices;  // rail, its RDMA device
+  if (r.plan.is_object() && r.plan.contains("rails") && r.plan["rails"].is_array())
+    for (const auto& rail : r.plan["rails"]) {
+      if (rail.is_object() && rail.contains("rdma_device") && rail["rdma_device"].is_string())
+        if (std::string d = label_value(rail["rdma_device"].get<std::string>()); !d.empty()) devices.emplace_back(rails, d);
+      ++rails;
+    }
+  out << "railyard-rails=" << rails << "\n";
+  out << "railyard-rdma-devices=" << devices.size() << "\n";
+  for (const auto& [rail, device] : devices) out << "railyard-rail-" << rail << "-rdma=" << device << "\n";
   return out.str();
 }
 

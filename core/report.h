@@ -63,10 +63,21 @@ struct Report {
   // The rails' LLDP neighbours as heard, per rail (firstboot/checks/lldp.h); null when
   // nothing listened.
   nlohmann::ordered_json lldp = nullptr;
+  // What joining did (firstboot/join/join.h): the gate, each join unit's state, the on-fail
+  // command, the report's POST attempts; null until the agent has joined or refused to.
+  nlohmann::ordered_json join = nullptr;
 
   bool passed() const;
   int failed_count() const;
 };
+
+// The checks that count against the node, by name, in report order ("plan" first when the
+// plan had problems): what a failing node's on-fail command and drain reason name.
+std::vector<std::string> failing_checks(const Report& r);
+// "railyard: rail.1.mtu, rail.2.link (+3 more)": the prefix railyard's own drains carry (so
+// that only those are resumed) and the first failing checks, within kDrainReasonLimit bytes.
+inline constexpr std::size_t kDrainReasonLimit = 128;
+std::string drain_reason(const Report& r);
 
 std::string to_string(CheckStatus s);
 // 1 pass, 2 warn, 3 skip, 4 unsupported, 5 fail: how bad a status is. A node's standing on a
@@ -80,7 +91,14 @@ nlohmann::ordered_json to_json(const Report& r);
 std::string result_marker(const Report& r);
 // For people: failures first with expected vs observed, then the rest, then timings.
 std::string summary_text(const Report& r);
-// node_exporter textfile collector format.
+// node_exporter textfile collector format: railyard_info (version, kernel, drivers, recipe
+// as labels), the report's time, the result, one series per check with its status and
+// whether it is required, joined and report-posted (from the report's join record, when it
+// has one), and the phases.
 std::string prometheus_text(const Report& r);
+// node-feature-discovery's local feature file (features.d): the result, joined, the rails and
+// their RDMA devices and the recipe, as `name=value` lines whose values are Kubernetes label
+// values (other characters become '_', 63 at most).
+std::string nfd_features_text(const Report& r);
 
 }  // namespace railyard

@@ -179,7 +179,7 @@ TEST_CASE("to_json: host and inventory, added within schema 1 after the contract
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
   CHECK(keys == std::vector<std::string>{"schema", "node", "recipe", "result", "railyard_version", "started_at", "host",
-                                         "problems", "checks", "phases", "changes", "plan", "inventory", "lldp"});
+                                         "problems", "checks", "phases", "changes", "plan", "inventory", "lldp", "join"});
 }
 
 TEST_CASE("to_json: result is fail on a failing check or a planning problem") {
@@ -266,26 +266,53 @@ TEST_CASE("summary_text: a status longer than the column is still separated from
 // The node_exporter textfile
 
 TEST_CASE("prometheus_text: the exact textfile of a small report") {
-  Report r = report_of({check("rail.0.mtu", CheckStatus::pass), check("rail.0.pfc", CheckStatus::fail)});
+  Report r = report_of({check("rail.0.mtu", CheckStatus::pass), check("rail.0.pfc", CheckStatus::fail),
+                        check("rail.0.ecn", CheckStatus::warn, false)});
+  r.host.kernel = "6.8.0-49-generic";
+  r.host.drivers = {"doca-ofed-2.10.0", "cuda-13.0"};
   r.phases = {{"verify", 1500}, {"join", 12.3456}};
+  r.join = {{"gate", "/run/railyard/joined"}, {"joined", false}, {"posted", true}};
   CHECK(prometheus_text(r) ==
+        "# HELP railyard_info The railyard that ran the first boot, and the node's kernel, drivers and recipe.\n"
+        "# TYPE railyard_info gauge\n"
+        "railyard_info{version=\"0.1.0\",kernel=\"6.8.0-49-generic\",drivers=\"doca-ofed-2.10.0,cuda-13.0\","
+        "recipe=\"hgx\"} 1\n"
+        "# HELP railyard_report_timestamp_seconds When the first-boot run this report is of started.\n"
+        "# TYPE railyard_report_timestamp_seconds gauge\n"
+        "railyard_report_timestamp_seconds 1714557600\n"
         "# HELP railyard_selftest_pass 1 when every required first-boot check passed.\n"
         "# TYPE railyard_selftest_pass gauge\n"
         "railyard_selftest_pass{node=\"gpu-a01\",recipe=\"hgx\"} 0\n"
         "# HELP railyard_selftest_check Status of each first-boot check (1 for the status it has).\n"
         "# TYPE railyard_selftest_check gauge\n"
-        "railyard_selftest_check{check=\"rail.0.mtu\",status=\"pass\"} 1\n"
-        "railyard_selftest_check{check=\"rail.0.pfc\",status=\"fail\"} 1\n"
+        "railyard_selftest_check{check=\"rail.0.mtu\",status=\"pass\",required=\"true\"} 1\n"
+        "railyard_selftest_check{check=\"rail.0.pfc\",status=\"fail\",required=\"true\"} 1\n"
+        "railyard_selftest_check{check=\"rail.0.ecn\",status=\"warn\",required=\"false\"} 1\n"
+        "# HELP railyard_joined 1 when the node joined: the self-test passed and every join unit is active.\n"
+        "# TYPE railyard_joined gauge\n"
+        "railyard_joined 0\n"
+        "# HELP railyard_report_posted 1 when the report reached the recipe's report URL, 0 when every attempt failed.\n"
+        "# TYPE railyard_report_posted gauge\n"
+        "railyard_report_posted 1\n"
         "# HELP railyard_phase_seconds Duration of each first-boot phase.\n"
         "# TYPE railyard_phase_seconds gauge\n"
         "railyard_phase_seconds{phase=\"verify\"} 1.500\n"
         "railyard_phase_seconds{phase=\"join\"} 0.012\n");
 }
 
+TEST_CASE("prometheus_text: no join record yet (the copy before joining), no joined or posted series") {
+  std::string s = prometheus_text(report_of({check("a", CheckStatus::pass)}));
+  CHECK(s.find("railyard_joined") == std::string::npos);
+  CHECK(s.find("railyard_report_posted") == std::string::npos);
+  Report r = report_of({});
+  r.started_at = "not a time";
+  CHECK(prometheus_text(r).find("railyard_report_timestamp_seconds") == std::string::npos);
+}
+
 TEST_CASE("prometheus_text: railyard_selftest_pass is 1 on a passing node") {
   std::string s = prometheus_text(report_of({check("a", CheckStatus::pass), check("b", CheckStatus::warn, false)}));
   CHECK(s.find("railyard_selftest_pass{node=\"gpu-a01\",recipe=\"hgx\"} 1\n") != std::string::npos);
-  CHECK(s.find("railyard_selftest_check{check=\"b\",status=\"warn\"} 1\n") != std::string::npos);
+  CHECK(s.find("railyard_selftest_check{check=\"b\",status=\"warn\",required=\"false\"} 1\n") != std::string::npos);
 }
 
 TEST_CASE("prometheus_text: label values escape backslashes, quotes and newlines") {
@@ -296,7 +323,8 @@ TEST_CASE("prometheus_text: label values escape backslashes, quotes and newlines
   std::string s = prometheus_text(r);
   CAPTURE(s);
   CHECK(s.find("railyard_selftest_pass{node=\"n\\\"1\\\\\",recipe=\"line\\nbreak\"} 1\n") != std::string::npos);
-  CHECK(s.find("railyard_selftest_check{check=\"odd \\\"name\\\"\\\\x\\ny\",status=\"skip\"} 1\n") != std::string::npos);
+  CHECK(s.find("railyard_selftest_check{check=\"odd \\\"name\\\"\\\\x\\ny\",status=\"skip\",required=\"true\"} 1\n") !=
+        std::string::npos);
   CHECK(s.find("railyard_phase_seconds{phase=\"ph\\\"ase\"} 0.000\n") != std::string::npos);
   // No raw newline inside any sample line: every line is a comment or a whole sample.
   std::size_t start = 0;
@@ -320,4 +348,55 @@ TEST_CASE("prometheus_text: no checks and no phases still give every HELP and TY
   }
   CHECK(s.find("railyard_selftest_check{") == std::string::npos);
   CHECK(s.find("railyard_phase_seconds{") == std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a failing node's on-fail command and drain are given
+
+TEST_CASE("failing_checks: the checks counting against the node, plan first, each once") {
+  Report r = report_of({check("rail.0.mtu", CheckStatus::pass), check("rail.1.link", CheckStatus::fail),
+                        check("rail.1.pfc", CheckStatus::unsupported, true), check("rail.1.ecn", CheckStatus::unsupported, false),
+                        check("rail.1.link", CheckStatus::fail)});
+  CHECK(failing_checks(r) == std::vector<std::string>{"rail.1.link", "rail.1.pfc"});
+  r.problems = {"no RDMA NIC"};
+  CHECK(failing_checks(r) == std::vector<std::string>{"plan", "rail.1.link", "rail.1.pfc"});
+  CHECK(drain_reason(r) == "railyard: plan, rail.1.link, rail.1.pfc");
+}
+
+TEST_CASE("drain_reason: the railyard: prefix and as many checks as fit in 128 bytes, then how many more") {
+  std::vector<CheckResult> checks;
+  for (int i = 0; i < 16; ++i) checks.push_back(check("rail." + std::to_string(i) + ".link", CheckStatus::fail));
+  std::string reason = drain_reason(report_of(checks));
+  CAPTURE(reason);
+  CHECK(reason.size() <= kDrainReasonLimit);
+  CHECK(reason.rfind("railyard: rail.0.link, rail.1.link, ", 0) == 0);
+  CHECK(reason.ends_with(" more)"));
+  // Every check named or counted.
+  std::size_t named = 0;
+  for (std::size_t at = reason.find(".link"); at != std::string::npos; at = reason.find(".link", at + 1)) ++named;
+  std::size_t more = std::stoul(reason.substr(reason.rfind("(+") + 2));
+  CHECK(named + more == 16);
+  CHECK(drain_reason(report_of({})) == "railyard: self-test failed");
+  CHECK(drain_reason(report_of({check("rail.0.mtu", CheckStatus::fail)})) == "railyard: rail.0.mtu");
+}
+
+TEST_CASE("nfd_features_text: the result, joined, the recipe, the rails and their RDMA devices as label values") {
+  Report r = report_of({check("rail.0.mtu", CheckStatus::pass)});
+  r.recipe = "hgx h100/8x400g";  // not a label value as it is
+  r.plan = nlohmann::ordered_json::parse(R"({"rails": [{"rdma_device": "mlx5_0"}, {"rdma_device": "mlx5_1"}, {}]})");
+  r.join = {{"joined", true}};
+  CHECK(nfd_features_text(r) ==
+        "# railyard-firstboot's self-test, for node-feature-discovery's local source (labels\n"
+        "# feature.node.kubernetes.io/NAME); rewritten at every run.\n"
+        "railyard-selftest=pass\n"
+        "railyard-joined=true\n"
+        "railyard-recipe=hgx_h100_8x400g\n"
+        "railyard-rails=3\n"
+        "railyard-rdma-devices=2\n"
+        "railyard-rail-0-rdma=mlx5_0\n"
+        "railyard-rail-1-rdma=mlx5_1\n");
+  Report bare = report_of({check("x", CheckStatus::fail)});
+  std::string s = nfd_features_text(bare);
+  CHECK(s.find("railyard-selftest=fail\nrailyard-joined=false\n") != std::string::npos);
+  CHECK(s.find("railyard-rails=0\n") != std::string::npos);
 }

@@ -11,6 +11,9 @@
 
 #include "image/image_manifest.h"
 #include "image/openssl_hasher.h"
+#include "join_gates.h"
+#include "recipe_loader.h"
+#include "rootfs_file.h"
 #include "rootfs_rules.h"
 #include "text.h"
 
@@ -21,6 +24,25 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::size_t kAccountsLimit = 1 << 20;  // /etc/passwd larger than this is no passwd
+constexpr std::size_t kDropinLimit = 64 << 10;   // a unit drop-in larger than this is read as empty
+constexpr std::size_t kRecipeLimit = 1 << 20;
+
+// What the audit keeps of the root filesystem beyond the rules' entries.
+struct RootfsRead {
+  std::vector<std::string> lab_modules;
+  UnitTree units;
+  std::optional<std::string> recipe;  // /etc/railyard/recipe.toml, the last part's
+};
+
+// The current entry's data, when it is a regular file no larger than `limit`.
+std::optional<std::string> entry_text(archive* a, const RootfsEntry& e, std::size_t limit) {
+  if (e.type != RootfsEntry::Type::file || e.size > limit) return std::nullopt;
+  std::string text(e.size, '\0');
+  la_ssize_t n = archive_read_data(a, text.data(), text.size());
+  if (n < 0) return std::nullopt;
+  text.resize(static_cast<std::size_t>(n));
+  return text;
+}
 
 void audit_artifacts(const std::string& dir, const ImageManifest& m, AuditResult& r) {
   OpenSslHasher hasher;
@@ -72,8 +94,7 @@ RootfsEntry::Type entry_type(mode_t mode) {
 
 // One part of the root filesystem, entry by entry. Problems with the archive itself are
 // findings against the part.
-void audit_part(const std::string& dir, const std::string& part, RootfsRules& rules, AuditResult& r,
-                std::vector<std::string>& lab_modules) {
+void audit_part(const std::string& dir, const std::string& part, RootfsRules& rules, AuditResult& r, RootfsRead& read_in) {
   Archive a(archive_read_new(), &archive_read_free);
   archive_read_support_filter_all(a.get());
   archive_read_support_format_cpio(a.get());
@@ -109,13 +130,21 @@ void audit_part(const std::string& dir, const std::string& part, RootfsRules& ru
                   static_cast<long>(archive_entry_uid(ae)), static_cast<long>(archive_entry_gid(ae)),
                   static_cast<std::uint64_t>(archive_entry_size(ae))};
     rules.add(part, e);
-    if (fs::path(name).filename().string().starts_with(kLabQosModule)) lab_modules.push_back(name);
-    if ((name == "/etc/passwd" || name == "/etc/group") && e.type == RootfsEntry::Type::file && e.size <= kAccountsLimit) {
-      std::string text(e.size, '\0');
-      la_ssize_t n = archive_read_data(a.get(), text.data(), text.size());
-      if (n >= 0) text.resize(static_cast<std::size_t>(n));
-      if (name == "/etc/passwd") rules.set_passwd(text);
-      else rules.set_group(text);
+    if (fs::path(name).filename().string().starts_with(kLabQosModule)) read_in.lab_modules.push_back(name);
+    if (name == "/etc/passwd" || name == "/etc/group") {
+      if (auto text = entry_text(a.get(), e, kAccountsLimit)) {
+        if (name == "/etc/passwd") rules.set_passwd(*text);
+        else rules.set_group(*text);
+      }
+    } else if (name == kImageRecipe) {
+      read_in.recipe = entry_text(a.get(), e, kRecipeLimit);
+    } else if (UnitTree::in_unit_dir(name)) {
+      read_in.units.files[name] = part;
+      read_in.units.dropins.erase(name);
+      if (UnitTree::is_dropin(name)) {
+        auto text = entry_text(a.get(), e, kDropinLimit);
+        if (text) read_in.units.dropins[name] = *text;
+      }
     }
   }
 }
@@ -132,13 +161,27 @@ Outcome<AuditResult> audit_image(const std::string& dir) {
   r.artifacts = m->artifacts.size();
   audit_artifacts(dir, *m, r);
   RootfsRules rules;
-  std::vector<std::string> lab_modules;
+  RootfsRead read_in;
   for (const auto& part : m->boot_initrds) {
     struct stat st {};
-    if (::stat((dir + "/" + part).c_str(), &st) == 0 && S_ISREG(st.st_mode)) audit_part(dir, part, rules, r, lab_modules);
+    if (::stat((dir + "/" + part).c_str(), &st) == 0 && S_ISREG(st.st_mode)) audit_part(dir, part, rules, r, read_in);
   }
   auto rootfs = rules.findings();
   r.findings.insert(r.findings.end(), rootfs.begin(), rootfs.end());
+  const std::vector<std::string>& lab_modules = read_in.lab_modules;
+  // The join gate of every unit the image's recipe joins with.
+  if (read_in.recipe && !m->boot_initrds.empty()) {
+    std::string label = path_join(dir, m->boot_initrds.front()) + ":" + kImageRecipe;
+    auto recipe = parse_image_recipe(label, *read_in.recipe);
+    if (!recipe.ok())
+      r.findings.push_back({m->boot_initrds.front(), kImageRecipe, "is no recipe railyard reads: " + recipe.error(),
+                            "the agent would refuse to run"});
+    else {
+      r.join_units = recipe->join.units;
+      auto gates = audit_join_gates(recipe->join.units, read_in.units, m->boot_initrds.front());
+      r.findings.insert(r.findings.end(), gates.begin(), gates.end());
+    }
+  }
   for (const auto& d : m->drivers)
     if (!d.emulates.empty()) r.lab_stand_ins.push_back({d.name, d.version, d.emulates, lab_modules});
   if (r.lab_stand_ins.empty())

@@ -1,6 +1,7 @@
 // `railyard audit DIR`: whether an image directory is what its manifest says (every
 // artifact present with its sha256 and size, nothing unlisted beside them) and whether its
-// root filesystem is fit to boot a fleet (rootfs_rules.h).
+// root filesystem is fit to boot a fleet (rootfs_rules.h), its join units gated on the
+// agent's pass included (join_gates.h).
 #pragma once
 
 #include <string>
@@ -26,6 +27,7 @@ inline constexpr const char* kLabQosModule = "railyard_lab_qos.ko";
 struct AuditResult {
   std::vector<Finding> findings;  // artifacts first, then the root filesystem, each sorted
   std::vector<LabStandIn> lab_stand_ins;
+  std::vector<std::string> join_units;  // the image recipe's join.units, each checked for its gate
   std::size_t artifacts = 0;      // listed in the manifest
   std::size_t entries = 0;        // archive entries read, all parts together
 };

@@ -5,6 +5,8 @@
 
 #include <memory>
 
+#include "recipe_loader.h"
+#include "source.h"
 #include "text.h"
 
 namespace railyard {
@@ -36,6 +38,17 @@ Outcome<std::optional<std::string>> read_rootfs_file(const std::vector<std::stri
     }
   }
   return found;
+}
+
+Outcome<Recipe> parse_image_recipe(const std::string& label, const std::string& text) {
+  MemorySource inside;
+  inside.add(label, text);
+  Diagnostics diags;
+  RecipeOptions opts;
+  opts.check_references = false;  // the bundles and overlays are built in already
+  auto lr = load_recipe(inside, label, opts, diags);
+  if (!lr) return Outcome<Recipe>::fail(diags.empty() ? label + ": invalid" : format(diags.sorted().front()));
+  return lr->recipe;
 }
 
 }  // namespace railyard

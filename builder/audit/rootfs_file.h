@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "outcome.h"
+#include "recipe.h"
 
 namespace railyard {
 
@@ -16,5 +17,9 @@ namespace railyard {
 inline constexpr const char* kImageRecipe = "/etc/railyard/recipe.toml";
 
 Outcome<std::optional<std::string>> read_rootfs_file(const std::vector<std::string>& parts, const std::string& path);
+
+// The recipe an image carries (its resolved form, kImageRecipe), read from `text`; `label`
+// ("DIR/rootfs.cpio.zst:/etc/railyard/recipe.toml") names it in the error.
+Outcome<Recipe> parse_image_recipe(const std::string& label, const std::string& text);
 
 }  // namespace railyard

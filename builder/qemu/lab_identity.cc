@@ -79,14 +79,7 @@ Outcome<Recipe> read_image_recipe(const std::string& image_dir) {
   std::string label = path_join(image_dir, m->boot_initrds.front()) + ":" + kImageRecipe;
   if (!text.ok()) return Outcome<Recipe>::fail(label + ": " + text.error());
   if (!*text) return Outcome<Recipe>::fail(label + ": not in the image");
-  MemorySource inside;
-  inside.add(label, **text);
-  Diagnostics diags;
-  RecipeOptions opts;
-  opts.check_references = false;  // the bundles and overlays are built in already
-  auto lr = load_recipe(inside, label, opts, diags);
-  if (!lr) return Outcome<Recipe>::fail(diags.empty() ? label + ": invalid" : format(diags.sorted().front()));
-  return lr->recipe;
+  return parse_image_recipe(label, **text);
 }
 
 std::string smbios_uuid(const std::string& management_mac) { return "00000000-0000-4000-8000-" + bare_mac(management_mac); }

@@ -106,6 +106,43 @@ std::vector<std::string> far_end_lines(const Report& r) {
   return out;
 }
 
+std::vector<std::string> join_lines(const Report& r) {
+  std::vector<std::string> out;
+  const ordered_json& j = r.join;
+  if (!j.is_object()) return out;
+  const auto e = escape_control;
+  bool joined = j.contains("joined") && j["joined"].is_boolean() && j["joined"].get<bool>();
+  out.push_back(joined ? "joined (" + e(json_text(j, "gate")) + " written)" : "not joined");
+  if (j.contains("units") && j["units"].is_array())
+    for (const auto& u : j["units"]) {
+      if (!u.is_object()) continue;
+      std::string detail = json_text(u, "detail");
+      std::string line = e(json_text(u, "unit")) + "  " + e(json_text(u, "state")) + (detail.empty() ? "" : ": " + e(detail));
+      if (u.contains("waited_ms") && u["waited_ms"].is_number()) line += " (" + duration_text(u["waited_ms"].get<double>()) + ")";
+      out.push_back(line);
+    }
+  if (j.contains("on_fail") && j["on_fail"].is_object()) {
+    const auto& f = j["on_fail"];
+    std::string line = "on_fail exited " + (f.contains("exit") ? f["exit"].dump() : std::string("?"));
+    if (f.contains("failed_checks") && f["failed_checks"].is_array()) {
+      std::vector<std::string> names;
+      for (const auto& c : f["failed_checks"])
+        if (c.is_string()) names.push_back(e(c.get<std::string>()));
+      if (!names.empty()) line += " (failed checks: " + join(names, ", ") + ")";
+    }
+    out.push_back(line);
+  }
+  if (j.contains("posts") && j["posts"].is_array() && !j["posts"].empty()) {
+    const auto& posts = j["posts"];
+    bool sent = j.contains("posted") && j["posted"].is_boolean() && j["posted"].get<bool>();
+    std::string line = std::string(sent ? "report sent" : "report NOT sent") + " (" + plural(posts.size(), "attempt");
+    const auto& last = posts.back();
+    if (!sent && last.is_object()) line += "; last: " + e(json_text(last, "error"));
+    out.push_back(line + ")");
+  }
+  return out;
+}
+
 std::vector<PhaseSummary> phase_summaries(const Report& r) {
   std::vector<PhaseSummary> out;
   for (const auto& p : r.phases) out.push_back({p.phase, p.ms, phase_result(r, p.phase)});
@@ -162,6 +199,11 @@ std::string node_text(const LoadedReport& lr, const TextStyle& st) {
     for (const auto& line : far) out << "  " << line << "\n";
   }
 
+  if (auto joined = join_lines(r); !joined.empty()) {
+    out << "\n" << st.bold("Join") << "\n";
+    for (const auto& line : joined) out << "  " << line << "\n";
+  }
+
   out << "\n" << st.bold("Phases") << "\n";
   double total = 0;
   for (const auto& p : phase_summaries(r)) {
@@ -216,6 +258,7 @@ ordered_json node_json(const LoadedReport& lr) {
           {"other", other},
           {"phases", phases},
           {"far_ends", far_end_lines(r)},
+          {"join", join_lines(r)},
           {"total_ms", total}};
 }
 

@@ -24,6 +24,9 @@ std::vector<PhaseSummary> phase_summaries(const Report& r);
 // enp17s0 → leaf-r0 port swp1 (PFC 0x08, frame 9216, VLAN 100); expected leaf-r0 port swp1").
 std::vector<std::string> far_end_lines(const Report& r);
 
+// What joining did, a line each (the report's "join": the gate, each join unit's state, the
+// on-fail command, the report's POST attempts); none when the report has no join record.
+std::vector<std::string> join_lines(const Report& r);
 std::string node_text(const LoadedReport& r, const TextStyle& style);
 nlohmann::ordered_json node_json(const LoadedReport& r);
 

@@ -1,6 +1,8 @@
-// Report and join: the report written locally (always first), POSTed to the recipe's URL,
-// and the cluster joined (units started, /run/railyard/joined) only when every required
-// check passed; otherwise the on-fail command runs and nothing starts.
+// Report and join: the report written locally (always first), the cluster joined only when
+// every required check passed (the gate's marker written, then the join units started and
+// waited for until active; core/join_gate.h), otherwise the on-fail command run with the
+// failing checks; then the report, with what joining did, POSTed to the recipe's URL, and
+// the local copy rewritten with the POST attempts.
 #pragma once
 
 #include <string>
@@ -19,8 +21,10 @@ class JoinEffects {
   // POST `body` (JSON) to `url`; "" on success (HTTP 2xx), else why not.
   virtual std::string post(const std::string& url, const std::string& body, const std::string& ca_file,
                            const std::string& bearer_token, int timeout_ms) = 0;
-  // Runs argv (no shell) or, for a string command, `/bin/sh -c`; returns the exit status.
-  virtual int run(const std::vector<std::string>& argv) = 0;
+  // Runs argv (no shell: a recipe's command string is given as /bin/sh -c) with `env`
+  // ("NAME=value") added to the agent's environment; returns the exit status (127: could not
+  // be run) and, when `out` is given, what it wrote to standard output (64 KiB at most).
+  virtual int run(const std::vector<std::string>& argv, const std::vector<std::string>& env, std::string* out) = 0;
 };
 
 // One line of what joining did: the agent logs it at its level, so that a failure to send the
@@ -37,15 +41,24 @@ struct JoinOutcome {
 };
 
 // `root` prefixes the files written (report, textfile, joined marker); `clock` waits
-// between POST attempts.
-JoinOutcome report_and_join(const Report& report, const JoinSpec& join, const std::string& root, JoinEffects& fx,
+// between POST attempts and while the join units start. `report.join` is filled with what
+// joining did (the report's "join" object, docs/report.schema.json).
+JoinOutcome report_and_join(Report& report, const JoinSpec& join, const std::string& root, JoinEffects& fx,
                             std::string (*read_token)(const std::string& path), Clock& clock = real_clock());
+
+// A unit as `systemctl show --property=ActiveState,SubState,Result,Job,ConditionResult`
+// prints it ("Key=value" lines; keys it does not print stay empty).
+struct UnitState {
+  std::string active, sub, result, job, condition;
+};
+UnitState parse_unit_state(const std::string& show_output);
 
 class NativeJoinEffects : public JoinEffects {
  public:
   std::string post(const std::string& url, const std::string& body, const std::string& ca_file,
                    const std::string& bearer_token, int timeout_ms) override;  // report_post.cc
-  int run(const std::vector<std::string>& argv) override;                    // command.cc
+  int run(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+          std::string* out) override;  // command.cc
 };
 
 }  // namespace railyard

@@ -1,6 +1,8 @@
-// Report and join (join.cc) with recorded effects under a temporary root: the report and
-// the node_exporter textfile always written first, the POST with its token and bounded
-// backoff, and joining (units, /run/railyard/joined) only when the self-test passed.
+// Report and join (join.cc) with recorded effects under a temporary root: the report
+// always written first, joining (the gate's marker, then the units started and waited for
+// until active) only when the self-test passed, the on-fail command with the failing checks
+// otherwise, the POST with its token and bounded backoff, and what all of it did recorded in
+// the report's "join" object.
 #include <doctest/doctest.h>
 
 #include <sys/stat.h>
@@ -21,7 +23,8 @@ using railyard::test::TokenReader;
 namespace {
 
 const std::string kReport = "/var/lib/railyard/report.json";
-const std::string kTextfile = "/var/lib/node_exporter/textfile_collector/railyard.prom";
+const std::string kTextfile = "/var/lib/prometheus/node-exporter/railyard.prom";
+const std::string kFeatures = "/etc/kubernetes/node-feature-discovery/features.d/railyard";
 const std::string kJoined = "/run/railyard/joined";
 const std::string kUrl = "https://fleet.example.net/api/v1/reports";
 
@@ -63,12 +66,23 @@ JoinSpec spec() {
   return j;
 }
 
-JoinOutcome run(const Report& r, const JoinSpec& j, const TempRoot& root, RecordingJoin& fx) {
+JoinOutcome run(Report& r, const JoinSpec& j, const TempRoot& root, RecordingJoin& fx) {
   TokenReader::reset();
   return report_and_join(r, j, root.str(), fx, &TokenReader::read, fx.clock);
 }
+JoinOutcome run(Report&& r, const JoinSpec& j, const TempRoot& root, RecordingJoin& fx) { return run(r, j, root, fx); }
 
 std::vector<std::string> systemctl(const std::string& unit) { return {"systemctl", "start", "--no-block", unit}; }
+
+// The report as POSTed and as kept differ only by the POST attempts the kept one records.
+nlohmann::json without_posts(const std::string& text) {
+  auto j = nlohmann::json::parse(text);
+  if (j.contains("join") && j["join"].is_object()) {
+    j["join"].erase("posts");
+    j["join"].erase("posted");
+  }
+  return j;
+}
 
 bool logged(const JoinOutcome& o, const std::string& needle) {
   return std::any_of(o.log.begin(), o.log.end(),
@@ -110,6 +124,10 @@ TEST_CASE("report_and_join: a passing node writes the report, POSTs it, starts i
 
   CHECK(root.read(kReport) == to_json(r).dump(2) + "\n");
   CHECK(root.read(kTextfile) == prometheus_text(r));
+  CHECK(root.read(kTextfile).find("\nrailyard_joined 1\n") != std::string::npos);
+  CHECK(root.read(kTextfile).find("\nrailyard_report_posted 1\n") != std::string::npos);
+  CHECK(root.read(kFeatures) == nfd_features_text(r));
+  CHECK(root.read(kFeatures).find("railyard-joined=true\n") != std::string::npos);
   REQUIRE(fx.posts.size() == 1);
   CHECK(fx.posts[0].url == kUrl);
   CHECK(fx.posts[0].ca_file == "/etc/railyard/fleet-ca.pem");
@@ -117,21 +135,33 @@ TEST_CASE("report_and_join: a passing node writes the report, POSTs it, starts i
   CHECK(fx.posts[0].timeout_ms > 0);
   CHECK(fx.sleeps().empty());
 
-  CHECK(fx.commands == std::vector<std::vector<std::string>>{systemctl("kubelet.service"), systemctl("slurmd.service")});
+  CHECK(fx.starts() == std::vector<std::vector<std::string>>{systemctl("kubelet.service"), systemctl("slurmd.service")});
   CHECK(root.exists(kJoined));
   CHECK(root.read(kJoined) == "gpu-a01\n");
+  auto join = nlohmann::json::parse(root.read(kReport))["join"];
+  CHECK(join["joined"] == true);
+  CHECK(join["gate"] == "/run/railyard/joined");
+  REQUIRE(join["units"].size() == 2);
+  CHECK(join["units"][0]["unit"] == "kubelet.service");
+  CHECK(join["units"][0]["ok"] == true);
+  CHECK(join["units"][0]["state"] == "active (running)");
+  CHECK(join["on_fail"].is_null());
+  CHECK(join["posted"] == true);
+  CHECK(join["posts"] == nlohmann::json::parse(R"([{"attempt": 1, "error": null}])"));
   CHECK(logged(out, "report written to /var/lib/railyard/report.json"));
   CHECK(logged(out, "report sent to " + kUrl));
   CHECK(logged(out, "joined"));
 }
 
-TEST_CASE("report_and_join: the POST body is the report JSON, the same bytes as report.json") {
+TEST_CASE("report_and_join: the POST body is report.json but for the POST attempts the kept copy records") {
   TempRoot root;
   RecordingJoin fx;
   Report r = failing();
   run(r, spec(), root, fx);
   REQUIRE(fx.posts.size() == 1);
-  CHECK(fx.posts[0].body == root.read(kReport));
+  CHECK(without_posts(fx.posts[0].body) == without_posts(root.read(kReport)));
+  CHECK(nlohmann::json::parse(fx.posts[0].body)["join"]["posts"] == nlohmann::json::array());
+  CHECK(nlohmann::json::parse(root.read(kReport))["join"]["posts"].size() == 1);
   auto j = nlohmann::json::parse(fx.posts[0].body);
   CHECK(j["schema"] == 1);
   CHECK(j["node"] == "gpu-a01");
@@ -148,7 +178,7 @@ TEST_CASE("report_and_join: the files are written whole, mode 0644, with no temp
   TempRoot root;
   RecordingJoin fx;
   run(passing(), spec(), root, fx);
-  for (const auto& p : {kReport, kTextfile, kJoined}) {
+  for (const auto& p : {kReport, kTextfile, kFeatures, kJoined}) {
     CAPTURE(p);
     CHECK(mode_of(root / p) == 0644);
     // Nothing but the file itself in its directory: no temporary left beside it.
@@ -181,7 +211,8 @@ TEST_CASE("report_and_join: a token file with a line break or spaces inside is n
     RecordingJoin fx;
     static std::string token;
     token = bad;
-    auto out = report_and_join(passing(), spec(), root.str(), fx, [](const std::string&) { return token; }, fx.clock);
+    Report r = passing();
+    auto out = report_and_join(r, spec(), root.str(), fx, [](const std::string&) { return token; }, fx.clock);
     REQUIRE(fx.posts.size() == 1);
     CHECK(fx.posts[0].bearer_token.empty());
     CHECK(logged(out, "/etc/railyard/token holds white space or control characters, which no token has; posting without a token"));
@@ -213,7 +244,7 @@ TEST_CASE("report_and_join: no units to start still joins") {
   CHECK(root.read(kJoined) == "gpu-a01\n");
 }
 
-TEST_CASE("report_and_join: a unit that does not start leaves the node not joined") {
+TEST_CASE("report_and_join: a unit that does not start leaves the node not joined, and the gate closed again") {
   TempRoot root;
   RecordingJoin fx;
   fx.exit_codes["kubelet.service"] = 5;
@@ -223,8 +254,102 @@ TEST_CASE("report_and_join: a unit that does not start leaves the node not joine
   CHECK_FALSE(root.exists(kJoined));
   REQUIRE_FALSE(fx.commands.empty());
   CHECK(fx.commands[0] == systemctl("kubelet.service"));
-  CHECK(logged(out, "systemctl exited 5"));
-  CHECK(root.exists(kReport));  // the report is there regardless
+  CHECK(logged(out, "kubelet.service: not started: systemctl start exited 5"));
+  CHECK(logged(out, "a join unit did not become active: the node did not join; /run/railyard/joined removed"));
+  auto join = nlohmann::json::parse(root.read(kReport))["join"];
+  CHECK(join["joined"] == false);
+  CHECK(join["units"][0]["ok"] == false);
+  CHECK(join["units"][1]["ok"] == true);
+}
+
+TEST_CASE("report_and_join: the textfile and the feature file go where the recipe says, or nowhere") {
+  TempRoot root;
+  RecordingJoin fx;
+  JoinSpec j = spec();
+  j.textfile_dir = "/srv/textfiles";
+  j.nfd_features = "";
+  Report r = passing();
+  run(r, j, root, fx);
+  CHECK(root.read("/srv/textfiles/railyard.prom") == prometheus_text(r));
+  CHECK_FALSE(root.exists(kTextfile));
+  CHECK_FALSE(root.exists(kFeatures));
+}
+
+TEST_CASE("report_and_join: the gate opens before any unit is started") {
+  TempRoot root;
+  RecordingJoin fx;
+  std::vector<bool> open_at_start;
+  fx.on_run = [&](const std::vector<std::string>& argv) {
+    if (argv.size() > 1 && argv[1] == "start") open_at_start.push_back(root.exists(kJoined));
+  };
+  CHECK(run(passing(), spec(), root, fx).joined);
+  CHECK(open_at_start == std::vector<bool>{true, true});
+}
+
+TEST_CASE("report_and_join: the units are waited for until active, polled every 250 ms") {
+  TempRoot root;
+  RecordingJoin fx;
+  fx.unit_states["slurmd.service"] = {"ActiveState=inactive\nSubState=dead\nJob=41\n",
+                                      "ActiveState=activating\nSubState=start\nJob=41\n",
+                                      "ActiveState=activating\nSubState=start\nJob=41\n",
+                                      "ActiveState=active\nSubState=running\n"};
+  Report r = passing();
+  auto out = run(r, spec(), root, fx);
+  CAPTURE(log_text(out));
+  CHECK(out.joined);
+  CHECK(fx.sleeps() == std::vector<int>{250, 250, 250});
+  CHECK(logged(out, "slurmd.service: active (running) (750 ms)"));
+  CHECK(r.join["units"][1]["waited_ms"] == 750);
+  CHECK(r.join["units"][0]["waited_ms"] == 0);
+  std::vector<std::string> show = {"systemctl", "show", "--property=ActiveState,SubState,Result,Job,ConditionResult",
+                                   "slurmd.service"};
+  CHECK(std::count(fx.commands.begin(), fx.commands.end(), show) == 4);
+}
+
+TEST_CASE("report_and_join: a unit that fails, one skipped by a condition, one that stops, and one still starting") {
+  struct Case {
+    std::string state, detail;
+  };
+  const std::vector<Case> cases = {
+      {"ActiveState=failed\nSubState=failed\nResult=exit-code\n",
+       "slurmd.service: failed (failed): it failed (Result=exit-code); see journalctl -u slurmd.service"},
+      {"ActiveState=inactive\nSubState=dead\nConditionResult=no\n",
+       "slurmd.service: inactive (dead): skipped: a start condition did not hold (is /run/railyard/joined there? see "
+       "systemctl status slurmd.service)"},
+      {"ActiveState=inactive\nSubState=dead\nConditionResult=yes\n",
+       "slurmd.service: inactive (dead): it started and stopped again (a oneshot needs RemainAfterExit=yes)"},
+      {"ActiveState=activating\nSubState=start-pre\nJob=7\n",
+       "slurmd.service: activating (start-pre): still activating (start-pre) after 60 s (join.unit_wait_s)"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.state);
+    TempRoot root;
+    RecordingJoin fx;
+    fx.unit_states["slurmd.service"] = {c.state};
+    Report r = passing();
+    auto out = run(r, spec(), root, fx);
+    CAPTURE(log_text(out));
+    CHECK_FALSE(out.joined);
+    CHECK_FALSE(root.exists(kJoined));
+    CHECK(logged(out, c.detail));
+    CHECK(at_level(out, JoinLine::Level::error).size() == 2);  // the unit, and not joining
+    CHECK(r.join["joined"] == false);
+    CHECK(r.join["units"][1]["ok"] == false);
+  }
+}
+
+TEST_CASE("report_and_join: the wait for the units has one deadline, join.unit_wait_s") {
+  TempRoot root;
+  RecordingJoin fx;
+  fx.unit_states["kubelet.service"] = {"ActiveState=activating\nSubState=start\nJob=3\n"};
+  fx.unit_states["slurmd.service"] = {"ActiveState=activating\nSubState=start\nJob=4\n"};
+  JoinSpec j = spec();
+  j.unit_wait_s = 5;
+  auto out = run(passing(), j, root, fx);
+  CHECK_FALSE(out.joined);
+  CHECK(fx.sleeps().size() == 20);  // 5 s in 250 ms steps, for both units together
+  CHECK(logged(out, "kubelet.service: activating (start): still activating (start) after 5 s (join.unit_wait_s) (5000 ms)"));
+  CHECK(logged(out, "slurmd.service: activating (start): still activating (start) after 5 s (join.unit_wait_s) (5000 ms)"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -316,7 +441,10 @@ TEST_CASE("report_and_join: an unreachable report URL keeps the report locally, 
   CHECK(root.read(kTextfile) == prometheus_text(r));
   CHECK(out.joined);
   CHECK(root.exists(kJoined));
-  CHECK(fx.commands == std::vector<std::vector<std::string>>{systemctl("kubelet.service"), systemctl("slurmd.service")});
+  CHECK(fx.starts() == std::vector<std::vector<std::string>>{systemctl("kubelet.service"), systemctl("slurmd.service")});
+  CHECK(r.join["posted"] == false);
+  REQUIRE(r.join["posts"].size() == 4);
+  CHECK(r.join["posts"][3]["error"] == kUrl + ": Could not resolve host");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -332,11 +460,40 @@ TEST_CASE("report_and_join: a failing node still reports, runs on_fail through /
   CHECK(root.read(kReport) == to_json(r).dump(2) + "\n");
   CHECK(root.read(kTextfile).find("railyard_selftest_pass{node=\"gpu-a01\",recipe=\"hgx\"} 0\n") != std::string::npos);
   REQUIRE(fx.posts.size() == 1);
-  CHECK(fx.posts[0].body == root.read(kReport));
+  CHECK(without_posts(fx.posts[0].body) == without_posts(root.read(kReport)));
   CHECK(fx.commands ==
         std::vector<std::vector<std::string>>{{"/bin/sh", "-c", "logger -t railyard quarantined"}});
   CHECK_FALSE(root.exists(kJoined));
   CHECK(logged(out, "not joining"));
+  CHECK(r.join["joined"] == false);
+  CHECK(r.join["units"] == nlohmann::json::array());
+  CHECK(r.join["on_fail"]["exit"] == 0);
+  CHECK(r.join["on_fail"]["failed_checks"] == nlohmann::json::parse(R"(["rail.1.mtu"])"));
+}
+
+TEST_CASE("report_and_join: on_fail is given the failing checks, a drain reason, the node and the report") {
+  TempRoot root;
+  RecordingJoin fx;
+  Report r = failing();
+  r.checks.push_back(result("rail.2.link", CheckStatus::fail));
+  r.checks.push_back(result("rail.3.pfc", CheckStatus::unsupported, false));  // best effort: not among them
+  run(r, spec(), root, fx);
+  REQUIRE(fx.envs.size() == 1);
+  CHECK(fx.envs[0] == std::vector<std::string>{"RAILYARD_FAILED_CHECKS=rail.1.mtu,rail.2.link",
+                                               "RAILYARD_DRAIN_REASON=railyard: rail.1.mtu, rail.2.link",
+                                               "RAILYARD_NODE=gpu-a01",
+                                               "RAILYARD_REPORT=/var/lib/railyard/report.json"});
+}
+
+TEST_CASE("report_and_join: a failing node closes a gate a pass opened earlier in the boot") {
+  TempRoot root;
+  RecordingJoin fx;
+  CHECK(run(passing(), spec(), root, fx).joined);
+  CHECK(root.exists(kJoined));
+  RecordingJoin fx2;
+  CHECK_FALSE(run(failing(), spec(), root, fx2).joined);
+  CHECK_FALSE(root.exists(kJoined));
+  CHECK(fx2.starts().empty());
 }
 
 TEST_CASE("report_and_join: a failing node whose POST fails still retries, and still runs on_fail") {
@@ -370,13 +527,14 @@ TEST_CASE("report_and_join: a planning problem or a required unsupported check f
   problem.problems = {"no RDMA NIC found for the rails"};
   Report unsupported = passing();
   unsupported.checks.push_back(result("rail.0.pfc", CheckStatus::unsupported, true));
-  for (const Report& r : {problem, unsupported}) {
+  for (Report r : {problem, unsupported}) {
     TempRoot root;
     RecordingJoin fx;
     auto out = run(r, spec(), root, fx);
     CHECK_FALSE(out.joined);
     CHECK(fx.commands == std::vector<std::vector<std::string>>{{"/bin/sh", "-c", "logger -t railyard quarantined"}});
     CHECK_FALSE(root.exists(kJoined));
+    CHECK(fx.envs[0][0] == (r.problems.empty() ? "RAILYARD_FAILED_CHECKS=rail.0.pfc" : "RAILYARD_FAILED_CHECKS=plan"));
   }
 
   Report tolerated = passing();  // best-effort unsupported: joins
@@ -401,8 +559,9 @@ TEST_CASE("report_and_join: an unwritable root is logged; the report is still PO
   CHECK(logged(out, "cannot write the report"));
   CHECK(logged(out, "cannot write the node_exporter textfile"));
   REQUIRE(fx.posts.size() == 1);
-  CHECK(fx.posts[0].body == to_json(r).dump(2) + "\n");
+  CHECK(nlohmann::json::parse(fx.posts[0].body)["node"] == "gpu-a01");
   CHECK(logged(out, "cannot mark the node joined"));
+  CHECK(fx.starts().empty());  // without the marker the gate stays shut: no unit is started
   CHECK_FALSE(out.joined);
 }
 

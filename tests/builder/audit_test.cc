@@ -8,6 +8,9 @@
 #include <fstream>
 
 #include "audit/image_audit.h"
+#include "io/disk_source.h"
+#include "join_gate.h"
+#include "recipe_loader.h"
 #include "audit/rootfs_rules.h"
 #include "builder/audit_test_image.h"
 
@@ -54,6 +57,7 @@ TEST_CASE("each hygiene rule, read as what must not be in an image") {
   rules.add("r", file("/etc/ssh/ssh_host_rsa_key", 2000, 0600));
   rules.add("r", file("/etc/ssh/sshd_config", 100));
   rules.add("r", file("/etc/nvme/hostnqn", 60));
+  rules.add("r", file("/etc/munge/munge.key", 1024, 0400));
   rules.add("r", file("/etc/nvme/hostid", 37));
   rules.add("r", file("/etc/hostname", 9));
   rules.add("r", file("/etc/resolv.conf", 30));
@@ -79,6 +83,8 @@ TEST_CASE("each hygiene rule, read as what must not be in an image") {
         std::vector<std::string>{
             "out/x/r: /etc/hostname: present (the build host's name; nodes get theirs from the node overlay)",
             "out/x/r: /etc/machine-id: not empty (33 bytes) (systemd generates one per node at boot when it is empty)",
+            "out/x/r: /etc/munge/munge.key: present (the cluster's munge key (munge makes one when installed): "
+            "whoever holds it can act as any user of the cluster; it is delivered per cluster, never in a shared image)",
             "out/x/r: /etc/nvme/hostid: present (nvme-cli's install writes a random one every node would share)",
             "out/x/r: /etc/nvme/hostnqn: present (likewise: NVMe-oF targets tell hosts apart by it)",
             "out/x/r: /etc/railyard/node.toml: present (a node's identity belongs in its own overlay, not in the image all nodes boot)",
@@ -308,4 +314,111 @@ TEST_CASE("a manifest whose values would inject lines into dnsmasq or iPXE is re
   // audit does not call such an image clean: it cannot read its manifest.
   auto audited = audit_image(tmp / "evil");
   CHECK_FALSE(audited.ok());
+}
+
+namespace {
+
+// The lab recipe as an image carries it (resolved), joining with `units`.
+std::string image_recipe(const std::vector<std::string>& units) {
+  DiskSource disk;
+  Diagnostics diags;
+  auto lr = load_recipe(disk, std::string(RAILYARD_SOURCE_DIR) + "/recipes/qemu-virt.toml", RecipeOptions{}, diags);
+  REQUIRE(lr);
+  lr->recipe.join.units = units;
+  return render_recipe_toml(lr->recipe);
+}
+
+std::vector<ArchiveEntry> gated_rootfs(const std::vector<std::string>& units) {
+  auto rootfs = clean_rootfs();
+  rootfs.push_back({"etc/railyard/recipe.toml", image_recipe(units)});
+  rootfs.push_back({"etc/systemd", "", 0040755});
+  rootfs.push_back({"etc/systemd/system", "", 0040755});
+  rootfs.push_back({"usr/lib/systemd/system", "", 0040755});
+  for (const auto& u : units) {
+    rootfs.push_back({"usr/lib/systemd/system/" + u, "[Service]\nExecStart=/usr/sbin/" + u + "\n"});
+    rootfs.push_back({"etc/systemd/system/" + u + ".d", "", 0040755});
+    rootfs.push_back({join_gate_path(u).substr(1), join_gate_text(u)});
+  }
+  return rootfs;
+}
+
+}  // namespace
+
+TEST_CASE("join gate: an image whose join units are all gated is clean, and audit says it checked them") {
+  TempDir tmp;
+  TestImageOptions opt;
+  opt.parts = {gated_rootfs({"slurmd.service", "kubelet.service"})};
+  make_test_image(tmp, "img", opt);
+  auto r = audit_image(tmp / "img");
+  REQUIRE(r.ok());
+  CHECK(lines(tmp / "img", r->findings).empty());
+  CHECK(r->join_units == std::vector<std::string>{"slurmd.service", "kubelet.service"});
+}
+
+TEST_CASE("join gate: audit fails an image whose join unit lacks the gate, or whose unit is not there") {
+  TempDir tmp;
+  TestImageOptions opt;
+  auto rootfs = gated_rootfs({"slurmd.service"});
+  std::erase_if(rootfs, [](const ArchiveEntry& e) { return e.path.ends_with("99-railyard-gate.conf"); });
+  rootfs.push_back({"etc/railyard/recipe.toml", image_recipe({"slurmd.service", "kubelet.service"})});  // a later entry wins
+  opt.parts = {rootfs};
+  make_test_image(tmp, "img", opt);
+  std::string d = tmp / "img";
+  CHECK(audit_lines(d) ==
+        std::vector<std::string>{
+            d + "/rootfs.cpio.zst: /etc/systemd/system/slurmd.service.d/99-railyard-gate.conf: missing: join unit "
+                "slurmd.service is not gated (without it slurmd.service starts at boot whether or not the self-test "
+                "passed; railyard build writes it)",
+            d + "/rootfs.cpio.zst: /etc/railyard/recipe.toml: join unit kubelet.service is in no unit directory of "
+                "the image (the agent could not start it after a pass: the node would never join)",
+            d + "/rootfs.cpio.zst: /etc/systemd/system/kubelet.service.d/99-railyard-gate.conf: missing: join unit "
+                "kubelet.service is not gated (without it kubelet.service starts at boot whether or not the self-test "
+                "passed; railyard build writes it)",
+        });
+}
+
+TEST_CASE("join gate: a gate edited away, or undone by a drop-in applied after it, is a finding") {
+  TempDir tmp;
+  TestImageOptions edited;
+  auto rootfs = gated_rootfs({"slurmd.service"});
+  // A second part replaces the gate with a drop-in that only orders the unit.
+  edited.parts = {rootfs, {{join_gate_path("slurmd.service").substr(1), "[Unit]\nAfter=railyard-firstboot.service\n"}}};
+  make_test_image(tmp, "edited", edited);
+  std::string d = tmp / "edited";
+  CHECK(audit_lines(d) == std::vector<std::string>{
+                              d + "/rootfs-01.cpio.zst: /etc/systemd/system/slurmd.service.d/99-railyard-gate.conf: "
+                                  "does not gate slurmd.service: no ConditionPathExists=/run/railyard/joined in [Unit] "
+                                  "(slurmd.service would start at boot whether or not the self-test passed)",
+                          });
+
+  TestImageOptions undone;
+  rootfs.push_back({"usr/lib/systemd/system/slurmd.service.d", "", 0040755});
+  rootfs.push_back({"usr/lib/systemd/system/slurmd.service.d/zz-site.conf", "[Unit]\nConditionPathExists=\n"});
+  rootfs.push_back({"usr/lib/systemd/system/slurmd.service.d/10-vendor.conf", "[Unit]\nConditionPathExists=\n"});
+  undone.parts = {rootfs};
+  make_test_image(tmp, "undone", undone);
+  d = tmp / "undone";
+  // The vendor's reset comes before the gate, which sets it again: only the later one undoes it.
+  CHECK(audit_lines(d) == std::vector<std::string>{
+                              d + "/rootfs.cpio.zst: /usr/lib/systemd/system/slurmd.service.d/zz-site.conf: resets "
+                                  "ConditionPathExists= after 99-railyard-gate.conf (it undoes the join gate: "
+                                  "slurmd.service would start whether or not the self-test passed)",
+                          });
+}
+
+TEST_CASE("join gate: an image without a recipe has no join units to check; one with a broken recipe is a finding") {
+  TempDir tmp;
+  make_test_image(tmp, "bare");
+  auto r = audit_image(tmp / "bare");
+  REQUIRE(r.ok());
+  CHECK(r->join_units.empty());
+
+  TestImageOptions broken;
+  auto rootfs = clean_rootfs();
+  rootfs.push_back({"etc/railyard/recipe.toml", "schema = 1\n[join]\nunits = [\"../x.service\"]\n"});
+  broken.parts = {rootfs};
+  make_test_image(tmp, "broken", broken);
+  auto lines_ = audit_lines(tmp / "broken");
+  REQUIRE(lines_.size() == 1);
+  CHECK(lines_[0].find("/etc/railyard/recipe.toml: is no recipe railyard reads: ") != std::string::npos);
 }

@@ -17,7 +17,9 @@
 #include "builder/temp_dir.h"
 #include "io/disk_source.h"
 #include "recipe_loader.h"
+#include "image/stages/agent.h"
 #include "image/stages/apt.h"
+#include "join_gate.h"
 #include "image/stages/apt_key.h"
 #include "image/stages/base.h"
 #include "image/stages/drivers.h"
@@ -276,6 +278,7 @@ TEST_CASE("hygiene empties the machine id and removes host keys, NVMe identity, 
   f.tmp.write("root/etc/ssh/sshd_config", "kept\n");
   f.tmp.write("root/etc/nvme/hostnqn", "nqn.2014-08.org.nvmexpress:uuid:1\n");
   f.tmp.write("root/etc/nvme/hostid", "1\n");
+  f.tmp.write("root/etc/munge/munge.key", "cluster secret", 0400);
   f.tmp.write("root/var/lib/apt/lists/mirror.example_dists_bookworm_InRelease", "x");
   f.tmp.write("root/var/log/apt/history.log", "x");
   f.tmp.write("root/var/log/dpkg.log", "x");
@@ -288,6 +291,7 @@ TEST_CASE("hygiene empties the machine id and removes host keys, NVMe identity, 
   CHECK(fs::exists(f.tmp / "root/etc/ssh/sshd_config"));
   CHECK_FALSE(fs::exists(f.tmp / "root/etc/nvme/hostnqn"));
   CHECK_FALSE(fs::exists(f.tmp / "root/etc/nvme/hostid"));
+  CHECK_FALSE(fs::exists(f.tmp / "root/etc/munge/munge.key"));
   CHECK(fs::is_empty(f.tmp / "root/var/lib/apt/lists"));
   CHECK(fs::is_directory(f.tmp / "root/var/log/apt"));  // packages expect their log directories
   CHECK_FALSE(fs::exists(f.tmp / "root/var/log/dpkg.log"));
@@ -704,4 +708,43 @@ TEST_CASE("drivers: a repository key fetched from key_url is accepted only as th
     CHECK(fs::is_empty(f.tmp / "downloads/keys"));  // nothing half-accepted is kept
     CHECK(f.runner.commands.size() == 1);            // gpg only: no apt-get update with a bad key
   }
+}
+
+TEST_CASE("agent: every join unit the image ships gets the gate's drop-in, whoever ships it") {
+  StageFixture f;
+  f.lr.recipe.join.units = {"slurmd.service", "railyard-ready.service", "getty@tty1.service"};
+  f.tmp.write("root/usr/lib/systemd/system/slurmd.service", "[Service]\nExecStart=/usr/sbin/slurmd\n");
+  f.tmp.write("root/etc/systemd/system/railyard-ready.service", "[Service]\nType=oneshot\n");  // from an overlay
+  f.tmp.write("root/usr/lib/systemd/system/getty@.service", "[Service]\n");                  // an instance's template
+  StageContext ctx = f.context();
+  Status s = gate_join_units(ctx);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  for (const auto& u : f.lr.recipe.join.units) {
+    CAPTURE(u);
+    fs::path dropin = f.tmp / ("root" + join_gate_path(u));
+    CHECK(read_all(dropin) == join_gate_text(u));
+    CHECK((fs::status(dropin).permissions() & fs::perms::all) == fs::perms(0644));
+  }
+  CHECK(f.runner.commands.empty());
+}
+
+TEST_CASE("agent: a join unit the image lacks, or masks, fails the build at the recipe's line") {
+  StageFixture f;
+  f.lr.recipe.join.units = {"railyard-ready.service", "slurmd.service"};
+  f.lr.positions["join.units[1]"] = SourcePos{"recipes/x.toml", 12, 21};
+  f.tmp.write("root/etc/systemd/system/railyard-ready.service", "[Service]\n");
+  StageContext ctx = f.context();
+  Status s = gate_join_units(ctx);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error() == "recipes/x.toml:12:21: join.units: slurmd.service is in no package, driver bundle or overlay of the "
+                     "image (looked for /etc/systemd/system/slurmd.service, /usr/lib/systemd/system/slurmd.service, "
+                     "/lib/systemd/system/slurmd.service); add the package that ships it to image.packages, or ship it "
+                     "in an overlay");
+
+  fs::create_directories(f.tmp / "root/etc/systemd/system");
+  fs::create_symlink("/dev/null", f.tmp / "root/etc/systemd/system/slurmd.service");
+  s = gate_join_units(ctx);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error() == "recipes/x.toml:12:21: join.units: slurmd.service is masked in the image "
+                     "(/etc/systemd/system/slurmd.service is a link to /dev/null); the agent could never start it");
 }

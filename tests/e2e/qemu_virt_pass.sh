@@ -85,6 +85,11 @@ expect(files.get("/etc/nvme/hostnqn", "").startswith("nqn.2014-08.org.nvmexpress
 # Joined: the agent said so and the join unit runs.
 expect(status["agent_exit"] == 0 and status["joined"] is True, "joined: %s" % status)
 expect(status["ready_unit"] == "active", "railyard-ready.service started: %s" % status["ready_unit"])
+j = report["join"]
+expect(j["joined"] is True and j["gate"] == "/run/railyard/joined", "the report records the join: %s" % j)
+expect([(u["unit"], u["ok"], u["state"]) for u in j["units"]] == [("railyard-ready.service", True, "active (exited)")],
+       "the agent waited for its join unit to be active: %s" % j["units"])
+expect(j["posted"] is True and j["posts"][-1]["error"] is None, "the report's POST is recorded: %s" % j["posts"])
 expect(set(p["phase"] for p in report["phases"]) >= {"discover", "plan", "apply", "verify"}, "phases timed")
 
 # The report reached the collector on the host (and the rerun's too).

@@ -1,5 +1,5 @@
 // Test helpers for report and join: RecordingJoin (JoinEffects that record every POST and
-// command and answer as told, and a FakeClock for the waits), a token reader for
+// command with its environment and answer as told, systemctl's unit states included, and a FakeClock for the waits), a token reader for
 // report_and_join's callback, and TempRoot (a fresh directory per test, removed afterwards)
 // to write the report under.
 #pragma once
@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -33,8 +34,13 @@ class RecordingJoin : public JoinEffects {
   std::vector<std::string> post_answers;
   std::string post_default;
   std::vector<std::vector<std::string>> commands;  // every argv run, in order
+  std::vector<std::vector<std::string>> envs;      // the environment each was given
   std::map<std::string, int> exit_codes;           // by the argv's last word (a unit, a shell command); default 0
+  // What `systemctl show ... UNIT` prints, call by call (the last one stays); by default the
+  // unit is active at once.
+  std::map<std::string, std::vector<std::string>> unit_states;
   FakeClock clock;                                 // what report_and_join waits on
+  std::function<void(const std::vector<std::string>&)> on_run;  // called before each command is answered
 
   std::string post(const std::string& url, const std::string& body, const std::string& ca_file,
                    const std::string& bearer_token, int timeout_ms) override {
@@ -42,11 +48,29 @@ class RecordingJoin : public JoinEffects {
     posts.push_back({url, body, ca_file, bearer_token, timeout_ms});
     return n < post_answers.size() ? post_answers[n] : post_default;
   }
-  int run(const std::vector<std::string>& argv) override {
+  int run(const std::vector<std::string>& argv, const std::vector<std::string>& env, std::string* out) override {
     commands.push_back(argv);
+    envs.push_back(env);
+    if (on_run) on_run(argv);
     if (argv.empty()) return 127;
+    if (out) {
+      out->clear();
+      if (argv.size() > 1 && argv[0] == "systemctl" && argv[1] == "show") {
+        auto& states = unit_states[argv.back()];
+        *out = states.empty() ? "ActiveState=active\nSubState=running\nResult=success\nConditionResult=yes\n"
+                              : states.front();
+        if (states.size() > 1) states.erase(states.begin());
+      }
+    }
     auto it = exit_codes.find(argv.back());
     return it == exit_codes.end() ? 0 : it->second;
+  }
+  // The `systemctl start` commands, in order.
+  std::vector<std::vector<std::string>> starts() const {
+    std::vector<std::vector<std::string>> out;
+    for (const auto& c : commands)
+      if (c.size() > 1 && c[0] == "systemctl" && c[1] == "start") out.push_back(c);
+    return out;
   }
   // Every wait between POST attempts, in ms, in order.
   std::vector<int> sleeps() const {

@@ -1,10 +1,14 @@
 // The agent stage: the railyard-firstboot package installed with apt (so the image's package
-// database knows its version and dependencies), its units enabled, and the resolved recipe
-// as /etc/railyard/recipe.toml.
+// database knows its version and dependencies), its units enabled, the join units gated
+// (core/join_gate.h), and the resolved recipe as /etc/railyard/recipe.toml.
 // Its cache key (what defines the agent stage) is computed purely in core/build_plan.cc (plan_build).
+#include <algorithm>
 #include <filesystem>
 
+#include "agent.h"
 #include "apt.h"
+#include "diagnostic.h"
+#include "join_gate.h"
 #include "image_files.h"
 #include "stage.h"
 #include "text.h"
@@ -12,6 +16,45 @@
 namespace railyard {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// "FILE:LINE:COL", where the recipe names join unit `i`, for an error that points at it.
+std::string unit_position(const LoadedRecipe& lr, std::size_t i) {
+  SourcePos pos{lr.path, 1, 1};
+  for (const std::string& key : {"join.units[" + std::to_string(i) + "]", std::string("join.units"), std::string("join")})
+    if (auto it = lr.positions.find(key); it != lr.positions.end()) {
+      pos = it->second;
+      break;
+    }
+  return pos.file + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column);
+}
+
+}  // namespace
+
+Status gate_join_units(StageContext& ctx) {
+  const auto& units = ctx.recipe.recipe.join.units;
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    const std::string& unit = units[i];
+    auto paths = unit_file_paths(unit);
+    std::error_code ec;
+    auto found = std::find_if(paths.begin(), paths.end(), [&](const std::string& p) {
+      return fs::exists(fs::symlink_status(fs::path(ctx.root) / p.substr(1), ec));
+    });
+    std::string at = unit_position(ctx.recipe, i) + ":";
+    if (found == paths.end())
+      return Status::fail(at + " join.units: " + unit + " is in no package, driver bundle or overlay of the image "
+                          "(looked for " + join(paths, ", ") + "); add the package that ships it to image.packages, "
+                          "or ship it in an overlay");
+    if (fs::is_symlink(fs::symlink_status(fs::path(ctx.root) / found->substr(1), ec)) &&
+        fs::read_symlink(fs::path(ctx.root) / found->substr(1), ec) == "/dev/null")
+      return Status::fail(at + " join.units: " + unit + " is masked in the image (" + *found +
+                          " is a link to /dev/null); the agent could never start it");
+    if (auto s = write_file_atomically(ctx.root + join_gate_path(unit), join_gate_text(unit)); !s.ok()) return s;
+  }
+  if (!units.empty()) ctx.step("gate " + join(units, ", ") + " on " + kJoinedMarker);
+  return success();
+}
 
 Status run_agent(StageContext& ctx) {
   if (ctx.where.agent.empty())
@@ -38,6 +81,7 @@ Status run_agent(StageContext& ctx) {
   argv.insert(argv.end(), units.begin(), units.end());
   ctx.step("enable " + join(units, ", "));
   if (auto s = ctx.runner.run(in_image(ctx.root, argv, "enable the agent's units")); !s.ok()) return s;
+  if (auto s = gate_join_units(ctx); !s.ok()) return s;
   return write_file_atomically(ctx.root + "/etc/railyard/recipe.toml",
                            "# " + ctx.recipe.recipe.name + ", resolved by railyard build (extends applied, defaults filled)\n" +
                                render_recipe_toml(ctx.recipe.recipe));

@@ -152,15 +152,29 @@ std::optional<LoadedRecipe> load_recipe(const FileSource& files, const std::stri
   return lr;
 }
 
+namespace {
+
+// Every key with its value, defaults filled, but for image.mirror with a vendor root
+// filesystem: it is unused there, and the loader refuses the two together, so that the
+// recipe an image carries would not load again (the agent's, audit's and qemu's read).
+toml::table resolved_table(const Recipe& r) {
+  toml::table t = recipe_schema().render(r);
+  if (!r.image.rootfs_url.empty())
+    if (auto* image = t["image"].as_table()) image->erase("mirror");
+  return t;
+}
+
+}  // namespace
+
 std::string render_recipe_toml(const Recipe& r) {
   std::ostringstream out;
-  out << toml::toml_formatter(recipe_schema().render(r)) << "\n";
+  out << toml::toml_formatter(resolved_table(r)) << "\n";
   return out.str();
 }
 
 std::string render_recipe_json(const Recipe& r) {
   std::ostringstream out;
-  out << toml::json_formatter(recipe_schema().render(r)) << "\n";
+  out << toml::json_formatter(resolved_table(r)) << "\n";
   return out.str();
 }
 

@@ -1119,3 +1119,19 @@ pfc_watchdog_detect_ms = 300
   CHECK(b.recipe().lldp.expect_system == "leaf-r{rail}");
   CHECK(b.recipe().leaf.pfc_watchdog_detect_ms == 300);
 }
+
+TEST_CASE("a resolved recipe with a vendor root filesystem reads back: no image.mirror beside image.rootfs_url") {
+  auto a = load(R"(
+[image]
+rootfs_url = "https://vendor.example/rootfs.tar.zst"
+rootfs_sha256 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+)");
+  REQUIRE(a.lr);
+  CHECK(all(a.diags) == "");
+  std::string text = render_recipe_toml(a.recipe());
+  CHECK(text.find("\nmirror = ") == std::string::npos);
+  auto b = load_alone(text);
+  CHECK(all(b.diags) == "");
+  CHECK(b.recipe().image.rootfs_url == "https://vendor.example/rootfs.tar.zst");
+  CHECK(render_recipe_json(a.recipe()).find("\"mirror\"") == std::string::npos);
+}

@@ -108,12 +108,16 @@ bool resets_path_conditions(const std::string& text) {
   });
 }
 
-std::vector<std::string> unit_file_paths(const std::string& unit) {
-  std::vector<std::string> names{unit};
+std::optional<std::string> unit_template(const std::string& unit) {
   auto at = unit.find('@');
   auto dot = unit.rfind('.');
-  if (at != std::string::npos && dot != std::string::npos && dot > at + 1)
-    names.push_back(unit.substr(0, at + 1) + unit.substr(dot));
+  if (at == std::string::npos || dot == std::string::npos || dot <= at + 1) return std::nullopt;
+  return unit.substr(0, at + 1) + unit.substr(dot);
+}
+
+std::vector<std::string> unit_file_paths(const std::string& unit) {
+  std::vector<std::string> names{unit};
+  if (auto t = unit_template(unit)) names.push_back(*t);
   std::vector<std::string> out;
   for (const auto& n : names)
     for (const char* dir : kUnitDirs) {

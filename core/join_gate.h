@@ -41,6 +41,9 @@ std::optional<std::string> join_gate_problem(const std::string& text);
 // "ConditionPathExists=" line), which undoes the gate when applied after it.
 bool resets_path_conditions(const std::string& text);
 
+// An instance's template ("getty@tty1.service" → "getty@.service"); nullopt for any other unit.
+std::optional<std::string> unit_template(const std::string& unit);
+
 // The files in an image that may define `unit`, in order of precedence: each unit
 // directory's `unit`, then (for an instance "getty@tty1.service") its template's
 // ("getty@.service").

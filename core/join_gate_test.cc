@@ -71,6 +71,8 @@ TEST_CASE("join gate: where a unit's file may be, an instance's template after i
   CHECK(unit_file_paths("slurmd.service") ==
         std::vector<std::string>{"/etc/systemd/system/slurmd.service", "/usr/lib/systemd/system/slurmd.service",
                                  "/lib/systemd/system/slurmd.service"});
+  CHECK(unit_template("getty@tty1.service") == "getty@.service");
+  CHECK_FALSE(unit_template("slurmd.service"));
   auto p = unit_file_paths("getty@tty1.service");
   REQUIRE(p.size() == 6);
   CHECK(p[3] == "/etc/systemd/system/getty@.service");

@@ -16,9 +16,7 @@ std::string base_name(const std::string& path) { return std::filesystem::path(pa
 // which systemd merges from every unit directory.
 std::vector<std::string> dropin_dirs(const std::string& unit) {
   std::vector<std::string> out{unit + ".d"};
-  auto at = unit.find('@');
-  auto dot = unit.rfind('.');
-  if (at != std::string::npos && dot != std::string::npos && dot > at + 1) out.push_back(unit.substr(0, at + 1) + unit.substr(dot) + ".d");
+  if (auto t = unit_template(unit)) out.push_back(*t + ".d");
   return out;
 }
 

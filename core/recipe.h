@@ -154,6 +154,20 @@ struct JoinSpec {
   std::string nfd_features = "/etc/kubernetes/node-feature-discovery/features.d/railyard";  // "": none written
 };
 
+// [join.slurm]: the node is a Slurm compute node (core/slurm.h). The agent registers it
+// (slurmd is a join unit), sets its features, drains it with the failing checks on a fail and
+// resumes it on a pass when railyard drained it.
+struct SlurmSpec {
+  std::string controller;  // slurmctld's address (host or host:port); "": not a Slurm node
+  std::string cluster = "cluster";
+  std::string partition;  // "": not checked
+  std::vector<std::string> features = {"railyard", "rails{rails}"};
+  bool drain_on_fail = true;
+  bool resume_on_pass = true;
+  int register_wait_s = 30;
+  int drain_interval_s = 600;  // verify: at most one drain per interval
+};
+
 struct Recipe {
   int schema = kRecipeSchema;
   std::string name;
@@ -170,6 +184,7 @@ struct Recipe {
   std::vector<NvmeofTarget> nvmeof;
   SelftestSpec selftest;
   JoinSpec join;
+  SlurmSpec slurm;  // [join.slurm]
 };
 
 const schema::Schema<Recipe>& recipe_schema();

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "join_gate.h"
+#include "slurm.h"
 #include "net.h"
 #include "text.h"
 #include "recipe.h"
@@ -334,6 +335,39 @@ schema::Schema<Recipe> build() {
               "node-feature-discovery's local feature file for this node (the result, the rails, their RDMA "
               "devices). Empty: none.",
               [](const std::string& v) { return v.empty() ? std::nullopt : check_abs_path(v); }, "a plain absolute path, or """);
+
+  s.section("join.slurm", &Recipe::slurm,
+            "The node is a Slurm compute node: slurmd (a join unit) runs configless from the controller, the agent "
+            "sets the node's features after a pass, drains the node with the failing checks after a fail, and "
+            "resumes it after a pass when railyard drained it. The cluster's munge key is never in the image: "
+            "`railyard pxe --munge-key` delivers it (docs/join.md).")
+      .string("controller", &SlurmSpec::controller, "",
+              "slurmctld's address, host or host:port (6817 by default); \"\": not a Slurm node.",
+              [](const std::string& v) { return v.empty() ? std::nullopt : check_slurm_controller(v); },
+              "a host name or IPv4 address, with :port or without")
+      .string("cluster", &SlurmSpec::cluster, "cluster", "The cluster's ClusterName.", check_slurm_name,
+              "letters, digits, '_', '-', '.'")
+      .string("partition", &SlurmSpec::partition, "",
+              "A partition the node must be in once registered (a join that finds it elsewhere fails); \"\": not "
+              "checked.",
+              [](const std::string& v) { return v.empty() ? std::nullopt : check_slurm_name(v); },
+              "letters, digits, '_', '-', '.'")
+      .strings("features", &SlurmSpec::features, {"railyard", "rails{rails}"},
+               "The node's features (AvailableFeatures and ActiveFeatures), set after a pass: {rails} and {gpus} "
+               "are the counts the self-test found, \"{rdma}\" alone one feature per rail RDMA device. Empty: the "
+               "controller's are kept.",
+               check_slurm_feature, "letters, digits, '_', '-', '.', with {rails}, {gpus}, or \"{rdma}\"")
+      .boolean("drain_on_fail", &SlurmSpec::drain_on_fail, true,
+               "A failing self-test (at first boot or in `railyard-firstboot verify`) drains the node with the "
+               "reason \"railyard: \" and the first failing checks.")
+      .boolean("resume_on_pass", &SlurmSpec::resume_on_pass, true,
+               "A passing first boot resumes the node when railyard drained it (its reason starts with "
+               "\"railyard:\"); a drain anyone else made stays.")
+      .integer("register_wait_s", &SlurmSpec::register_wait_s, 30, 1, 600,
+               "How long the agent waits, after slurmd is active, for the controller to see the node respond; "
+               "longer fails the join.")
+      .integer("drain_interval_s", &SlurmSpec::drain_interval_s, 600, 0, 86400,
+               "`railyard-firstboot verify` drains a node whose fabric regressed at most once per interval.");
   return s;
 }
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "net.h"
+#include "slurm.h"
 #include "recipe_loader.h"
 #include "text.h"
 
@@ -69,6 +70,7 @@ class Checker {
       addressing();
     if (ok({"nvmeof", "hardware.rail_count", "hardware.rails", "addressing.subnets"})) nvmeof();
     if (ok({"join", "join.report_url", "join.ca_file", "join.token_file"})) join();
+    if (ok({"join.units", "join.slurm", "join.slurm.controller"})) slurm();
   }
 
  private:
@@ -243,6 +245,13 @@ class Checker {
       error("join.token_file", "join.token_file would send a bearer token in clear text over http://; use https://");
     if (!j.token_file.empty() && j.report_url.empty())
       error("join.token_file", "join.token_file is set but there is no join.report_url");
+  }
+
+  void slurm() {
+    const auto& u = r_.join.units;
+    if (!r_.slurm.controller.empty() && std::find(u.begin(), u.end(), kSlurmdUnit) == u.end())
+      error("join.slurm.controller", "join.slurm.controller is set but join.units does not start " +
+                                         std::string(kSlurmdUnit) + ": add it, so that slurmd starts only after a pass");
   }
 
   // The URL's host is this machine: a token sent there never crosses a wire.

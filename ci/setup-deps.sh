@@ -25,6 +25,8 @@ packages=(
   qemu-system-x86 ipxe-qemu python3
   # report pages rendered headless in tests
   chromium
+  # a real Slurm for the join tests (tests/slurm), promtool for the shipped alert rules
+  munge slurmctld slurmd slurm-client prometheus
 )
 
 missing=()

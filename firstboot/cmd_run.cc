@@ -240,7 +240,7 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
   NativeJoinEffects effects;
   std::cout << summary_text(report) << std::flush;
   log_checks(report);
-  JoinOutcome joined = report_and_join(report, in->recipe.join, root, effects, read_token);
+  JoinOutcome joined = report_and_join(report, in->recipe.join, root, effects, read_token, real_clock(), in->recipe.slurm);
   log_join(joined);
   std::cout << result_marker(report) << std::endl;
   return joined.joined ? kExitOk : kExitFailed;

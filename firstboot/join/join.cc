@@ -5,6 +5,7 @@
 
 #include "join_gate.h"
 #include "kernel/root_files.h"
+#include "slurm.h"
 #include "text.h"
 
 namespace railyard {
@@ -107,7 +108,133 @@ std::vector<UnitWait> start_units(const JoinSpec& join, JoinEffects& fx, Clock& 
   return units;
 }
 
+std::string rooted(const std::string& root, const std::string& path) {
+  return root.empty() ? path : (std::filesystem::path(root) / path.substr(1)).string();
+}
+
+SlurmFacts slurm_facts(const Report& report) {
+  SlurmFacts f;
+  if (report.plan.is_object() && report.plan.contains("rails") && report.plan["rails"].is_array())
+    for (const auto& r : report.plan["rails"]) {
+      ++f.rails;
+      if (r.contains("rdma_device") && r["rdma_device"].is_string() && !r["rdma_device"].get<std::string>().empty())
+        f.rdma.push_back(r["rdma_device"].get<std::string>());
+    }
+  if (report.inventory.is_object() && report.inventory.contains("gpus") && report.inventory["gpus"].is_array())
+    f.gpus = static_cast<int>(report.inventory["gpus"].size());
+  return f;
+}
+
 }  // namespace
+
+SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, const std::string& root, JoinEffects& fx,
+                                  Clock& clock, std::vector<JoinLine>& log) {
+  SlurmOutcome out;
+  const std::string& node = report.node;
+  json actions = json::array();
+  out.record = {{"controller", slurm.controller}, {"node", node},     {"state", nullptr},   {"reason", ""},
+                {"partitions", json::array()},     {"registered_ms", nullptr}, {"actions", json::array()}};
+  auto say = [&log](JoinLine::Level level, std::string text) { log.push_back({level, "slurm: " + std::move(text)}); };
+  if (auto e = write_root_file(root, kSlurmClientConf, slurm_client_conf(slurm), 0644); !e.empty()) {
+    say(JoinLine::Level::error, "cannot write the client configuration: " + e);
+    out.ok = false;
+    out.record["error"] = e;
+    return out;
+  }
+  const std::vector<std::string> env = {"SLURM_CONF=" + rooted(root, kSlurmClientConf)};
+  auto act = [&](const char* action, const std::vector<std::string>& argv) {
+    int rc = fx.run(argv, env, nullptr);
+    actions.push_back({{"action", action}, {"command", railyard::join(argv, " ")}, {"exit", rc}});
+    return rc;
+  };
+  SlurmNodeState state;
+  auto query = [&] {
+    std::string text;
+    int rc = fx.run(scontrol_show_node_argv(node), env, &text);
+    state = rc == 0 ? parse_scontrol_node(text) : SlurmNodeState{};
+    return rc;
+  };
+  auto finish = [&] {
+    out.record["state"] = state.known ? json(state.state) : json(nullptr);
+    out.record["reason"] = state.reason;
+    out.record["partitions"] = state.partitions;
+    out.record["actions"] = actions;
+    return out;
+  };
+
+  if (!report.passed()) {
+    if (!slurm.drain_on_fail) {
+      say(JoinLine::Level::warning, node + " is not drained (join.slurm.drain_on_fail = false)");
+      query();
+      return finish();
+    }
+    std::string reason = drain_reason(report);
+    int rc = act("drain", scontrol_drain_argv(node, reason));
+    query();
+    if (rc != 0) {
+      out.ok = false;
+      say(JoinLine::Level::error, "could not drain " + node + " (scontrol exited " + std::to_string(rc) + "; is " +
+                                      slurm.controller + " reachable, munge running with the cluster's key?)");
+    } else {
+      say(JoinLine::Level::info, node + " drained: " + reason);
+    }
+    return finish();
+  }
+
+  // A pass: slurmd is active; the controller sees the node once slurmd has registered.
+  const auto start = clock.now();
+  const auto deadline = start + std::chrono::seconds(slurm.register_wait_s);
+  int rc = 0;
+  for (;;) {
+    rc = query();
+    if (state.responding || clock.now() >= deadline) break;
+    clock.sleep(Ms(500));
+  }
+  if (!state.responding) {
+    out.ok = false;
+    say(JoinLine::Level::error,
+        rc != 0 ? "scontrol show node " + node + " exited " + std::to_string(rc) + " for " +
+                      std::to_string(slurm.register_wait_s) + " s (join.slurm.register_wait_s): is " + slurm.controller +
+                      " reachable, and does its slurm.conf list " + node + "?"
+                : node + " did not register with " + slurm.controller + " within " +
+                      std::to_string(slurm.register_wait_s) + " s (join.slurm.register_wait_s); the controller says " +
+                      (state.known ? state.state : std::string("nothing")) +
+                      (state.reason.empty() ? "" : " (" + state.reason + ")"));
+    return finish();
+  }
+  out.record["registered_ms"] = ms_between(start, clock.now());
+  say(JoinLine::Level::info, node + " registered with " + slurm.controller + ": " + state.state);
+  if (!slurm.partition.empty() &&
+      std::find(state.partitions.begin(), state.partitions.end(), slurm.partition) == state.partitions.end()) {
+    out.ok = false;
+    say(JoinLine::Level::error, node + " is not in partition " + slurm.partition + " (join.slurm.partition); it is in " +
+                                    (state.partitions.empty() ? std::string("none") : railyard::join(state.partitions, ", ")));
+  }
+  std::vector<std::string> features = slurm_features(slurm, slurm_facts(report));
+  out.record["features"] = features;
+  if (!features.empty()) {
+    if (int f = act("features", scontrol_features_argv(node, features)); f != 0)
+      say(JoinLine::Level::warning, "could not set the features " + railyard::join(features, ",") + " (scontrol exited " +
+                                        std::to_string(f) + ")");
+  }
+  if (state.drained) {
+    if (!drained_by_railyard(state))
+      say(JoinLine::Level::warning, node + " stays drained: the reason, '" + state.reason +
+                                        "', is not railyard's; whoever drained it resumes it");
+    else if (!slurm.resume_on_pass)
+      say(JoinLine::Level::info, node + " stays drained (join.slurm.resume_on_pass = false): " + state.reason);
+    else if (int r = act("resume", scontrol_resume_argv(node)); r != 0)
+      say(JoinLine::Level::warning, "could not resume " + node + " (scontrol exited " + std::to_string(r) + ")");
+    else
+      say(JoinLine::Level::info, node + " resumed: the self-test that drained it (" + state.reason + ") now passes");
+    // A resumed node is NOT_RESPONDING until the controller's next ping of it comes back.
+    const auto settle = clock.now() + std::chrono::seconds(slurm.register_wait_s);
+    for (query(); !state.responding && clock.now() < settle; query()) clock.sleep(Ms(500));
+    if (!state.responding)
+      say(JoinLine::Level::warning, node + " does not answer the controller's pings since it was resumed: " + state.state);
+  }
+  return finish();
+}
 
 UnitState parse_unit_state(const std::string& show_output) {
   UnitState s;
@@ -125,7 +252,7 @@ UnitState parse_unit_state(const std::string& show_output) {
 }
 
 JoinOutcome report_and_join(Report& report, const JoinSpec& join, const std::string& root, JoinEffects& fx,
-                            std::string (*read_token)(const std::string& path), Clock& clock) {
+                            std::string (*read_token)(const std::string& path), Clock& clock, const SlurmSpec& slurm) {
   JoinOutcome out;
   auto say = [&out](JoinLine::Level level, std::string text) { out.log.push_back({level, std::move(text)}); };
   auto info = [&](std::string text) { say(JoinLine::Level::info, std::move(text)); };
@@ -159,6 +286,7 @@ JoinOutcome report_and_join(Report& report, const JoinSpec& join, const std::str
       record["on_fail"] = {{"command", join.on_fail}, {"exit", rc}, {"failed_checks", failed}};
     }
     error("self-test failed: not joining; no unit started");
+    if (!slurm.controller.empty()) record["slurm"] = slurm_after_selftest(report, slurm, root, fx, clock, out.log).record;
   } else if (auto e = write_root_file(root, kJoinedMarker, report.node + "\n", 0644); !e.empty()) {
     // The gate opens only with the marker: without it no join unit would start.
     error("cannot mark the node joined: " + e);
@@ -171,13 +299,20 @@ JoinOutcome report_and_join(Report& report, const JoinSpec& join, const std::str
                                  {"waited_ms", w.waited_ms}});
       units_ok = units_ok && w.ok;
     }
-    if (units_ok) {
+    bool slurm_ok = true;
+    if (units_ok && !slurm.controller.empty()) {
+      SlurmOutcome s = slurm_after_selftest(report, slurm, root, fx, clock, out.log);
+      record["slurm"] = s.record;
+      slurm_ok = s.ok;
+    }
+    if (units_ok && slurm_ok) {
       out.joined = true;
       info("joined: " + std::string(kJoinedMarker));
     } else {
       // Closed again, so that nothing else gated starts; units already active stay so.
       std::filesystem::remove(marker, ec);
-      error("a join unit did not become active: the node did not join; " + std::string(kJoinedMarker) + " removed");
+      error(std::string(units_ok ? "Slurm did not take the node" : "a join unit did not become active") +
+            ": the node did not join; " + kJoinedMarker + " removed");
     }
   }
   record["joined"] = out.joined;

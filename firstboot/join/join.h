@@ -42,9 +42,23 @@ struct JoinOutcome {
 
 // `root` prefixes the files written (report, textfile, joined marker); `clock` waits
 // between POST attempts and while the join units start. `report.join` is filled with what
-// joining did (the report's "join" object, docs/report.schema.json).
+// joining did (the report's "join" object, docs/report.schema.json). With a Slurm controller
+// ([join.slurm]), a pass also waits for the controller to see the node, sets its features and
+// resumes a railyard drain, and a fail drains the node (slurm_after_selftest).
 JoinOutcome report_and_join(Report& report, const JoinSpec& join, const std::string& root, JoinEffects& fx,
-                            std::string (*read_token)(const std::string& path), Clock& clock = real_clock());
+                            std::string (*read_token)(const std::string& path), Clock& clock = real_clock(),
+                            const SlurmSpec& slurm = SlurmSpec{});
+
+// Slurm after a self-test, pass or fail (report.passed()): what report_and_join does with
+// [join.slurm], and what `railyard-firstboot verify` does on a regression (a drain only).
+// Returns the report's "slurm" record; `ok` is false when a pass did not bring the node into
+// the cluster (it never registered, or is not in join.slurm.partition) or a drain failed.
+struct SlurmOutcome {
+  bool ok = true;
+  nlohmann::ordered_json record;
+};
+SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, const std::string& root, JoinEffects& fx,
+                                  Clock& clock, std::vector<JoinLine>& log);
 
 // A unit as `systemctl show --property=ActiveState,SubState,Result,Job,ConditionResult`
 // prints it ("Key=value" lines; keys it does not print stay empty).

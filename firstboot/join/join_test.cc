@@ -575,3 +575,200 @@ TEST_CASE("report_and_join: a second run replaces the previous report") {
   CHECK(nlohmann::json::parse(root.read(kReport))["result"] == "pass");
   CHECK(out.joined);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Slurm ([join.slurm])
+
+namespace {
+
+SlurmSpec slurm_spec() {
+  SlurmSpec s;
+  s.controller = "10.0.0.1";
+  s.cluster = "lab";
+  s.partition = "gpu";
+  s.features = {"railyard", "rails{rails}", "gpus{gpus}", "{rdma}"};
+  return s;
+}
+
+Report with_plan(Report r) {
+  r.plan = {{"rails", {{{"rail", 0}, {"rdma_device", "mlx5_0"}}, {{"rail", 1}, {"rdma_device", "mlx5_1"}}}}};
+  r.inventory = {{"gpus", nlohmann::ordered_json::array({nlohmann::ordered_json::object()})}};
+  return r;
+}
+
+// `scontrol show node gpu-a01 --oneliner`, cut to what is read.
+std::string node_line(const std::string& state, bool started, const std::string& partitions = "gpu",
+                      const std::string& reason = "") {
+  return "NodeName=gpu-a01 Arch=x86_64 State=" + state + " Partitions=" + partitions +
+         " SlurmdStartTime=" + (started ? "2026-12-02T23:17:32" : "None") +
+         (reason.empty() ? "" : " Reason=" + reason + " [root@2026-12-02T23:17:32]") + "\n";
+}
+
+JoinOutcome run_slurm(Report& r, const SlurmSpec& s, const TempRoot& root, RecordingJoin& fx) {
+  TokenReader::reset();
+  JoinSpec j = spec();
+  j.report_url.clear();
+  return report_and_join(r, j, root.str(), fx, &TokenReader::read, fx.clock, s);
+}
+
+// The `scontrol update` commands, in order.
+std::vector<std::vector<std::string>> updates(const RecordingJoin& fx) {
+  std::vector<std::vector<std::string>> out;
+  for (const auto& c : fx.commands)
+    if (c.size() > 1 && c[0] == "scontrol" && c[1] == "update") out.push_back(c);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("slurm: a failing node is drained with the failing checks, through the agent's own client configuration") {
+  TempRoot root;
+  RecordingJoin fx;
+  fx.outputs["scontrol"] = {node_line("IDLE+DRAIN", false, "gpu", "railyard: rail.1.mtu")};
+  Report r = with_plan(failing());
+  auto out = run_slurm(r, slurm_spec(), root, fx);
+  CHECK_FALSE(out.joined);
+  REQUIRE(updates(fx).size() == 1);
+  CHECK(updates(fx)[0] ==
+        std::vector<std::string>{"scontrol", "update", "NodeName=gpu-a01", "State=DRAIN", "Reason=railyard: rail.1.mtu"});
+  for (std::size_t i = 0; i < fx.commands.size(); ++i)
+    if (fx.commands[i][0] == "scontrol")
+      CHECK(fx.envs[i] == std::vector<std::string>{"SLURM_CONF=" + (root / "/run/railyard/slurm.conf").string()});
+  CHECK(root.read("/run/railyard/slurm.conf").find("\nSlurmctldHost=10.0.0.1\n") != std::string::npos);
+  CHECK(fx.starts().empty());
+  const auto& rec = r.join["slurm"];
+  CHECK(rec["node"] == "gpu-a01");
+  CHECK(rec["state"] == "IDLE+DRAIN");
+  CHECK(rec["reason"] == "railyard: rail.1.mtu");
+  CHECK(rec["registered_ms"].is_null());
+  CHECK(rec["actions"][0]["action"] == "drain");
+  CHECK(rec["actions"][0]["exit"] == 0);
+  CHECK(logged(out, "slurm: gpu-a01 drained: railyard: rail.1.mtu"));
+  auto kept = nlohmann::json::parse(root.read(kReport));
+  CHECK(kept["join"]["slurm"]["state"] == "IDLE+DRAIN");
+}
+
+TEST_CASE("slurm: a drain that fails is an error naming the controller; drain_on_fail = false drains nothing") {
+  {
+    TempRoot root;
+    RecordingJoin fx;
+    fx.exit_codes["Reason=railyard: rail.1.mtu"] = 1;
+    Report r = with_plan(failing());
+    auto out = run_slurm(r, slurm_spec(), root, fx);
+    CHECK(logged(out, "could not drain gpu-a01 (scontrol exited 1; is 10.0.0.1 reachable"));
+    CHECK(r.join["slurm"]["actions"][0]["exit"] == 1);
+  }
+  {
+    TempRoot root;
+    RecordingJoin fx;
+    SlurmSpec s = slurm_spec();
+    s.drain_on_fail = false;
+    Report r = with_plan(failing());
+    auto out = run_slurm(r, s, root, fx);
+    CHECK(updates(fx).empty());
+    CHECK(logged(out, "not drained (join.slurm.drain_on_fail = false)"));
+  }
+}
+
+TEST_CASE("slurm: a pass waits for the node to register, then sets its features from the self-test") {
+  TempRoot root;
+  RecordingJoin fx;
+  fx.outputs["scontrol"] = {node_line("UNKNOWN", false), node_line("IDLE+NOT_RESPONDING", true),
+                            node_line("IDLE", true, "gpu,debug")};
+  Report r = with_plan(passing());
+  auto out = run_slurm(r, slurm_spec(), root, fx);
+  CHECK(out.joined);
+  CHECK(root.exists(kJoined));
+  REQUIRE(updates(fx).size() == 1);
+  CHECK(updates(fx)[0] == std::vector<std::string>{"scontrol", "update", "NodeName=gpu-a01",
+                                                   "AvailableFeatures=railyard,rails2,gpus1,mlx5_0,mlx5_1",
+                                                   "ActiveFeatures=railyard,rails2,gpus1,mlx5_0,mlx5_1"});
+  const auto& rec = r.join["slurm"];
+  CHECK(rec["registered_ms"] == 1000);  // asked every 500 ms
+  CHECK(rec["state"] == "IDLE");
+  CHECK(rec["partitions"] == nlohmann::ordered_json::array({"gpu", "debug"}));
+  CHECK(logged(out, "slurm: gpu-a01 registered with 10.0.0.1: IDLE"));
+  // slurmd is started (a join unit) before the controller is asked.
+  auto first_ask = std::find_if(fx.commands.begin(), fx.commands.end(), [](const auto& c) { return c[0] == "scontrol"; });
+  auto last_start = std::find_if(fx.commands.rbegin(), fx.commands.rend(), [](const auto& c) { return c[0] == "systemctl"; });
+  CHECK(first_ask - fx.commands.begin() > fx.commands.rend() - last_start - 1);
+}
+
+TEST_CASE("slurm: a pass resumes only railyard's drains") {
+  struct Case {
+    std::string reason;
+    bool resume_on_pass;
+    bool resumes;
+    std::string says;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"railyard: rail.3.link", true, true, "resumed: the self-test that drained it (railyard: rail.3.link) now passes"},
+           {"railyard: rail.3.link", false, false, "stays drained (join.slurm.resume_on_pass = false)"},
+           {"PSU swap, ticket 4411", true, false, "stays drained: the reason, 'PSU swap, ticket 4411', is not railyard's"},
+       }) {
+    CAPTURE(c.reason);
+    TempRoot root;
+    RecordingJoin fx;
+    fx.outputs["scontrol"] = {node_line("IDLE+DRAIN", true, "gpu", c.reason), node_line("IDLE", true)};
+    SlurmSpec s = slurm_spec();
+    s.resume_on_pass = c.resume_on_pass;
+    s.features.clear();
+    Report r = with_plan(passing());
+    auto out = run_slurm(r, s, root, fx);
+    CHECK(out.joined);  // drained or not, the node is in the cluster
+    bool resumed = false;
+    for (const auto& u : updates(fx)) resumed = resumed || u.back() == "State=RESUME";
+    CHECK(resumed == c.resumes);
+    CHECK(logged(out, c.says));
+  }
+}
+
+TEST_CASE("slurm: a node that never registers, or lands outside its partition, has not joined") {
+  {
+    TempRoot root;
+    RecordingJoin fx;
+    fx.outputs["scontrol"] = {node_line("IDLE+DRAIN", false, "gpu", "railyard: rail.1.mtu")};
+    SlurmSpec s = slurm_spec();
+    s.register_wait_s = 5;
+    Report r = with_plan(passing());
+    auto out = run_slurm(r, s, root, fx);
+    CHECK_FALSE(out.joined);
+    CHECK_FALSE(root.exists(kJoined));
+    CHECK(logged(out, "gpu-a01 did not register with 10.0.0.1 within 5 s (join.slurm.register_wait_s); the controller "
+                      "says IDLE+DRAIN (railyard: rail.1.mtu)"));
+    CHECK(logged(out, "Slurm did not take the node: the node did not join"));
+    CHECK(r.join["slurm"]["registered_ms"].is_null());
+    CHECK(updates(fx).empty());  // a node not in the cluster is not resumed
+    CHECK(fx.clock.now() - railyard::test::FakeClock::time_point{} >= std::chrono::seconds(5));
+  }
+  {
+    TempRoot root;
+    RecordingJoin fx;
+    fx.outputs["scontrol"] = {node_line("IDLE", true, "debug")};
+    Report r = with_plan(passing());
+    auto out = run_slurm(r, slurm_spec(), root, fx);
+    CHECK_FALSE(out.joined);
+    CHECK(logged(out, "gpu-a01 is not in partition gpu (join.slurm.partition); it is in debug"));
+  }
+  {
+    TempRoot root;
+    RecordingJoin fx;
+    fx.exit_codes["--oneliner"] = 1;
+    SlurmSpec s = slurm_spec();
+    s.register_wait_s = 1;
+    Report r = with_plan(passing());
+    auto out = run_slurm(r, s, root, fx);
+    CHECK_FALSE(out.joined);
+    CHECK(logged(out, "scontrol show node gpu-a01 exited 1 for 1 s (join.slurm.register_wait_s): is 10.0.0.1 reachable"));
+  }
+}
+
+TEST_CASE("slurm: without a controller nothing speaks to Slurm and the report has no slurm record") {
+  TempRoot root;
+  RecordingJoin fx;
+  Report r = with_plan(failing());
+  run_slurm(r, SlurmSpec{}, root, fx);
+  for (const auto& c : fx.commands) CHECK(c[0] != "scontrol");
+  CHECK_FALSE(r.join.contains("slurm"));
+  CHECK_FALSE(root.exists("/run/railyard/slurm.conf"));
+}

@@ -748,3 +748,39 @@ TEST_CASE("agent: a join unit the image lacks, or masks, fails the build at the 
   CHECK(s.error() == "recipes/x.toml:12:21: join.units: slurmd.service is masked in the image "
                      "(/etc/systemd/system/slurmd.service is a link to /dev/null); the agent could never start it");
 }
+
+TEST_CASE("agent: a Slurm node gets configless slurmd before the gate, and munge its key at boot") {
+  StageFixture f;
+  f.lr.recipe.join.units = {"slurmd.service"};
+  f.lr.recipe.slurm.controller = "10.0.0.1:7000";
+  f.tmp.write("root/lib/systemd/system/slurmd.service", "[Unit]\nConditionPathExists=/etc/slurm/slurm.conf\n");
+  f.tmp.write("root/usr/bin/sinfo", "");
+  f.tmp.write("root/usr/bin/scontrol", "");
+  f.tmp.write("root/usr/sbin/munged", "");
+  StageContext ctx = f.context();
+  REQUIRE(gate_join_units(ctx).ok());
+  Status s = slurm_node_files(ctx);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  std::string dropin = read_all(f.tmp / "root/etc/systemd/system/slurmd.service.d/50-railyard-slurm.conf");
+  CHECK(dropin.find("SLURMD_OPTIONS=--conf-server 10.0.0.1:7000") != std::string::npos);
+  CHECK(fs::exists(f.tmp / "root/etc/systemd/system/slurmd.service.d/99-railyard-gate.conf"));
+  CHECK(read_all(f.tmp / "root/usr/lib/tmpfiles.d/railyard-munge.conf").find("z /etc/munge/munge.key 0400 munge munge") !=
+        std::string::npos);
+}
+
+TEST_CASE("agent: a Slurm node's image without sinfo, scontrol or munged fails the build at the recipe's line") {
+  StageFixture f;
+  f.lr.recipe.slurm.controller = "ctl";
+  f.lr.positions["join.slurm.controller"] = SourcePos{"recipes/x.toml", 30, 14};
+  f.tmp.write("root/usr/bin/sinfo", "");
+  StageContext ctx = f.context();
+  Status s = slurm_node_files(ctx);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error() == "recipes/x.toml:30:14: join.slurm: the image has no /usr/bin/scontrol; add slurm-client to image.packages");
+  CHECK_FALSE(fs::exists(f.tmp / "root/etc/systemd/system/slurmd.service.d/50-railyard-slurm.conf"));
+
+  StageFixture none;  // not a Slurm node: nothing written, nothing asked of the image
+  StageContext c2 = none.context();
+  CHECK(slurm_node_files(c2).ok());
+  CHECK_FALSE(fs::exists(none.tmp / "root/usr/lib/tmpfiles.d/railyard-munge.conf"));
+}

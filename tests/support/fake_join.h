@@ -39,6 +39,8 @@ class RecordingJoin : public JoinEffects {
   // What `systemctl show ... UNIT` prints, call by call (the last one stays); by default the
   // unit is active at once.
   std::map<std::string, std::vector<std::string>> unit_states;
+  // What other commands print, by argv[0] ("sinfo"), call by call (the last one stays).
+  std::map<std::string, std::vector<std::string>> outputs;
   FakeClock clock;                                 // what report_and_join waits on
   std::function<void(const std::vector<std::string>&)> on_run;  // called before each command is answered
 
@@ -60,6 +62,9 @@ class RecordingJoin : public JoinEffects {
         *out = states.empty() ? "ActiveState=active\nSubState=running\nResult=success\nConditionResult=yes\n"
                               : states.front();
         if (states.size() > 1) states.erase(states.begin());
+      } else if (auto o = outputs.find(argv[0]); o != outputs.end() && !o->second.empty()) {
+        *out = o->second.front();
+        if (o->second.size() > 1) o->second.erase(o->second.begin());
       }
     }
     auto it = exit_codes.find(argv.back());

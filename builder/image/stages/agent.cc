@@ -9,6 +9,7 @@
 #include "apt.h"
 #include "diagnostic.h"
 #include "join_gate.h"
+#include "slurm.h"
 #include "image_files.h"
 #include "stage.h"
 #include "text.h"
@@ -19,15 +20,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// "FILE:LINE:COL", where the recipe names join unit `i`, for an error that points at it.
-std::string unit_position(const LoadedRecipe& lr, std::size_t i) {
+// "FILE:LINE:COL" of the first of `keys` the recipe holds, for an error that points at it.
+std::string key_position(const LoadedRecipe& lr, const std::vector<std::string>& keys) {
   SourcePos pos{lr.path, 1, 1};
-  for (const std::string& key : {"join.units[" + std::to_string(i) + "]", std::string("join.units"), std::string("join")})
+  for (const std::string& key : keys)
     if (auto it = lr.positions.find(key); it != lr.positions.end()) {
       pos = it->second;
       break;
     }
   return pos.file + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column);
+}
+
+// Where the recipe names join unit `i`.
+std::string unit_position(const LoadedRecipe& lr, std::size_t i) {
+  return key_position(lr, {"join.units[" + std::to_string(i) + "]", "join.units", "join"});
 }
 
 }  // namespace
@@ -56,6 +62,24 @@ Status gate_join_units(StageContext& ctx) {
   return success();
 }
 
+Status slurm_node_files(StageContext& ctx) {
+  const SlurmSpec& slurm = ctx.recipe.recipe.slurm;
+  if (slurm.controller.empty()) return success();
+  std::string at = key_position(ctx.recipe, {"join.slurm.controller", "join.slurm"}) + ":";
+  // What the agent runs and what munged runs as must be in the image: said here, at build
+  // time, rather than by a node that cannot drain itself.
+  for (const auto& [path, package] : std::vector<std::pair<std::string, std::string>>{
+           {"/usr/bin/scontrol", "slurm-client"}, {"/usr/sbin/munged", "munge"}}) {
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(ctx.root + path, ec)))
+      return Status::fail(at + " join.slurm: the image has no " + path + "; add " + package + " to image.packages");
+  }
+  if (auto s = write_file_atomically(ctx.root + kSlurmdDropin, slurmd_dropin_text(slurm)); !s.ok()) return s;
+  if (auto s = write_file_atomically(ctx.root + kMungeTmpfiles, munge_tmpfiles_text()); !s.ok()) return s;
+  ctx.step("slurmd configless from " + slurm.controller + "; munge's key made munge's at boot");
+  return success();
+}
+
 Status run_agent(StageContext& ctx) {
   if (ctx.where.agent.empty())
     return Status::fail("the railyard-firstboot package is not beside this railyard (build the agent-package target)");
@@ -74,14 +98,23 @@ Status run_agent(StageContext& ctx) {
   auto listing = ctx.runner.capture(in_image(ctx.root, {"dpkg-query", "-L", "railyard-firstboot"}, "list the agent's files"));
   if (!listing.ok()) return Status::fail(listing.error());
   std::vector<std::string> units;
+  // A service a timer of its own name starts is the timer's (railyard-verify.timer): not enabled.
+  std::vector<std::string> shipped;
   for (const auto& line : split(*listing, '\n'))
-    if (line.find("/systemd/system/") != std::string::npos && line.ends_with(".service")) units.push_back(fs::path(line).filename());
+    if (line.find("/systemd/system/") != std::string::npos) shipped.push_back(fs::path(line).filename());
+  for (const auto& u : shipped) {
+    std::string stem = u.substr(0, u.rfind('.'));
+    if (u.ends_with(".timer") ||
+        (u.ends_with(".service") && std::find(shipped.begin(), shipped.end(), stem + ".timer") == shipped.end()))
+      units.push_back(u);
+  }
   if (units.empty()) return Status::fail("the agent package ships no systemd unit");
   std::vector<std::string> argv = {"systemctl", "enable"};
   argv.insert(argv.end(), units.begin(), units.end());
   ctx.step("enable " + join(units, ", "));
   if (auto s = ctx.runner.run(in_image(ctx.root, argv, "enable the agent's units")); !s.ok()) return s;
   if (auto s = gate_join_units(ctx); !s.ok()) return s;
+  if (auto s = slurm_node_files(ctx); !s.ok()) return s;
   return write_file_atomically(ctx.root + "/etc/railyard/recipe.toml",
                            "# " + ctx.recipe.recipe.name + ", resolved by railyard build (extends applied, defaults filled)\n" +
                                render_recipe_toml(ctx.recipe.recipe));

@@ -11,4 +11,9 @@ namespace railyard {
 // recipe's line for a unit the image lacks or masks.
 Status gate_join_units(StageContext& ctx);
 
+// With [join.slurm]: slurmd's configless drop-in (before the gate's) and munge's key
+// handed to munge at boot (core/slurm.h); fails naming the recipe's line when the image
+// lacks scontrol or munged.
+Status slurm_node_files(StageContext& ctx);
+
 }  // namespace railyard

@@ -13,6 +13,8 @@
 #include "image/image_manifest.h"
 #include "audit/rootfs_file.h"
 #include "collect/node_token.h"
+#include "report/report_source.h"
+#include "slurm.h"
 #include "io/log.h"
 #include "net.h"
 #include "node_inventory.h"
@@ -28,8 +30,19 @@ namespace railyard {
 
 namespace {
 
+// munged takes a key of 32 to 1024 bytes (mungekey(8) makes 1024).
+Outcome<std::string> read_munge_key(const std::string& path) {
+  auto key = read_text_file(path);
+  if (!key.ok()) return key;
+  if (key->size() < 32 || key->size() > 1024)
+    return Outcome<std::string>::fail(path + ": a munge key is 32 to 1024 bytes (mungekey -c -k FILE makes one); this "
+                                      "is " + std::to_string(key->size()));
+  return key;
+}
+
+
 struct PxeOptions {
-  std::string image_dir, nodes, tree, base_url, proxy_subnet, node_secret;
+  std::string image_dir, nodes, tree, base_url, proxy_subnet, node_secret, munge_key;
   std::string ipxe_dir = "/usr/lib/ipxe";
   bool json = false;
 };
@@ -102,6 +115,16 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
     if (!read.ok()) diags.error({"--node-secret", 0, 0}, read.error());
     else secret = *read;
   }
+  std::string munge_key;
+  if (!opt.munge_key.empty()) {
+    auto read = read_munge_key(opt.munge_key);
+    if (!read.ok()) diags.error({"--munge-key", 0, 0}, read.error());
+    else munge_key = *read;
+  }
+  const bool slurm_node = recipe && !recipe->recipe.slurm.controller.empty();
+  if (recipe && !opt.munge_key.empty() && !slurm_node)
+    diags.error({"--munge-key", 0, 0}, "recipe " + recipe->path + " sets no join.slurm.controller, so no node of it "
+                                       "runs munge for Slurm; leave the cluster's key out of its overlays");
   const std::string token_file = recipe ? recipe->recipe.join.token_file : "";
   if (recipe && !opt.node_secret.empty()) {
     auto pos = recipe->positions.count("join.token_file") ? recipe->positions.at("join.token_file") : SourcePos{recipe->path, 1, 1};
@@ -124,6 +147,7 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
     plan->token_file = token_file;
     for (auto& n : plan->nodes) n.token = node_token(secret, n.node.hostname);
   }
+  plan->munge_key = munge_key;
   PxeTreeOptions topt{opt.image_dir, opt.tree, opt.ipxe_dir, image->source_date_epoch};
   auto written = write_pxe_tree(*plan, *image, topt);
   if (!written.ok()) {
@@ -134,6 +158,9 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
   if (secret.empty() && !token_file.empty())
     warnings.push_back("the nodes read their report token from " + token_file + ", and no overlay holds one: pass "
                        "--node-secret (the receiver's), or put the tokens there yourself");
+  if (slurm_node && munge_key.empty())
+    warnings.push_back("the nodes are Slurm nodes (join.slurm) and no overlay holds the cluster's munge key: pass "
+                       "--munge-key, or put it at " + std::string(kMungeKey) + " yourself");
   if (subnet.empty())
     warnings.push_back("the recipe names no management subnet: set dhcp-range in " + opt.tree + "/" +
                        kPxeDnsmasqFile + " (or pass --proxy-subnet)");
@@ -150,6 +177,7 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
                                 {"copied", written->copied},
                                 {"token_file", token_file.empty() ? nlohmann::json() : nlohmann::json(token_file)},
                                 {"tokens", !secret.empty()},
+                                {"munge_key", !munge_key.empty()},
                                 {"nodes", nodes},
                                 {"warnings", warnings}}
                      .dump(2)
@@ -161,6 +189,7 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
   for (const auto& n : plan->nodes) std::cout << "  " << n.node.mac << "  " << n.node.hostname << "  " << n.script << "\n";
   if (!secret.empty())
     std::cout << "  each node's own report token is in its overlay at " << token_file << "\n";
+  if (!munge_key.empty()) std::cout << "  the cluster's munge key is in every overlay at " << kMungeKey << "\n";
   return kExitOk;
 }
 
@@ -175,6 +204,9 @@ const bool registered = register_subcommand(50, [](CLI::App& app) {
   sub->add_option("--node-secret", opt->node_secret,
                   "The receiver's secret (railyard collect --node-secret): each node's own report token goes into its "
                   "overlay, at the recipe's join.token_file");
+  sub->add_option("--munge-key", opt->munge_key,
+                  "The cluster's munge key (mungekey(8) makes one): it goes into every node's overlay at "
+                  "/etc/munge/munge.key, readable by root only, for a recipe with join.slurm");
   sub->add_option("--ipxe-dir", opt->ipxe_dir, "Where undionly.kpxe and snponly.efi are copied from (\"\" for nowhere)")
       ->default_str("/usr/lib/ipxe");
   sub->add_flag("--json", opt->json, "What was written as one JSON document on stdout");

@@ -1,4 +1,5 @@
 #include "pxe_plan.h"
+#include "slurm.h"
 
 #include <nlohmann/json.hpp>
 
@@ -56,6 +57,7 @@ std::optional<std::string> check_token_path(const std::string& token_file) {
       return "join.token_file '" + token_file + "' has an empty, '.' or '..' component; write it plainly, like /etc/railyard/token";
   for (const char* own : {"/etc/railyard/node.toml", "/etc/hostname"})
     if (token_file == own) return allowed + ": '" + token_file + "' is where the overlay puts the node's identity";
+  if (token_file == kMungeKey) return allowed + ": '" + token_file + "' is where the overlay puts the cluster's munge key";
   return std::nullopt;
 }
 

@@ -6,7 +6,8 @@
 //   TREE/pxe/52-54-00-00-00-01.ipxe  one per node: image kernel + initrds + its overlay
 //   TREE/image/…                   the image's artifacts and manifest.json
 //   TREE/nodes/node-<host>.cpio.zst  /etc/railyard/node.toml, /etc/hostname and, with a
-//                                  receiver secret, the node's own report token
+//                                  receiver secret, the node's own report token; with
+//                                  --munge-key, the cluster's munge key
 //   TREE/dnsmasq-railyard.conf     proxy DHCP + TFTP, chainloading iPXE
 //   TREE/railyard-pxe.json         what the tree holds; marks it as railyard's to replace
 #pragma once
@@ -49,6 +50,7 @@ struct PxePlan {
   std::string base_url;              // iPXE fetches boot.ipxe from here; "" = TFTP
   std::string proxy_subnet;          // network address for dnsmasq's proxy range; "" = unknown
   std::string token_file;            // where a node's token lands (join.token_file); "" = no tokens
+  std::string munge_key;             // the cluster's munge key, in every overlay; "" = none
 };
 
 std::string mac_hyphens(const std::string& mac);

@@ -1,4 +1,5 @@
 #include "pxe_tree.h"
+#include "slurm.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -56,8 +57,9 @@ Status place_artifact(const std::string& from, const std::string& to, const std:
 // /etc/railyard/node.toml, /etc/hostname and the node's token, as an archive of their own.
 // Staged in a directory of known modes, since the archive takes modes from disk: the token
 // is the node's secret, readable by root alone once unpacked.
-Status write_overlay(const std::string& staging, const PxeNode& node, const std::string& token_file, const std::string& out,
+Status write_overlay(const std::string& staging, const PxeNode& node, const PxePlan& plan, const std::string& out,
                      std::int64_t epoch) {
+  const std::string& token_file = plan.token_file;
   struct File {
     std::string path, text;
     unsigned mode;
@@ -65,6 +67,8 @@ Status write_overlay(const std::string& staging, const PxeNode& node, const std:
   std::vector<File> files{{"etc/railyard/node.toml", render_node_identity(node.node), 0644},
                           {"etc/hostname", node.node.hostname + "\n", 0644}};
   if (!node.token.empty()) files.push_back({token_file.substr(1), node.token + "\n", 0600});
+  // root's here; the image's tmpfiles line makes it munge's at boot (core/slurm.h).
+  if (!plan.munge_key.empty()) files.push_back({std::string(kMungeKey).substr(1), plan.munge_key, 0400});
   std::string root = staging + "/" + node.node.hostname;
   for (const auto& f : files) {
     if (auto s = write_text(root + "/" + f.path, f.text); !s.ok()) return s;
@@ -102,7 +106,7 @@ Status fill(const std::string& tmp, const std::string& final_dir, const PxePlan&
   std::string staging = tmp + "/.staging";
   for (const auto& n : plan.nodes) {
     fs::create_directories(tmp + "/" + kPxeNodesDir, ec);
-    if (auto s = write_overlay(staging, n, plan.token_file, tmp + "/" + n.overlay, opt.source_date_epoch); !s.ok()) return s;
+    if (auto s = write_overlay(staging, n, plan, tmp + "/" + n.overlay, opt.source_date_epoch); !s.ok()) return s;
     if (auto s = write_text(tmp + "/" + n.script, render_node_script(plan, n)); !s.ok()) return s;
   }
   fs::remove_all(staging, ec);

@@ -117,6 +117,15 @@ err=$("$railyard" pxe --image "$tmp/tkimg" --nodes "$tmp/tknodes.toml" -o "$tmp/
 [[ $rc -eq 2 ]] || fail "short secret: exit $rc"
 grep -q "^--node-secret: error: $tmp/short: the node secret is 5 bytes; at least 16 are needed" <<<"$err" || fail "short secret: $err"
 [[ ! -e "$tmp/tree3" ]] || fail "bad input wrote a tree"
+# --munge-key: only for a Slurm recipe, and only a key munged takes (32 to 1024 bytes).
+head -c 1024 /dev/urandom >"$tmp/munge.key"
+err=$("$railyard" pxe --image "$tmp/tkimg" --nodes "$tmp/tknodes.toml" -o "$tmp/tree3" --munge-key "$tmp/munge.key" 2>&1); rc=$?
+[[ $rc -eq 2 ]] || fail "munge key for a recipe without join.slurm: exit $rc"
+grep -q "^--munge-key: error: recipe .*token.toml sets no join.slurm.controller" <<<"$err" || fail "munge key without slurm: $err"
+err=$("$railyard" pxe --image "$tmp/tkimg" --nodes "$tmp/tknodes.toml" -o "$tmp/tree3" --munge-key "$tmp/short" 2>&1); rc=$?
+[[ $rc -eq 2 ]] || fail "short munge key: exit $rc"
+grep -q "^--munge-key: error: $tmp/short: a munge key is 32 to 1024 bytes" <<<"$err" || fail "short munge key: $err"
+[[ ! -e "$tmp/tree3" ]] || fail "bad input wrote a tree"
 set -e
 
 # Without recipe = …, the copy inside the image is used; with --base-url, iPXE fetches over HTTP.

@@ -249,3 +249,26 @@ TEST_CASE("a node's own report token lands in its overlay only, at the recipe's 
   // The shared image holds none.
   CHECK_FALSE(*read_rootfs_file({tree + "/image/rootfs-00.cpio.zst"}, "/etc/railyard/report-token"));
 }
+
+TEST_CASE("the cluster's munge key lands in every node's overlay, root's and 0400, and nowhere else") {
+  CHECK(*check_token_path("/etc/munge/munge.key") ==
+        "join.token_file must be an absolute path to a file, not one of the overlay's own files: '/etc/munge/munge.key' "
+        "is where the overlay puts the cluster's munge key");
+  TempDir tmp;
+  auto m = make_test_image(tmp, "img");
+  auto plan = lab_plan(m);
+  plan.munge_key = std::string(1024, 'k');
+  plan.munge_key[0] = '\n';  // a key is bytes, not a line
+  std::string tree = tmp / "tree";
+  auto r = write_pxe_tree(plan, m, {tmp / "img", tree, "", 0});
+  REQUIRE_MESSAGE(r.ok(), r.error());
+  for (const char* host : {"lab-node01", "lab-target01"}) {
+    CAPTURE(host);
+    std::string overlay = tree + "/nodes/node-" + host + ".cpio.zst";
+    CHECK(**read_rootfs_file({overlay}, "/etc/munge/munge.key") == plan.munge_key);
+  }
+  for (const auto& e : fs::recursive_directory_iterator(tree))
+    if (e.is_regular_file() && e.path().string().find("/nodes/") == std::string::npos)
+      CHECK_MESSAGE(read_all(e.path()).find(std::string(64, 'k')) == std::string::npos, e.path());
+  CHECK_FALSE(*read_rootfs_file({tree + "/image/rootfs-00.cpio.zst"}, "/etc/munge/munge.key"));
+}

@@ -147,7 +147,7 @@ const bool registered = register_subcommand(80, [](CLI::App& app) {
   sub->add_option("--collector", a->lab.collector,
                   std::string("IPV4:PORT of a railyard collect; the guest reaches it as ") + kLabCollectorGuestAddress);
   sub->add_option("--pxe", a->lab.pxe_tree, "Network boot the node with QEMU's iPXE ROM from this railyard pxe tree (TFTP)");
-  sub->add_option("--append", a->lab.append, "More kernel command line words for the VMs (railyard.qemu.rerun=1, railyard.qemu.bench=1)")
+  sub->add_option("--append", a->lab.append, "More kernel command line words for the VMs (railyard.qemu.rerun=1, railyard.qemu.verify=1, railyard.qemu.bench=1)")
       ->allow_extra_args(false);
   sub->add_option("--report-out", a->lab.report_out, "Where to copy the node's report");
   sub->add_option("--console-log", a->lab.console_log, "Where to copy the node's serial console");

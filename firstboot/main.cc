@@ -34,6 +34,11 @@ int main(int argc, char** argv) {
                                                    "temporary directory)");
   run->add_flag("--dry-run", dry_run, "Change no kernel state; write the rendered files under --root");
   run->add_flag("--json", json, "Print the plan as JSON");
+  auto* verify = app.add_subcommand("verify",
+                                    "Verify the node against its plan without changing anything (exit 0 pass, 1 fail); "
+                                    "a joined node that fails is drained ([join.slurm])");
+  verify->add_option("--root", root, "Prefix of every file read and written (default /)");
+  verify->add_flag("--json", json, "The verification as a report (JSON) instead of the summary");
   auto* target = app.add_subcommand("target", "Lab storage target: serve the recipe's NVMe-oF targets on its rails");
   target->add_option("--root", root, "Prefix of every file written (default /)");
 
@@ -60,6 +65,7 @@ int main(int argc, char** argv) {
     spdlog::info("dry run: no --root given; the rendered files go under {}", root);
   }
   if (*run) return cmd_run(paths, root, dry_run, json);
+  if (*verify) return cmd_verify(paths, root, json);
   if (*target) return cmd_target(paths, root);
   return kExitBadInput;
 }

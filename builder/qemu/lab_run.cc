@@ -40,7 +40,7 @@ const std::vector<std::pair<std::string, std::string>> kNodePorts = {
     {"org.railyard.report", "report.json"}, {"org.railyard.files", "files.tar"}, {"org.railyard.status", "status.json"},
     {"org.railyard.rerun", "rerun.json"},   {"org.railyard.rerun-files", "rerun-files.tar"},
     {"org.railyard.bench", "bench.txt"},    {"org.railyard.journal", "journal.txt"},
-    {"org.railyard.chain", "chain.txt"}};
+    {"org.railyard.chain", "chain.txt"},    {"org.railyard.verify", "verify.json"}};
 const std::vector<std::pair<std::string, std::string>> kTargetPorts = {{"org.railyard.target", "target.json"}};
 
 std::string read_text(const fs::path& p) {

@@ -4,15 +4,28 @@
 # to the NICs where the PCIe tree put them, bring up Soft-RoCE with RoCE v2 GIDs on VLAN
 # rails, move data over RDMA per rail and between rails, reach the target over NVMe-oF RDMA,
 # write its NCCL profile, report to the collector, pass and start its join unit; a second
-# agent run in the same boot, and a second run of the target, must change nothing.
+# agent run in the same boot, and a second run of the target, must change nothing; then
+# railyard-firstboot verify passes on the joined node, and fails once a rail's link is down.
 source "$(dirname "$0")/lib/lab.bash"
 lab_init "$@"
 lab_image "$SRC/recipes/qemu-virt.toml"
 lab_collector
-lab_boot pass --storage-target --target-node lab-target01 --append railyard.qemu.rerun=1
+lab_boot pass --storage-target --target-node lab-target01 --append railyard.qemu.rerun=1 --append railyard.qemu.verify=1
 lab_expect_rc 0
 
 lab_assert <<'PY'
+# Keep checking: verify passes on the node as first boot left it, changing nothing, and fails
+# naming the rail whose link was taken down after the join.
+expect(verify is not None, "railyard.qemu.verify=1 exported the verify runs")
+verify = verify or {"pass": None, "down": None}
+expect(verify.get("exit") == 0 and (verify["pass"] or {}).get("result") == "pass",
+       "verify passes after the join: exit %s, failing %s" % (verify.get("exit"),
+       [c["name"] for c in (verify["pass"] or {}).get("checks", []) if c.get("status") == "fail"]))
+down_rails = [i for i, r in enumerate(report["plan"]["rails"]) if r["ifname"] == verify.get("down_link")]
+expect(down_rails, "rail 1's RDMA device sits on a rail NIC: %s" % verify.get("down_link"))
+failing = [c["name"] for c in (verify["down"] or {}).get("checks", []) if c.get("status") == "fail" and c.get("required")]
+expect(verify.get("down_exit") == 1, "verify exits 1 with a rail down: %s" % verify.get("down_exit"))
+expect(down_rails and "rail.%d.link" % down_rails[0] in failing, "verify names the rail that went down: %s" % failing)
 expect(report["result"] == "pass", "result pass, not %s" % report["result"])
 expect(report["node"] == "lab-node01", "the node is lab-node01")
 expect(report["problems"] == [], "no planning problems: %s" % report["problems"])

@@ -113,7 +113,7 @@ lab_expect_rc() {
 }
 
 # lab_assert: Python assertions (stdin) over the run's files. Available: report, status,
-# rerun, target, topology (JSON or None), check(name) → the report's check, expect(cond,
+# rerun, verify (railyard.qemu.verify=1's runs), target, topology (JSON or None), check(name) → the report's check, expect(cond,
 # what), files and rerun_files (path → text of the agent's files after the first and the
 # second run), collected (the reports the collector keeps: one per node and boot),
 # collector_log (its log: one line per POST), os.environ["LAB_IMAGE"] (the image) and journal_err (the agent's journal lines of
@@ -130,6 +130,7 @@ def load(rel):
         return json.load(f)
 report, status, rerun = load("report.json"), load("node/status.json"), load("node/rerun.json")
 target, topology = load("target/target.json"), load("node/topology.json")
+verify = load("node/verify.json")
 def unpack(rel):
     p, out = os.path.join(run, rel), {}
     if os.path.exists(p) and os.path.getsize(p) > 0:

@@ -20,6 +20,7 @@ inline constexpr const char* kSlurmReasonPrefix = "railyard:";
 // to reach the controller before slurmd has fetched the cluster's configuration.
 inline constexpr const char* kSlurmClientConf = "/run/railyard/slurm.conf";
 inline constexpr const char* kSlurmdUnit = "slurmd.service";
+inline constexpr const char* kMungeUnit = "munge.service";
 inline constexpr int kSlurmctldPort = 6817;
 
 // "host", "host:port" or "a.b.c.d[:port]"; nullopt when `v` is one.

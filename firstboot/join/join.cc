@@ -168,6 +168,12 @@ SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, 
       query();
       return finish();
     }
+    // scontrol authenticates through munged, which Debian orders after network-online.target:
+    // at first boot the agent may run before it. Started here, on the drain path only (a pass
+    // waits for slurmd, which comes after munge anyway).
+    if (int m = fx.run({"systemctl", "start", kMungeUnit}, {}, nullptr); m != 0)
+      say(JoinLine::Level::warning, "systemctl start " + std::string(kMungeUnit) + " exited " + std::to_string(m) +
+                                        ": scontrol needs a running munged to authenticate");
     std::string reason = drain_reason(report);
     int rc = act("drain", scontrol_drain_argv(node, reason));
     query();

@@ -635,7 +635,10 @@ TEST_CASE("slurm: a failing node is drained with the failing checks, through the
     if (fx.commands[i][0] == "scontrol")
       CHECK(fx.envs[i] == std::vector<std::string>{"SLURM_CONF=" + (root / "/run/railyard/slurm.conf").string()});
   CHECK(root.read("/run/railyard/slurm.conf").find("\nSlurmctldHost=10.0.0.1\n") != std::string::npos);
-  CHECK(fx.starts().empty());
+  // No join unit; munge only, before the drain it authenticates.
+  CHECK(fx.starts() == std::vector<std::vector<std::string>>{{"systemctl", "start", "munge.service"}});
+  auto munge = std::find(fx.commands.begin(), fx.commands.end(), std::vector<std::string>{"systemctl", "start", "munge.service"});
+  CHECK(munge < std::find(fx.commands.begin(), fx.commands.end(), updates(fx)[0]));
   const auto& rec = r.join["slurm"];
   CHECK(rec["node"] == "gpu-a01");
   CHECK(rec["state"] == "IDLE+DRAIN");
@@ -653,8 +656,10 @@ TEST_CASE("slurm: a drain that fails is an error naming the controller; drain_on
     TempRoot root;
     RecordingJoin fx;
     fx.exit_codes["Reason=railyard: rail.1.mtu"] = 1;
+    fx.exit_codes["munge.service"] = 1;
     Report r = with_plan(failing());
     auto out = run_slurm(r, slurm_spec(), root, fx);
+    CHECK(logged(out, "systemctl start munge.service exited 1: scontrol needs a running munged to authenticate"));
     CHECK(logged(out, "could not drain gpu-a01 (scontrol exited 1; is 10.0.0.1 reachable"));
     CHECK(r.join["slurm"]["actions"][0]["exit"] == 1);
   }

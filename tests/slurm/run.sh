@@ -77,6 +77,17 @@ done
 # The node's slurmd reads no local configuration: as on a railyard node, it fetches it.
 umount /etc/slurm
 
+# The agent starts munge.service before it drains; here munged already runs, and the host's
+# systemd (if any) must not be asked to start its own: a stand-in systemctl says so instead.
+mkdir -p "$work/bin"
+cat > "$work/bin/systemctl" <<'STUB'
+#!/bin/sh
+echo "tests/slurm: systemctl $* (test stand-in: the test's own munged already runs)" >&2
+exit 0
+STUB
+chmod +x "$work/bin/systemctl"
+export PATH="$work/bin:$PATH"
+
 export RAILYARD_SLURM_CONTROLLER=127.0.0.2 RAILYARD_SLURM_NODE=node01
 export RAILYARD_SLURMD="/usr/sbin/slurmd -N node01 --conf-server 127.0.0.2:6817"
 export RAILYARD_SLURM_WORK=$work

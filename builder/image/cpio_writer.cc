@@ -28,6 +28,7 @@ struct Item {
   std::string source;  // on disk; "" for synthesized device nodes
   unsigned type = 0;   // AE_IFREG, AE_IFDIR, ...
   unsigned perm = 0;
+  unsigned uid = 0, gid = 0;
   std::int64_t mtime = 0;
   std::uint64_t size = 0;
   std::string target;
@@ -67,6 +68,10 @@ Outcome<std::vector<Item>> collect(const std::string& tree, const CpioOptions& o
     }
     item.type = S_ISDIR(st.st_mode) ? AE_IFDIR : S_ISLNK(st.st_mode) ? AE_IFLNK : AE_IFREG;
     item.perm = st.st_mode & 07777;
+    if (o.keep_owners) {
+      item.uid = st.st_uid;
+      item.gid = st.st_gid;
+    }
     item.mtime = std::min<std::int64_t>(st.st_mtim.tv_sec, o.source_date_epoch);
     item.host_dev = st.st_dev;
     item.host_ino = st.st_ino;
@@ -167,8 +172,8 @@ Status write_item(struct archive* a, const Item& item, char* buffer) {
   archive_entry_set_pathname(e.get(), item.path.c_str());
   archive_entry_set_filetype(e.get(), item.type);
   archive_entry_set_perm(e.get(), static_cast<mode_t>(item.perm));
-  archive_entry_set_uid(e.get(), 0);
-  archive_entry_set_gid(e.get(), 0);
+  archive_entry_set_uid(e.get(), item.uid);
+  archive_entry_set_gid(e.get(), item.gid);
   archive_entry_set_mtime(e.get(), static_cast<time_t>(item.mtime), 0);
   archive_entry_set_dev(e.get(), 0);
   archive_entry_set_ino(e.get(), item.ino);

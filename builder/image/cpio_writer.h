@@ -39,6 +39,10 @@ struct CpioOptions {
   // The kernel unpacks concatenated archives in order, so a boot loader can pass the parts
   // as separate initrds; no part boundary cuts a hard-link group.
   std::uint64_t part_bytes = 0;
+  // Each entry's owner and group as the tree has them (an image: the packages' system users
+  // own their state, munge's key directory, slurm's spool); else root's, as for overlays
+  // staged by whoever runs railyard.
+  bool keep_owners = false;
 };
 
 struct CpioResult {

@@ -162,6 +162,37 @@ TEST_CASE("the same tree gives the same bytes, whatever its times and creation o
   }
 }
 
+TEST_CASE("an image keeps its files' owners; an overlay is root's whoever staged it") {
+  TempDir tmp;
+  std::string root = make_tree(tmp, "o", false, 1800000000);
+  // As a package's postinst leaves them: munge's key directory, slurm's spool.
+  bool root_user = ::geteuid() == 0;
+  if (root_user) {
+    REQUIRE(::lchown((root + "/var/empty").c_str(), 100, 101) == 0);
+    REQUIRE(::lchown((root + "/etc/shadow").c_str(), 0, 42) == 0);
+  }
+  CpioOptions keep{kEpoch, 3, 1, {}, {}, {}, 0};
+  keep.keep_owners = true;
+  REQUIRE(write_cpio_zstd(root, tmp / "keep.cpio.zst", keep).ok());
+  REQUIRE(write_cpio_zstd(root, tmp / "flat.cpio.zst", CpioOptions{kEpoch, 3, 1, {}, {}, {}, 0}).ok());
+  std::map<std::string, Read> kept, flat;
+  for (const auto& e : read_back(tmp / "keep.cpio.zst")) kept[e.name] = e;
+  for (const auto& e : read_back(tmp / "flat.cpio.zst")) flat[e.name] = e;
+  struct stat st {};
+  REQUIRE(::lstat((root + "/var/empty").c_str(), &st) == 0);
+  CHECK(kept.at("var/empty").uid == st.st_uid);
+  CHECK(kept.at("var/empty").gid == st.st_gid);
+  if (root_user) {
+    CHECK(kept.at("var/empty").uid == 100);
+    CHECK(kept.at("etc/shadow").gid == 42);
+  }
+  for (const auto& [name, e] : flat) {
+    CAPTURE(name);
+    CHECK(e.uid == 0);
+    CHECK(e.gid == 0);
+  }
+}
+
 TEST_CASE("what is read back is the tree: names, modes, owners, times, contents, links") {
   TempDir tmp;
   std::string root = make_tree(tmp, "t", false, 1800000000);

@@ -45,6 +45,7 @@ Status run_pack(StageContext& ctx) {
   o.symlinks = {{"init", "/sbin/init"}};  // the kernel runs /init from an initramfs
   o.exclude_prefixes = {"boot/"};         // served beside the image; Debian's own initrd is unused
   o.part_bytes = kPartBytes;
+  o.keep_owners = true;  // the system users' files stay theirs (munged refuses a key directory it does not own)
   ctx.step("cpio newc + zstd -" + std::to_string(o.zstd_level));
   auto cpio = write_cpio_zstd(ctx.root, ctx.image_dir + "/rootfs.cpio.zst", o);
   if (!cpio.ok()) return Status::fail(cpio.error());

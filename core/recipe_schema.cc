@@ -364,8 +364,9 @@ schema::Schema<Recipe> build() {
                "A passing first boot resumes the node when railyard drained it (its reason starts with "
                "\"railyard:\"); a drain anyone else made stays.")
       .integer("register_wait_s", &SlurmSpec::register_wait_s, 30, 1, 600,
-               "How long the agent waits, after slurmd is active, for the controller to see the node respond; "
-               "longer fails the join.")
+               "How long the agent waits, after slurmd is active, for the controller to see the node respond "
+               "(longer fails the join); on a fail, how long it keeps retrying the drain while the controller does "
+               "not answer.")
       .integer("drain_interval_s", &SlurmSpec::drain_interval_s, 600, 0, 86400,
                "`railyard-firstboot verify` drains a node whose fabric regressed at most once per interval.");
   return s;

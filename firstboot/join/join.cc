@@ -18,6 +18,8 @@ using Ms = std::chrono::milliseconds;
 constexpr const char* kReportFile = "/var/lib/railyard/report.json";
 constexpr const char* kUnitProperties = "--property=ActiveState,SubState,Result,Job,ConditionResult";
 constexpr Ms kUnitPoll{250};
+// Between attempts to drain a node whose controller did not answer.
+constexpr Ms kDrainRetry{2000};
 
 long ms_between(Clock::time_point a, Clock::time_point b) {
   return static_cast<long>(std::chrono::duration_cast<Ms>(b - a).count());
@@ -174,15 +176,30 @@ SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, 
     if (int m = fx.run({"systemctl", "start", kMungeUnit}, {}, nullptr); m != 0)
       say(JoinLine::Level::warning, "systemctl start " + std::string(kMungeUnit) + " exited " + std::to_string(m) +
                                         ": scontrol needs a running munged to authenticate");
+    // At a rack's power-on the controller, or the way to it, may come up after this node
+    // fails: the drain is retried for as long as a pass would wait for registration.
     std::string reason = drain_reason(report);
-    int rc = act("drain", scontrol_drain_argv(node, reason));
+    const std::vector<std::string> drain = scontrol_drain_argv(node, reason);
+    const auto give_up = clock.now() + std::chrono::seconds(slurm.register_wait_s);
+    int rc = 0, attempts = 0;
+    for (;;) {
+      rc = fx.run(drain, env, nullptr);
+      ++attempts;
+      if (rc == 0 || clock.now() >= give_up) break;
+      clock.sleep(kDrainRetry);
+    }
+    actions.push_back({{"action", "drain"}, {"command", railyard::join(drain, " ")}, {"exit", rc}});
     query();
+    std::string tries = attempts == 1 ? "" : std::to_string(attempts) + " attempts, ";
     if (rc != 0) {
       out.ok = false;
-      say(JoinLine::Level::error, "could not drain " + node + " (scontrol exited " + std::to_string(rc) + "; is " +
-                                      slurm.controller + " reachable, munge running with the cluster's key?)");
+      say(JoinLine::Level::error, "could not drain " + node + " (scontrol exited " + std::to_string(rc) + ", " + tries +
+                                      "within " + std::to_string(slurm.register_wait_s) +
+                                      " s (join.slurm.register_wait_s); is " + slurm.controller +
+                                      " reachable, munge running with the cluster's key?)");
     } else {
-      say(JoinLine::Level::info, node + " drained: " + reason);
+      say(JoinLine::Level::info,
+          node + " drained: " + reason + (attempts == 1 ? "" : " (the controller answered at attempt " + std::to_string(attempts) + ")"));
     }
     return finish();
   }

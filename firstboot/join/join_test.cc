@@ -660,8 +660,28 @@ TEST_CASE("slurm: a drain that fails is an error naming the controller; drain_on
     Report r = with_plan(failing());
     auto out = run_slurm(r, slurm_spec(), root, fx);
     CHECK(logged(out, "systemctl start munge.service exited 1: scontrol needs a running munged to authenticate"));
-    CHECK(logged(out, "could not drain gpu-a01 (scontrol exited 1; is 10.0.0.1 reachable"));
+    // Retried every 2 s for register_wait_s (30 s), then an error; one action, the last exit.
+    CHECK(updates(fx).size() == 16);
+    CHECK(logged(out, "could not drain gpu-a01 (scontrol exited 1, 16 attempts, within 30 s (join.slurm.register_wait_s); "
+                      "is 10.0.0.1 reachable"));
+    REQUIRE(r.join["slurm"]["actions"].size() == 1);
     CHECK(r.join["slurm"]["actions"][0]["exit"] == 1);
+  }
+  {
+    // A controller that answers only after a while (a rack powering on): drained then.
+    TempRoot root;
+    RecordingJoin fx;
+    fx.exit_codes["Reason=railyard: rail.1.mtu"] = 1;
+    int drains = 0;
+    fx.on_run = [&](const std::vector<std::string>& argv) {
+      if (argv.size() > 1 && argv[1] == "update" && ++drains == 3) fx.exit_codes.erase("Reason=railyard: rail.1.mtu");
+    };
+    Report r = with_plan(failing());
+    auto out = run_slurm(r, slurm_spec(), root, fx);
+    CHECK(updates(fx).size() == 3);
+    CHECK(logged(out, "slurm: gpu-a01 drained: railyard: rail.1.mtu (the controller answered at attempt 3)"));
+    CHECK(r.join["slurm"]["actions"][0]["exit"] == 0);
+    CHECK(std::count(fx.clock.sleeps.begin(), fx.clock.sleeps.end(), std::chrono::milliseconds(2000)) == 2);
   }
   {
     TempRoot root;

@@ -70,6 +70,8 @@ std::string slurmd_dropin_text(const SlurmSpec& s) {
 }
 
 std::string munge_tmpfiles_text() {
+  // Only the key: the overlay leaves its directory root's (0755), which munged accepts, and
+  // systemd-tmpfiles refuses to follow a directory it made munge's to a file that is root's.
   return "# railyard [join.slurm]: the cluster's munge key arrives with the node's overlay as root's;\n"
          "# munged reads it only when it is munge's own and no one else's.\n"
          "z " +

@@ -47,6 +47,7 @@ TEST_CASE("slurm: configless slurmd's drop-in sorts before the join gate and gat
   CHECK(dropin.substr(0, dropin.rfind('/')) == gate.substr(0, gate.rfind('/')));
   CHECK(dropin.substr(dropin.rfind('/')) < gate.substr(gate.rfind('/')));  // applied first: the gate stays
   CHECK(munge_tmpfiles_text().find("\nz /etc/munge/munge.key 0400 munge munge -\n") != std::string::npos);
+  CHECK(munge_tmpfiles_text().find("z /etc/munge ") == std::string::npos);
 }
 
 TEST_CASE("slurm: the agent's client configuration names the controller only") {

@@ -484,8 +484,9 @@ std::string rootfs_archive(TempDir& tmp, const std::vector<std::string>& install
 TEST_CASE("base: a vendor root filesystem is fetched, verified and unpacked with owners, modes and links") {
   StageFixture f;
   std::string archive = rootfs_archive(f.tmp, {"linux-image-amd64", "systemd-sysv", "udev", "iproute2", "kmod", "ca-certificates", "lldpd",
-                                               "rdma-core", "ibverbs-providers", "libibverbs1", "librdmacm1", "ibverbs-utils",
-                                               "perftest", "infiniband-diags", "rdmacm-utils"});
+                                               "slurmd", "slurm-client", "munge", "dbus", "slurmctld", "rdma-core", "ibverbs-providers",
+                                               "libibverbs1", "librdmacm1", "ibverbs-utils", "perftest",
+                                               "infiniband-diags", "rdmacm-utils"});
   LocalServer server({{"vendor/rootfs.tar.xz", archive}});
   ImageSpec& image = f.lr.recipe.image;
   image.rootfs_url = server.url("vendor/rootfs.tar.xz");
@@ -757,6 +758,7 @@ TEST_CASE("agent: a Slurm node gets configless slurmd before the gate, and munge
   f.tmp.write("root/usr/bin/sinfo", "");
   f.tmp.write("root/usr/bin/scontrol", "");
   f.tmp.write("root/usr/sbin/munged", "");
+  f.tmp.write("root/usr/bin/dbus-daemon", "");
   StageContext ctx = f.context();
   REQUIRE(gate_join_units(ctx).ok());
   Status s = slurm_node_files(ctx);
@@ -768,7 +770,7 @@ TEST_CASE("agent: a Slurm node gets configless slurmd before the gate, and munge
         std::string::npos);
 }
 
-TEST_CASE("agent: a Slurm node's image without sinfo, scontrol or munged fails the build at the recipe's line") {
+TEST_CASE("agent: a Slurm node's image without scontrol, munged or a system bus fails the build at the recipe's line") {
   StageFixture f;
   f.lr.recipe.slurm.controller = "ctl";
   f.lr.positions["join.slurm.controller"] = SourcePos{"recipes/x.toml", 30, 14};
@@ -778,8 +780,16 @@ TEST_CASE("agent: a Slurm node's image without sinfo, scontrol or munged fails t
   REQUIRE_FALSE(s.ok());
   CHECK(s.error() == "recipes/x.toml:30:14: join.slurm: the image has no /usr/bin/scontrol; add slurm-client to image.packages");
   CHECK_FALSE(fs::exists(f.tmp / "root/etc/systemd/system/slurmd.service.d/50-railyard-slurm.conf"));
+  // scontrol and munged, but no system bus for slurmd's cgroup/v2 plugin.
+  f.tmp.write("root/usr/bin/scontrol", "");
+  f.tmp.write("root/usr/sbin/munged", "");
+  Status no_bus = slurm_node_files(ctx);
+  REQUIRE_FALSE(no_bus.ok());
+  CHECK(no_bus.error().find("recipes/x.toml:30:14: join.slurm: the image has no D-Bus system bus") == 0);
+  CHECK(no_bus.error().find("add dbus to image.packages") != std::string::npos);
 
   StageFixture none;  // not a Slurm node: nothing written, nothing asked of the image
+  none.lr.recipe.slurm.controller.clear();
   StageContext c2 = none.context();
   CHECK(slurm_node_files(c2).ok());
   CHECK_FALSE(fs::exists(none.tmp / "root/usr/lib/tmpfiles.d/railyard-munge.conf"));

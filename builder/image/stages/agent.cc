@@ -74,6 +74,13 @@ Status slurm_node_files(StageContext& ctx) {
     if (!fs::exists(fs::symlink_status(ctx.root + path, ec)))
       return Status::fail(at + " join.slurm: the image has no " + path + "; add " + package + " to image.packages");
   }
+  // slurmd's cgroup/v2 plugin has systemd make the scope of its step daemons over the system
+  // bus, and fails to start without one ("cannot connect to dbus system daemon").
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(ctx.root + "/usr/bin/dbus-daemon", ec)) &&
+      !fs::exists(fs::symlink_status(ctx.root + "/usr/bin/dbus-broker", ec)))
+    return Status::fail(at + " join.slurm: the image has no D-Bus system bus (/usr/bin/dbus-daemon or dbus-broker), "
+                             "which slurmd's cgroup/v2 plugin needs to start; add dbus to image.packages");
   if (auto s = write_file_atomically(ctx.root + kSlurmdDropin, slurmd_dropin_text(slurm)); !s.ok()) return s;
   if (auto s = write_file_atomically(ctx.root + kMungeTmpfiles, munge_tmpfiles_text()); !s.ok()) return s;
   ctx.step("slurmd configless from " + slurm.controller + "; munge's key made munge's at boot");

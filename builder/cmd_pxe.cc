@@ -30,17 +30,6 @@ namespace railyard {
 
 namespace {
 
-// munged takes a key of 32 to 1024 bytes (mungekey(8) makes 1024).
-Outcome<std::string> read_munge_key(const std::string& path) {
-  auto key = read_text_file(path);
-  if (!key.ok()) return key;
-  if (key->size() < 32 || key->size() > 1024)
-    return Outcome<std::string>::fail(path + ": a munge key is 32 to 1024 bytes (mungekey -c -k FILE makes one); this "
-                                      "is " + std::to_string(key->size()));
-  return key;
-}
-
-
 struct PxeOptions {
   std::string image_dir, nodes, tree, base_url, proxy_subnet, node_secret, munge_key;
   std::string ipxe_dir = "/usr/lib/ipxe";

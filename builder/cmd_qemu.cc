@@ -16,6 +16,8 @@
 #include "io/log.h"
 #include "qemu/lab_faults.h"
 #include "qemu/lab_run.h"
+#include "qemu/lab_slurm.h"
+#include "pxe/pxe_tree.h"
 #include "net.h"
 #include "node_inventory.h"
 #include "qemu/pcie_layout.h"
@@ -35,6 +37,7 @@ struct QemuArgs {
   std::string node_name;
   std::string target_name;
   std::string relay;
+  std::string munge_key_file;
 };
 
 // The named node of an inventory, errors printed.
@@ -96,6 +99,27 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
   } else if (o.recipe) {
     o.node.node = implied_identity(*o.recipe, o.node.hostname, o.node.management_mac, LabRole::node);
   }
+  // The lab's Slurm cluster (builder/qemu/lab_slurm.h).
+  bool slurm = o.recipe && !o.recipe->slurm.controller.empty();
+  if (!o.slurm_out.empty() || !o.slurm_drained.empty()) {
+    const char* option = o.slurm_out.empty() ? "--slurm-drained" : "--slurm-out";
+    if (!slurm) return bad(std::string(option) + ": the image's recipe joins no Slurm cluster (no join.slurm.controller)");
+    if (!o.storage_target)
+      return bad(std::string(option) + ": the lab's Slurm controller runs on the storage target VM: add --storage-target");
+    if (auto c = lab_slurm_controller(o.recipe->slurm); !c.ok()) return bad(std::string(option) + ": " + c.error());
+  }
+  if (!o.slurm_drained.empty())
+    if (std::string why = lab_drain_reason_error(o.slurm_drained); !why.empty())
+      return bad("--slurm-drained '" + o.slurm_drained + "': " + why);
+  if (!a.munge_key_file.empty()) {
+    if (!slurm) return bad("--munge-key: the image's recipe joins no Slurm cluster (no join.slurm.controller)");
+    auto key = read_munge_key(a.munge_key_file);
+    if (!key.ok()) return bad("--munge-key " + key.error());
+    o.munge_key = *key;
+  } else if (slurm && o.storage_target && !o.pxe_tree.empty()) {
+    return bad("--pxe: the node's munge key comes from the tree's overlay; give the controller the same one with "
+               "--munge-key (the file given to railyard pxe --munge-key)");
+  }
   if (o.target_delay_s > 0 && !o.storage_target) return bad("--target-delay needs --storage-target");
   if (!a.target_name.empty()) {
     if (!o.storage_target) return bad("--target-node needs --storage-target");
@@ -150,6 +174,14 @@ const bool registered = register_subcommand(80, [](CLI::App& app) {
   sub->add_option("--append", a->lab.append, "More kernel command line words for the VMs (railyard.qemu.rerun=1, railyard.qemu.verify=1, railyard.qemu.bench=1)")
       ->allow_extra_args(false);
   sub->add_option("--report-out", a->lab.report_out, "Where to copy the node's report");
+  sub->add_option("--slurm-out", a->lab.slurm_out,
+                  "With a Slurm recipe and --storage-target: where to write the lab controller's `scontrol show node "
+                  "NODE --oneliner` once the node's agent is done");
+  sub->add_option("--slurm-drained", a->lab.slurm_drained,
+                  "The lab controller starts with the node drained for REASON, as a previous boot or an operator left it");
+  sub->add_option("--munge-key", a->munge_key_file,
+                  "The lab Slurm cluster's munge key (32–1024 bytes); a fresh one per run otherwise. With --pxe: the "
+                  "key given to railyard pxe --munge-key");
   sub->add_option("--console-log", a->lab.console_log, "Where to copy the node's serial console");
   sub->add_option("--run-dir", a->lab.run_dir, "Keep the run's files (consoles, exported files, QEMU command lines) here");
   sub->add_option("--timeout", a->lab.timeout_s, "Seconds for the whole run")->default_val(1200)->check(CLI::PositiveNumber);

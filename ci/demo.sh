@@ -26,16 +26,20 @@ echo "== railyard check: the embedded default recipe, then everything shipped"
 echo "== railyard build recipes/qemu-virt.toml"
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-0} "$railyard" build recipes/qemu-virt.toml -o "$out/qemu-virt" "${cache_opt[@]}"
 
-echo "== railyard qemu: the node and its storage target on a private wire"
+echo "== railyard qemu: the node and its storage target (the rails' leaf, NVMe-oF, the Slurm controller)"
 set +e
 "$railyard" qemu "$out/qemu-virt" --storage-target \
   --nodes recipes/inventories/qemu-lab.toml --node lab-node01 --target-node lab-target01 \
-  --report-out "$out/report.json" --console-log "$out/console.log"
+  --report-out "$out/report.json" --console-log "$out/console.log" --slurm-out "$out/slurm.txt"
 rc=$?
 set -e
 if [[ -s $out/report.json ]]; then
   echo "== the node's self-test report ($out/report.json)"
   "$railyard" report show "$out/report.json" || true
+fi
+if [[ -s $out/slurm.txt ]]; then
+  echo "== the lab's Slurm controller: scontrol show node lab-node01 ($out/slurm.txt)"
+  sed -E 's/ ([A-Za-z]+)=/\n\1=/g' "$out/slurm.txt" | grep -E '^(NodeName|State|Partitions|AvailableFeatures|Reason)=' || true
 fi
 echo "== demo finished in $((SECONDS - start)) s: railyard qemu exited $rc (0 joined, 1 self-test failed, 2 harness error)"
 exit $rc

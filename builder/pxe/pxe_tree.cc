@@ -84,6 +84,21 @@ Status write_overlay(const std::string& staging, const PxeNode& node, const PxeP
   return success();
 }
 
+}  // namespace
+
+Outcome<std::string> read_munge_key(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Outcome<std::string>::fail(path + ": cannot be read: " + std::strerror(errno));
+  std::string key((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return Outcome<std::string>::fail(path + ": cannot be read");
+  if (key.size() < 32 || key.size() > 1024)
+    return Outcome<std::string>::fail(path + ": a munge key is 32 to 1024 bytes (mungekey -c -k FILE makes one); this "
+                                      "is " + std::to_string(key.size()));
+  return key;
+}
+
+namespace {
+
 Status check_replaceable(const std::string& tree) {
   std::error_code ec;
   auto st = fs::symlink_status(tree, ec);

@@ -27,6 +27,9 @@ struct PxeTreeResult {
 // Image files are verified against the manifest's sha256 as they land in the tree. An
 // existing TREE is replaced only when it is empty or holds railyard-pxe.json (an earlier
 // tree), never any other directory.
+// The cluster's munge key from `path`: munged takes 32 to 1024 bytes (mungekey(8) makes 1024).
+Outcome<std::string> read_munge_key(const std::string& path);
+
 Outcome<PxeTreeResult> write_pxe_tree(const PxePlan& plan, const ImageManifest& image, const PxeTreeOptions& opt);
 
 }  // namespace railyard

@@ -93,12 +93,12 @@ Status write_identity_initrd(const LabIdentity& id, const std::string& scratch_d
   if (auto s = write_text(tree / "etc/hostname", id.hostname + "\n"); !s.ok()) return s;
   if (id.node)
     if (auto s = write_text(tree / "etc/railyard/node.toml", render_node_identity(*id.node)); !s.ok()) return s;
-  for (const auto& [path, text] : id.files) {
-    fs::path file = tree / path;
+  for (const auto& f : id.files) {
+    fs::path file = tree / f.path;
     fs::create_directories(file.parent_path(), ec);
-    for (fs::path d = fs::path(path).parent_path(); !d.empty(); d = d.parent_path()) fs::permissions(tree / d, fs::perms(0755), ec);
-    if (auto s = write_text(file, text); !s.ok()) return s;
-    fs::permissions(file, fs::perms(0644), ec);
+    for (fs::path d = fs::path(f.path).parent_path(); !d.empty(); d = d.parent_path()) fs::permissions(tree / d, fs::perms(0755), ec);
+    if (auto s = write_text(file, f.content); !s.ok()) return s;
+    fs::permissions(file, static_cast<fs::perms>(f.mode), ec);
   }
   // The archive takes modes from disk: make them the image's, whatever the umask.
   for (const char* dir : {"etc", "etc/railyard"}) fs::permissions(tree / dir, fs::perms(0755), ec);

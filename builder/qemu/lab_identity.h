@@ -16,13 +16,20 @@
 
 namespace railyard {
 
+// A file of a lab VM's identity overlay, relative to the guest's root.
+struct LabFile {
+  std::string path;
+  std::string content;
+  unsigned mode = 0644;
+};
+
 struct LabIdentity {
   std::string hostname;
   std::string management_mac;
   std::optional<NodeEntry> node;  // /etc/railyard/node.toml when present
-  // More files for the overlay, relative to the guest's root (the lab leaf's configuration);
-  // their directories must not exist in the image as anything but directories.
-  std::vector<std::pair<std::string, std::string>> files;
+  // More files for the overlay (the lab leaf's and the lab Slurm cluster's configuration, the
+  // munge key); their directories must not exist in the image as anything but directories.
+  std::vector<LabFile> files;
 };
 
 // A lab VM's identity where no inventory names it: the rail addresses the lab recipe

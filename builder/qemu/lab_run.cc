@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -21,8 +22,10 @@
 #include "image/image_manifest.h"
 #include "lab_leaf.h"
 #include "lab_result.h"
+#include "lab_slurm.h"
 #include "pcie_layout.h"
 #include "qmp.h"
+#include "slurm.h"
 #include "text.h"
 #include "vm_command.h"
 #include "vm_process.h"
@@ -40,7 +43,8 @@ const std::vector<std::pair<std::string, std::string>> kNodePorts = {
     {"org.railyard.report", "report.json"}, {"org.railyard.files", "files.tar"}, {"org.railyard.status", "status.json"},
     {"org.railyard.rerun", "rerun.json"},   {"org.railyard.rerun-files", "rerun-files.tar"},
     {"org.railyard.bench", "bench.txt"},    {"org.railyard.journal", "journal.txt"},
-    {"org.railyard.chain", "chain.txt"},    {"org.railyard.verify", "verify.json"}};
+    {"org.railyard.chain", "chain.txt"},    {"org.railyard.verify", "verify.json"},
+    {"org.railyard.slurm", "slurm.txt"},    {"org.railyard.join-journal", "join-journal.txt"}};
 const std::vector<std::pair<std::string, std::string>> kTargetPorts = {{"org.railyard.target", "target.json"}};
 
 std::string read_text(const fs::path& p) {
@@ -58,8 +62,9 @@ bool complete_json(const fs::path& p) {
   return !j.is_discarded() && j.is_object();
 }
 
-Outcome<int> free_udp_port() {
-  int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+// A port of 127.0.0.1 free now, for QEMU to take (SOCK_DGRAM: a wire; SOCK_STREAM: a forward).
+Outcome<int> free_port(int type) {
+  int fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -67,7 +72,7 @@ Outcome<int> free_udp_port() {
   bool ok = fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
             ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
   if (fd >= 0) ::close(fd);
-  if (!ok) return Outcome<int>::fail("no free UDP port on 127.0.0.1");
+  if (!ok) return Outcome<int>::fail(std::string("no free ") + (type == SOCK_DGRAM ? "UDP" : "TCP") + " port on 127.0.0.1");
   return static_cast<int>(ntohs(a.sin_port));
 }
 
@@ -226,12 +231,50 @@ int run_in(const LabOptions& o, const fs::path& run) {
   // Two UDP ports per rail (node side, leaf side), or one pair for the hub's uplink.
   std::vector<int> udp;
   for (int i = 0; i < (o.storage_target ? 2 * o.rails : 2); ++i) {
-    auto p = free_udp_port();
+    auto p = free_port(SOCK_DGRAM);
     if (!p.ok()) return harness_error(p.error(), nullptr);
     udp.push_back(*p);
   }
   auto node_udp = [&](int rail) { return udp[static_cast<std::size_t>(rail)]; };
   auto leaf_udp = [&](int port) { return udp[static_cast<std::size_t>(o.rails + port)]; };
+
+  // The lab's Slurm cluster: the controller on the target, reached over the management
+  // networks through the host (lab_slurm.h); without a target, nothing answers there.
+  LabIdentity node_id = o.node, target_id = o.target;
+  std::vector<GuestForward> node_forwards, target_forwards;
+  std::vector<HostForward> node_host_forwards, target_host_forwards;
+  const bool slurm = o.recipe && !o.recipe->slurm.controller.empty();
+  if (slurm) {
+    auto controller = lab_slurm_controller(o.recipe->slurm);
+    if (!controller.ok()) {
+      std::cout << "railyard qemu: " << controller.error() << "; the node's Slurm steps find no controller" << std::endl;
+    } else {
+      std::string key = o.munge_key;
+      if (key.empty()) {
+        auto fresh = fresh_munge_key();
+        if (!fresh.ok()) return harness_error(fresh.error(), nullptr);
+        key = *fresh;
+      }
+      std::string at = controller->address + ":" + std::to_string(controller->port);
+      node_id.files.push_back({kLabMungeKey, key, 0400});
+      if (o.storage_target) {
+        auto ctl = free_port(SOCK_STREAM), slurmd = free_port(SOCK_STREAM);
+        if (!ctl.ok() || !slurmd.ok()) return harness_error(ctl.ok() ? slurmd.error() : ctl.error(), nullptr);
+        LabSlurmCluster cluster{o.target.hostname, *controller, o.node.hostname, o.slurm_drained};
+        target_id.files.push_back({kLabMungeKey, key, 0400});
+        target_id.files.push_back({kLabSlurmConf, lab_slurm_conf(o.recipe->slurm, cluster)});
+        auto relay_to = [&](int port) { return "cmd:" + o.relay_program + " qemu --relay 127.0.0.1:" + std::to_string(port); };
+        target_host_forwards.push_back({*ctl, controller->port});
+        target_forwards.push_back({std::string(kLabSlurmdGuestAddress) + ":" + std::to_string(kSlurmdPort), relay_to(*slurmd)});
+        node_forwards.push_back({at, relay_to(*ctl)});
+        node_host_forwards.push_back({*slurmd, kSlurmdPort});
+        std::cout << "railyard qemu: Slurm controller " << at << " on " << o.target.hostname << " (slurmctld, cluster "
+                  << o.recipe->slurm.cluster << ")" << std::endl;
+      } else {
+        node_forwards.push_back({at, "cmd:/bin/false"});
+      }
+    }
+  }
 
   std::vector<std::string> base = boot->cmdline;
   base.push_back("railyard.qemu=1");
@@ -249,7 +292,9 @@ int run_in(const LabOptions& o, const fs::path& run) {
     for (int k = 0; k < o.rails; ++k) target.spec.rail_wires.push_back({leaf_udp(k), node_udp(cabled_rail(o.faults, k))});
     std::vector<std::string> cmdline = base;
     cmdline.push_back("railyard.role=storage-target");
-    LabIdentity id = o.target;
+    LabIdentity id = target_id;
+    target.spec.forwards = target_forwards;
+    target.spec.host_forwards = target_host_forwards;
     if (o.recipe) {
       NodeEntry cabled = o.node.node.value_or(NodeEntry{o.node.hostname, o.node.management_mac, {}, "", ""});
       auto leaf = lab_leaf_files(*o.recipe, cabled, target.spec.rail_macs, o.faults);
@@ -280,6 +325,8 @@ int run_in(const LabOptions& o, const fs::path& run) {
   } else {
     node.spec.wire = {udp[0], udp[1]};  // the hub's uplink, to no one
   }
+  node.spec.forwards = node_forwards;
+  node.spec.host_forwards = node_host_forwards;
   const auto& links_down = o.faults.links_down;
   if (!links_down.empty()) {
     node.spec.qmp_socket = (run / "node.qmp").string();
@@ -295,7 +342,7 @@ int run_in(const LabOptions& o, const fs::path& run) {
                        std::to_string(kLabPauseStormPps));
     node_cmdline.push_back("railyard_lab_qos.pause_storm=" + join(storms, ","));
   }
-  if (auto s = prepare(node, o, o.node, *boot, network_boot, node_cmdline, kNodePorts); !s.ok())
+  if (auto s = prepare(node, o, node_id, *boot, network_boot, node_cmdline, kNodePorts); !s.ok())
     return harness_error(s.error(), nullptr);
   auto node_start = Clock::now();
   if (auto s = launch(node); !s.ok()) return harness_error(s.error(), &node);
@@ -370,6 +417,28 @@ int run_in(const LabOptions& o, const fs::path& run) {
   std::cout << "railyard qemu: " << v.summary << "\n";
   for (const auto& d : v.detail) std::cout << "  " << d << "\n";
   auto status = nlohmann::json::parse(read_text(node.dir / "status.json"), nullptr, false);
+  if (slurm) {
+    std::string answer = read_text(node.dir / "slurm.txt");
+    SlurmNodeState state = parse_scontrol_node(answer);
+    if (!state.known)
+      std::cout << "  Slurm: the controller does not know " << o.node.hostname << ": "
+                << (answer.empty() ? "the node asked nothing" : trim(answer)) << "\n";
+    else
+      std::cout << "  Slurm: the controller has " << o.node.hostname << " " << state.state
+                << (state.reason.empty() ? "" : " (" + state.reason + ")") << "\n";
+    if (state.known && !status.is_discarded() && status.value("slurm_uptime_s", nlohmann::json()).is_number() &&
+        status.value("agent_start_uptime_s", nlohmann::json()).is_number()) {
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%.1f",
+                    status["slurm_uptime_s"].get<double>() - status["agent_start_uptime_s"].get<double>());
+      std::cout << "  agent start to the controller's " << state.state << ": at most " << seconds
+                << " s of guest uptime (asked once the agent was done)\n";
+    }
+    if (!o.slurm_out.empty()) {
+      if (!fs::exists(node.dir / "slurm.txt")) return harness_error("--slurm-out: the node exported no answer of the controller", &node);
+      if (auto s = copy_out(node.dir / "slurm.txt", o.slurm_out); !s.ok()) return harness_error(s.error(), nullptr);
+    }
+  }
   if (!status.is_discarded() && status.contains("report_uptime_s")) {
     const auto& result = status.value("result_uptime_s", nlohmann::json());
     std::cout << "  boot to result: " << (result.is_number() ? result.dump() : "?") << " s of guest uptime (report "

@@ -31,6 +31,10 @@ struct LabOptions {
   std::string collector;            // IPV4:PORT of a `railyard collect`; "" refuses report POSTs
   std::string relay_program;        // this railyard, run by QEMU per forwarded connection
   std::string report_out;           // copy of the node's report
+  // The lab's Slurm cluster (lab_slurm.h), when the image's recipe joins Slurm:
+  std::string slurm_out;      // the controller's `scontrol show node NODE --oneliner` after the agent
+  std::string munge_key;      // the cluster's munge key; "" = one made for the run
+  std::string slurm_drained;  // the controller starts with the node drained for this reason
   std::string console_log;          // copy of the node's serial console
   std::string run_dir;              // kept as given; "" = a temporary one, removed afterwards
   int timeout_s = 1200;             // for the whole run, both VMs

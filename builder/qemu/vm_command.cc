@@ -65,6 +65,8 @@ void management(const VmSpec& s, std::vector<std::string>& argv) {
   if (!s.tftp_root.empty()) net += ",tftp=" + value(s.tftp_root);
   if (!s.bootfile.empty()) net += ",bootfile=" + value(s.bootfile);
   for (const auto& f : s.forwards) net += ",guestfwd=tcp:" + f.guest + "-" + value(f.target);
+  for (const auto& f : s.host_forwards)
+    net += ",hostfwd=tcp:127.0.0.1:" + std::to_string(f.host_port) + "-:" + std::to_string(f.guest_port);
   add(argv, "-netdev", net);
   std::string nic = "virtio-net-pci,id=" + s.name + "-mgmt,netdev=" + s.name + "-mgmt,mac=" + s.management_mac +
                     ",bus=pcie.0,addr=" + std::to_string(kManagementSlot);
@@ -144,6 +146,9 @@ std::string vm_spec_error(const VmSpec& s) {
   for (const auto& w : wires)
     for (int port : {w.local_port, w.peer_port})
       if (port <= 0 || port > 65535) return "wire port " + std::to_string(port) + " is not a UDP port";
+  for (const auto& f : s.host_forwards)
+    for (int port : {f.host_port, f.guest_port})
+      if (port <= 0 || port > 65535) return "host forward port " + std::to_string(port) + " is not a TCP port";
   if (s.wiring == RailWiring::leaf && !normalize_mac(s.storage_mac))
     return "storage NIC MAC '" + s.storage_mac + "' is not a MAC address";
   if (s.kernel.empty() && (s.tftp_root.empty() || s.bootfile.empty()))

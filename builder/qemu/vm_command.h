@@ -46,6 +46,13 @@ struct GuestForward {
   std::string target;
 };
 
+// QEMU user networking's hostfwd: connections to 127.0.0.1:`host_port` on the host reach the
+// guest's `guest_port` (restrict=on leaves explicit forwards working).
+struct HostForward {
+  int host_port = 0;
+  int guest_port = 0;
+};
+
 struct VmSpec {
   std::string name = "node";  // prefixes ids; the node and its storage target differ
   std::string qemu = "qemu-system-x86_64";
@@ -66,6 +73,7 @@ struct VmSpec {
   std::string bootfile;
   std::string bios_serial_console;
   std::vector<GuestForward> forwards;
+  std::vector<HostForward> host_forwards;
   std::vector<std::string> rail_macs;  // one per rail, 1..kMaxRails (the leaf: its ports)
   RailWiring wiring = RailWiring::hub;
   UdpWire wire;                     // hub

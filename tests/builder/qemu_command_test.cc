@@ -149,6 +149,16 @@ TEST_CASE("the management NIC: root complex slot 2, restricted user networking, 
   CHECK(nics[0] == "virtio-net-pci,id=node-mgmt,netdev=node-mgmt,mac=52:54:00:00:00:01,bus=pcie.0,addr=2,romfile=");
 }
 
+TEST_CASE("the management NIC's host forwards: 127.0.0.1 only, checked") {
+  VmSpec s = node_spec(2);
+  s.host_forwards = {{40001, 6818}};
+  auto nets = values(qemu_argv(s), "-netdev");
+  REQUIRE(!nets.empty());
+  CHECK(nets[0] == "user,id=node-mgmt,restrict=on,hostfwd=tcp:127.0.0.1:40001-:6818");
+  s.host_forwards = {{0, 6818}};
+  CHECK(vm_spec_error(s) == "host forward port 0 is not a TCP port");
+}
+
 TEST_CASE("rail NICs: MACs from the management MAC, on their slots, on one switch wired to the peer over UDP") {
   auto argv = qemu_argv(node_spec(4));
   auto nics = devices(argv, "virtio-net-pci");

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Rail 1's NIC has no link from power-on (railyard qemu --link-down 1, QEMU's set_link
 # before the guest runs): the node fails on rail.1.link, only rail 1 and the writes that
-# need it fail, and it does not join.
+# need it fail, it does not join, and the lab's Slurm controller has it drained naming rail 1.
 source "$(dirname "$0")/lib/lab.bash"
 lab_init "$@"
 lab_image "$SRC/recipes/qemu-virt.toml"
 lab_collector
-lab_boot link-down --storage-target --target-node lab-target01 --link-down 1
+lab_boot link-down --storage-target --target-node lab-target01 --link-down 1 --slurm-out "$LAB_WORK/link-down/slurm.txt"
 lab_expect_rc 1
 
 lab_assert <<'PY'
@@ -20,6 +20,9 @@ for i in (0, 2, 3):
     expect(check("rail.%d.link" % i)["status"] == "pass", "rail %d keeps its link" % i)
 expect(check("nvmeof.0.connected")["status"] == "pass", "storage on rail 0 is unaffected")
 expect(status["joined"] is False and status["ready_unit"] != "active", "not joined: %s" % status)
+expect("DRAIN" in (slurm_field("State") or "") and (slurm_field("Reason") or "").startswith("railyard: rail.1.link"),
+       "the controller has lab-node01 drained for rail 1: %r" % slurm)
+expect([(a["action"], a["exit"]) for a in report["join"]["slurm"]["actions"]] == [("drain", 0)], "drained by the node")
 # The journal's errors are exactly the failures: one line per failing check, and the refusal.
 # Besides the agent's lines there is systemd's own: the unit failed (the agent exited 1).
 lines = [l for l in (journal_err or "").splitlines() if l.strip()]

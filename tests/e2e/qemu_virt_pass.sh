@@ -6,11 +6,15 @@
 # write its NCCL profile, report to the collector, pass and start its join unit; a second
 # agent run in the same boot, and a second run of the target, must change nothing; then
 # railyard-firstboot verify passes on the joined node, and fails once a rail's link is down.
+# Slurm: the lab controller on the target starts with the node drained by railyard (as a
+# failed earlier boot leaves it); the pass registers slurmd and resumes it, the failing verify
+# drains it again with the rail in the reason.
 source "$(dirname "$0")/lib/lab.bash"
 lab_init "$@"
 lab_image "$SRC/recipes/qemu-virt.toml"
 lab_collector
-lab_boot pass --storage-target --target-node lab-target01 --append railyard.qemu.rerun=1 --append railyard.qemu.verify=1
+lab_boot pass --storage-target --target-node lab-target01 --append railyard.qemu.rerun=1 --append railyard.qemu.verify=1 \
+  --slurm-drained "railyard: rail.2.link (a previous boot)" --slurm-out "$LAB_WORK/pass/slurm.txt"
 lab_expect_rc 0
 
 lab_assert <<'PY'
@@ -100,8 +104,26 @@ expect(status["agent_exit"] == 0 and status["joined"] is True, "joined: %s" % st
 expect(status["ready_unit"] == "active", "railyard-ready.service started: %s" % status["ready_unit"])
 j = report["join"]
 expect(j["joined"] is True and j["gate"] == "/run/railyard/joined", "the report records the join: %s" % j)
-expect([(u["unit"], u["ok"], u["state"]) for u in j["units"]] == [("railyard-ready.service", True, "active (exited)")],
-       "the agent waited for its join unit to be active: %s" % j["units"])
+expect([(u["unit"], u["ok"], u["state"]) for u in j["units"]] ==
+       [("railyard-ready.service", True, "active (exited)"), ("slurmd.service", True, "active (running)")],
+       "the agent waited for its join units to be active: %s" % j["units"])
+
+# Slurm: registered, resumed from railyard's own drain, features from the self-test; after the
+# failing verify, drained again naming the rail.
+s = j.get("slurm") or {}
+expect(s.get("controller") == "10.0.2.101" and isinstance(s.get("registered_ms"), int), "registered: %s" % s)
+expect([a["action"] for a in s.get("actions", []) if a["exit"] == 0] == ["features", "resume"],
+       "features set, then railyard's drain resumed: %s" % s.get("actions"))
+expect(slurm is not None and slurm_field("NodeName") == "lab-node01", "--slurm-out wrote the controller's view: %r" % slurm)
+expect(slurm_field("State") == "IDLE", "the controller has lab-node01 IDLE: %r" % slurm_field("State"))
+expect(slurm_field("Partitions") == "lab", "in partition lab: %r" % slurm_field("Partitions"))
+expect(slurm_field("AvailableFeatures") == "railyard,rails4,rxe0,rxe1,rxe2,rxe3",
+       "the features say what the self-test found: %r" % slurm_field("AvailableFeatures"))
+down = verify.get("slurm_down", "")
+expect("DRAIN" in (slurm_field("State", down) or "") and (slurm_field("Reason", down) or "").startswith("railyard: rail.1.link"),
+       "the failing verify drained lab-node01 naming rail 1: %r %r" % (slurm_field("State", down), slurm_field("Reason", down)))
+if isinstance(status.get("slurm_uptime_s"), float) and isinstance(status.get("agent_start_uptime_s"), float):
+    print("e2e: agent start to the controller's answer after a resume: %.1f s" % (status["slurm_uptime_s"] - status["agent_start_uptime_s"]))
 expect(j["posted"] is True and j["posts"][-1]["error"] is None, "the report's POST is recorded: %s" % j["posts"])
 expect(set(p["phase"] for p in report["phases"]) >= {"discover", "plan", "apply", "verify"}, "phases timed")
 

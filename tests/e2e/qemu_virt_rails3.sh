@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Fewer rail NICs than the recipe expects (3 of 4): the hardware cannot satisfy the recipe,
 # so the wait for devices fails at its bound, the plan has a problem, nothing is applied,
-# and the node does not join.
+# and the node does not join. With no rail configured it still drains itself: Slurm goes over
+# the management network.
 source "$(dirname "$0")/lib/lab.bash"
 lab_init "$@"
 lab_image "$SRC/recipes/qemu-virt.toml"
 lab_collector
-lab_boot rails3 --rails 3
+lab_boot rails3 --rails 3 --storage-target --target-node lab-target01 --slurm-out "$LAB_WORK/rails3/slurm.txt"
 lab_expect_rc 1
 
 lab_assert <<'PY'
@@ -19,4 +20,7 @@ d = report["checks"][0]
 expect(d["status"] == "fail" and "4 rail NICs wanted, 3 present" in d["detail"], "devices.ready names them: %s" % d)
 expect(report.get("changes", []) == [], "nothing applied")
 expect(status["joined"] is False and status["ready_unit"] != "active", "not joined: %s" % status)
+# The reason names the planning problem and the device wait, as the failing checks do.
+expect("DRAIN" in (slurm_field("State") or "") and slurm_field("Reason") == "railyard: plan, devices.ready",
+       "the controller has lab-node01 drained for the plan and devices.ready: %r" % slurm)
 PY

@@ -112,7 +112,8 @@ lab_expect_rc() {
   lab_fail "railyard qemu exited $LAB_RC, expected $1"
 }
 
-# lab_assert: Python assertions (stdin) over the run's files. Available: report, status,
+# lab_assert: Python assertions (stdin) over the run's files. Available: slurm (the text
+# --slurm-out "$LAB_RUN/slurm.txt" wrote) and slurm_field(KEY[, text]) (its State=, Reason=…), report, status,
 # rerun, verify (railyard.qemu.verify=1's runs), target, topology (JSON or None), check(name) → the report's check, expect(cond,
 # what), files and rerun_files (path → text of the agent's files after the first and the
 # second run), collected (the reports the collector keeps: one per node and boot),
@@ -120,7 +121,7 @@ lab_expect_rc() {
 # priority err and above, as `journalctl -p err -u railyard-firstboot -o cat` shows them).
 lab_assert() {
   LAB_IMAGE=${LAB_IMAGE:-} python3 - "$LAB_RUN" "${LAB_REPORTS:-}" 3<&0 <<'PY'
-import glob, json, os, sys, tarfile
+import glob, json, os, re, sys, tarfile
 run, reports_dir = sys.argv[1], sys.argv[2]
 def load(rel):
     p = os.path.join(run, rel)
@@ -140,6 +141,16 @@ def unpack(rel):
                     out["/" + m.name] = t.extractfile(m).read().decode()
     return out
 files, rerun_files = unpack("node/files.tar"), unpack("node/rerun-files.tar")
+# --slurm-out "$LAB_RUN/slurm.txt": the lab controller's `scontrol show node NODE --oneliner`.
+slurm_path = os.path.join(run, "slurm.txt")
+slurm = open(slurm_path).read().strip() if os.path.exists(slurm_path) else None
+def slurm_field(key, text=None):
+    m = re.search(r"(?:^| )" + key + r"=(.*?)(?= [A-Za-z]+=|$)", (text if text is not None else slurm) or "")
+    if not m:
+        return None
+    # A reason ends in "[user@time]", who set it and when.
+    value = m.group(1).strip()
+    return re.sub(r" \[[^]]*\]$", "", value) if key == "Reason" else value
 journal_path = os.path.join(run, "node/journal.txt")
 journal_err = open(journal_path).read() if os.path.exists(journal_path) else None
 collected, collector_log = [], ""

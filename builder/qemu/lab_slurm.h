@@ -1,0 +1,53 @@
+// The lab's Slurm cluster. When the image's recipe joins Slurm ([join.slurm]), the storage
+// target VM of `railyard qemu --storage-target` also runs Debian's slurmctld (the same image
+// carries it) as the lab's controller, with a munge key made for the run in both VMs'
+// identity overlays. The node reaches the controller over its management network, where a
+// cluster's Slurm traffic goes, not over the rails it is proving: the two VMs have separate
+// QEMU user networks, joined on the host by forwards. The node's connections to the recipe's
+// controller address reach the target's slurmctld; the target's connections to
+// kLabSlurmdGuestAddress reach the node's slurmd, the address the controller knows it by.
+#pragma once
+
+#include <string>
+
+#include "outcome.h"
+#include "recipe.h"
+
+namespace railyard {
+
+// In the target's user network: the node's slurmd (its NodeAddr on the controller).
+inline constexpr const char* kLabSlurmdGuestAddress = "10.0.2.102";
+inline constexpr int kSlurmdPort = 6818;
+// Where the lab controller's configuration goes in the target's identity overlay: Debian's
+// slurmctld.service starts only where it exists, so only the target runs a controller.
+inline constexpr const char* kLabSlurmConf = "etc/slurm/slurm.conf";
+// The overlay's key, made munge's at boot by the image's tmpfiles line (core/slurm.h).
+inline constexpr const char* kLabMungeKey = "etc/munge/munge.key";
+
+// The recipe's controller (join.slurm.controller) as the lab can stand it up: an IPv4
+// address of QEMU's user network, 10.0.2.0/24, that neither QEMU (gateway, DNS, its DHCP
+// pool) nor the lab (collector, slurmd forward) uses. An error says why it cannot.
+struct LabSlurmController {
+  std::string address;
+  int port = 0;
+};
+Outcome<LabSlurmController> lab_slurm_controller(const SlurmSpec& slurm);
+
+struct LabSlurmCluster {
+  std::string controller_hostname;  // the target VM's host name: slurmctld runs only there
+  LabSlurmController controller;
+  std::string node;            // the node's host name, its NodeName
+  std::string drained_reason;  // "": unknown until it registers; else drained, as a previous boot left it
+};
+
+// The lab controller's /etc/slurm/slurm.conf: configless (the node's slurmd fetches it), the
+// recipe's cluster name and partition, one node, Debian's paths.
+std::string lab_slurm_conf(const SlurmSpec& slurm, const LabSlurmCluster& cluster);
+
+// Why `reason` cannot stand as a drain reason in slurm.conf, or "".
+std::string lab_drain_reason_error(const std::string& reason);
+
+// A munge key for one lab run: 1024 random bytes, as mungekey(8) makes.
+Outcome<std::string> fresh_munge_key();
+
+}  // namespace railyard

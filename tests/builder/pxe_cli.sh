@@ -117,11 +117,28 @@ err=$("$railyard" pxe --image "$tmp/tkimg" --nodes "$tmp/tknodes.toml" -o "$tmp/
 [[ $rc -eq 2 ]] || fail "short secret: exit $rc"
 grep -q "^--node-secret: error: $tmp/short: the node secret is 5 bytes; at least 16 are needed" <<<"$err" || fail "short secret: $err"
 [[ ! -e "$tmp/tree3" ]] || fail "bad input wrote a tree"
-# --munge-key: only for a Slurm recipe, and only a key munged takes (32 to 1024 bytes).
+# --munge-key: only for a Slurm recipe (the lab recipe is one; its copy without
+# [join.slurm] is not), and only a key munged takes (32 to 1024 bytes).
 head -c 1024 /dev/urandom >"$tmp/munge.key"
-err=$("$railyard" pxe --image "$tmp/tkimg" --nodes "$tmp/tknodes.toml" -o "$tmp/tree3" --munge-key "$tmp/munge.key" 2>&1); rc=$?
-[[ $rc -eq 2 ]] || fail "munge key for a recipe without join.slurm: exit $rc"
-grep -q "^--munge-key: error: recipe .*token.toml sets no join.slurm.controller" <<<"$err" || fail "munge key without slurm: $err"
+sed -e '/^\[join.slurm\]/,$d' -e 's|, "slurmd.service"\]|]|' "$tmp/tk/token.toml" >"$tmp/tk/noslurm.toml"
+saved_text=$recipe_text saved_sha=$recipe_sha
+recipe_text=$("$railyard" show --drivers "$src/drivers" --overlays "$src/overlays" "$tmp/tk/noslurm.toml" | tail -n +2)
+recipe_sha=$(printf '%s\n' "$recipe_text" | sha256sum | cut -d' ' -f1)
+image "$tmp/nsimg" with-recipe
+recipe_text=$saved_text recipe_sha=$saved_sha
+sed "s|^recipe = .*|recipe = \"$tmp/tk/noslurm.toml\"|" "$src/recipes/inventories/qemu-lab.toml" >"$tmp/nsnodes.toml"
+err=$("$railyard" pxe --image "$tmp/nsimg" --nodes "$tmp/nsnodes.toml" -o "$tmp/tree3" --munge-key "$tmp/munge.key" 2>&1); rc=$?
+[[ $rc -eq 2 ]] || fail "munge key for a recipe without join.slurm: exit $rc ($err)"
+grep -q "^--munge-key: error: recipe .*noslurm.toml sets no join.slurm.controller" <<<"$err" || fail "munge key without slurm: $err"
+# With the Slurm recipe: in every node's overlay, 0400 root, and nowhere else in the tree.
+"$railyard" pxe --image "$tmp/tkimg" --nodes "$tmp/tknodes.toml" -o "$tmp/mtree" --ipxe-dir "" \
+  --munge-key "$tmp/munge.key" >/dev/null 2>"$tmp/err"; rc=$?
+[[ $rc -eq 0 ]] || fail "munge key for the Slurm recipe: exit $rc: $(cat "$tmp/err")"
+for host in lab-node01 lab-target01; do
+  listing=$(zstd -dc "$tmp/mtree/nodes/node-$host.cpio.zst" | cpio -itv --quiet 2>/dev/null | grep 'etc/munge/munge.key$')
+  grep -Eq '^-r-------- +1 root +root +1024 ' <<<"$listing" || fail "$host: munge key not 0400 root: $listing"
+done
+zstd -dc "$tmp/mtree/image/rootfs.cpio.zst" | cpio -it --quiet | grep -q munge.key && fail "the shared image holds the munge key"
 err=$("$railyard" pxe --image "$tmp/tkimg" --nodes "$tmp/tknodes.toml" -o "$tmp/tree3" --munge-key "$tmp/short" 2>&1); rc=$?
 [[ $rc -eq 2 ]] || fail "short munge key: exit $rc"
 grep -q "^--munge-key: error: $tmp/short: a munge key is 32 to 1024 bytes" <<<"$err" || fail "short munge key: $err"

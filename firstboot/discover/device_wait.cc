@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <set>
 
@@ -38,15 +39,6 @@ constexpr std::chrono::milliseconds kRenameBound{60000};
 // udev runs here and its database describes these devices.
 bool udev_running() { return ::access("/run/udev/control", F_OK) == 0 && !std::getenv("UMOCKDEV_DIR"); }
 
-// The interfaces udev has finished with (renamed to their final names) and those it lists
-// as not yet finished. Only interfaces: udev keeps a
-// database entry for every one, but none for a PCI function or an RDMA device that no rule
-// gives a property, whose "not initialized" could never end.
-struct NetState {
-  std::set<std::string> initialized;
-  std::set<std::string> pending;
-};
-
 NetState net_state(udev* u) {
   NetState out;
   UdevPtr<udev_enumerate> e(udev_enumerate_new(u));
@@ -56,10 +48,25 @@ NetState net_state(udev* u) {
   udev_list_entry_foreach(entry, udev_enumerate_get_list_entry(e.get())) {
     UdevPtr<udev_device> d(udev_device_new_from_syspath(u, udev_list_entry_get_name(entry)));
     if (!d) continue;
-    if (udev_device_get_is_initialized(d.get()) > 0) out.initialized.insert(udev_device_get_sysname(d.get()));
-    else out.pending.insert(udev_device_get_sysname(d.get()));
+    const std::string name = udev_device_get_sysname(d.get());
+    if (udev_device_get_is_initialized(d.get()) <= 0) {
+      out.pending.insert(name);
+      continue;
+    }
+    out.initialized.insert(name);
+    const char* renaming = udev_device_get_property_value(d.get(), "ID_RENAMING");
+    if (renaming && std::string(renaming) == "1") out.renaming.insert(name);
+    if (const char* chosen = udev_device_get_property_value(d.get(), "ID_NET_NAME")) out.chosen[name] = chosen;
   }
   return out;
+}
+
+// How the kernel named the interface (/sys/class/net/NAME/name_assign_type); -1 when unknown.
+int name_assign_type(const std::string& ifname) {
+  std::ifstream in("/sys/class/net/" + ifname + "/name_assign_type");
+  int v = -1;
+  if (!(in >> v)) return -1;
+  return v;
 }
 
 std::string seconds(double ms) {
@@ -69,6 +76,32 @@ std::string seconds(double ms) {
 }
 
 }  // namespace
+
+std::vector<std::string> unnamed_interfaces(const NetState& net, const std::vector<PresentNic>& present,
+                                            bool udev_busy) {
+  std::vector<std::string> out;
+  for (const auto& name : net.pending) out.push_back("net " + name + " not yet initialized by udev");
+  for (const auto& nic : present) {
+    const std::string& n = nic.ifname;
+    if (net.pending.count(n)) continue;
+    if (!net.initialized.count(n)) {
+      out.push_back("net " + n + " not yet initialized (renamed) by udev");
+    } else if (net.renaming.count(n)) {
+      out.push_back("net " + n + " being renamed by udev");
+    } else if (udev_busy && nic.name_assign_type == kNetNameEnum) {
+      // A database entry for an interface under the kernel's name, with udev's events still
+      // queued: the "add" that renames it may be among them. Once udev is idle, a name it did
+      // not change is final (net.ifnames=0, a .link file without a name policy, an
+      // interface already up when udev came).
+      auto c = net.chosen.find(n);
+      const bool other = c != net.chosen.end() && c->second != n;
+      if (nic.pci || other)
+        out.push_back("net " + n + " still has the kernel's name while udev has events queued" +
+                      (other ? "; udev names it " + c->second : ""));
+    }
+  }
+  return out;
+}
 
 DeviceWait wait_for_devices(const Recipe& recipe, const std::function<void(Inventory&)>& mark,
                             std::chrono::milliseconds bound) {
@@ -100,10 +133,11 @@ DeviceWait wait_for_devices(const Recipe& recipe, const std::function<void(Inven
     if (out.udev && u) {
       // libudev's enumeration usually leaves out interfaces udev has not initialized: one that
       // sysfs shows and udev does not list as finished is one udev has not renamed yet.
-      for (const auto& name : net.pending) out.missing.push_back("net " + name + " not yet initialized by udev");
+      std::vector<PresentNic> present;
       for (const auto& nic : out.inventory.nics)
-        if (!net.initialized.count(nic.ifname) && !net.pending.count(nic.ifname))
-          out.missing.push_back("net " + nic.ifname + " not yet initialized (renamed) by udev");
+        present.push_back({nic.ifname, !nic.pci.bdf.empty(), name_assign_type(nic.ifname)});
+      const bool busy = queue && !udev_queue_get_queue_is_empty(queue.get());
+      for (auto& why : unnamed_interfaces(net, present, busy)) out.missing.push_back(std::move(why));
     }
     // Still renaming, or udev still working through events (coldplug loading the drivers
     // whose devices are not there yet): a device missing now may yet come.

@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,10 +26,35 @@ struct DeviceWait {
   bool complete() const { return missing.empty(); }
 };
 
+// What udev knows of the interfaces present (its database, by name).
+struct NetState {
+  std::set<std::string> initialized;             // a database entry: udev processed an event
+  std::set<std::string> pending;                 // listed, but no entry yet
+  std::set<std::string> renaming;                // ID_RENAMING=1: udev is renaming it now
+  std::map<std::string, std::string> chosen;     // ID_NET_NAME: the name udev's link config gave it
+};
+
+// An interface present, as sysfs has it.
+struct PresentNic {
+  std::string ifname;
+  bool pci = false;           // a PCI function's (udev names those by their place on the bus)
+  int name_assign_type = -1;  // the kernel's name_assign_type (kNetNameEnum: eth%d); -1 unknown
+};
+inline constexpr int kNetNameEnum = 1;  // NET_NAME_ENUM, linux/netdevice.h
+
+// The interfaces whose names are not final yet, each with why: udev has no database entry
+// for it or is renaming it, or (while udev still has events queued) a PCI NIC still carries
+// the name the kernel enumerated. An entry alone does not prove the name final: an event
+// udev processed without renaming (anything but an "add") writes one too, and the name
+// udev gives comes with the queued "add".
+std::vector<std::string> unnamed_interfaces(const NetState& net, const std::vector<PresentNic>& present,
+                                            bool udev_busy);
+
 // Enumerates with libudev (every interface must be initialized: renamed), discovers, compares with what the hardware section
 // needs (missing_hardware()), and sleeps on a udev monitor until something changes: one
 // enumeration and one discovery when everything is already there. `mark` marks the
 // management interface on each discovered inventory (it is never a rail). Where udev is
+// Every interface present must carry its final name (unnamed_interfaces()).
 // Past `bound` with hardware still missing, it goes on waiting (up to 60 s from the start)
 // only while udev has not finished renaming an interface present or still has events queued
 // (coldplug loading the drivers whose devices are not there yet): the plan is never made

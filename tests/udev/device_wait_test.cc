@@ -7,6 +7,7 @@
 
 #include <umockdev.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -159,4 +160,45 @@ TEST_CASE("device wait: a NIC renamed during the wait is taken under its final n
   RailMap m = map_rails(w.inventory, named.hardware, false);
   REQUIRE(m.rails.size() == 4);
   CHECK(w.inventory.nics[m.rails[3].nic].ifname == "ens2f0np0");
+}
+
+// What makes a name final, from udev's database and the kernel's name_assign_type (the
+// management NIC of a lab boot was planned as eth0, udev's entry for it already written, and
+// renamed enp0s2 a moment later: it became a rail and vanished under the agent).
+TEST_CASE("device wait: an interface's name is final only once udev is done with it") {
+  NetState net;
+  net.initialized = {"enp0s2", "enp17s0", "eth0", "eth1", "eth2", "ib0"};
+  net.pending = {"eth3"};
+  net.renaming = {"eth1"};
+  net.chosen = {{"enp0s2", "enp0s2"}, {"enp17s0", "enp17s0"}, {"eth0", "enp0s3"}, {"eth1", "enp0s4"}};
+  const int renamed = 4, user = 3;  // NET_NAME_RENAMED, NET_NAME_USER
+  std::vector<PresentNic> present = {{"enp0s2", true, renamed}, {"enp17s0", true, renamed},
+                                     {"eth0", true, kNetNameEnum},  {"eth1", true, kNetNameEnum},
+                                     {"eth2", true, kNetNameEnum},  {"eth3", true, kNetNameEnum},
+                                     {"eth9", true, kNetNameEnum},  {"ib0", false, kNetNameEnum},
+                                     {"enp17s0.100", false, user}};
+  net.initialized.insert("enp17s0.100");
+
+  std::vector<std::string> quiet = unnamed_interfaces(net, present, false);
+  CHECK(quiet == std::vector<std::string>{"net eth3 not yet initialized by udev", "net eth1 being renamed by udev",
+                                          "net eth9 not yet initialized (renamed) by udev"});
+  // udev still working through its queue: eth0 and eth2, PCI NICs under the kernel's names
+  // with entries, may be renamed by a queued "add"; ib0 (no PCI function of its own, no name
+  // chosen) and the VLAN are never renamed.
+  std::vector<std::string> busy = unnamed_interfaces(net, present, true);
+  CHECK(busy == std::vector<std::string>{
+                    "net eth3 not yet initialized by udev",
+                    "net eth0 still has the kernel's name while udev has events queued; udev names it enp0s3",
+                    "net eth1 being renamed by udev",
+                    "net eth2 still has the kernel's name while udev has events queued",
+                    "net eth9 not yet initialized (renamed) by udev"});
+
+  // Kernel names kept on purpose (net.ifnames=0, a .link file without a name policy): final
+  // once udev is idle.
+  NetState kept;
+  kept.initialized = {"eth0", "eth1"};
+  CHECK(unnamed_interfaces(kept, {{"eth0", true, kNetNameEnum}, {"eth1", true, kNetNameEnum}}, false).empty());
+  // udev idle: a rename it chose and could not make (the interface was up) never comes.
+  kept.chosen = {{"eth0", "enp0s3"}};
+  CHECK(unnamed_interfaces(kept, {{"eth0", true, kNetNameEnum}}, false).empty());
 }

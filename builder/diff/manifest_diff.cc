@@ -79,6 +79,10 @@ std::map<std::string, std::string> package_versions(const ImageManifest& m) {
     bool native = p.arch.empty() || p.arch == "all" || p.arch == m.arch;
     out[native ? p.name : p.name + ":" + p.arch] = p.version;
   }
+  // A bundle's DKMS source packages, gone with the build tools once their modules were built:
+  // what the modules came from.
+  for (const auto& nv : m.build_tools_sources_removed)
+    if (auto sp = nv.find(' '); sp != std::string::npos) out[nv.substr(0, sp) + " (DKMS source, removed)"] = nv.substr(sp + 1);
   return out;
 }
 

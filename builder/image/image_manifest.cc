@@ -195,6 +195,7 @@ ImageManifest read(const json& root) {
     m.build_tools_removed = texts(t, "build_tools", "removed");
     m.build_tools_kept = texts(t, "build_tools", "kept");
     m.build_tools_why_kept = text(t, "build_tools", "why_kept");
+    if (t.contains("sources_removed")) m.build_tools_sources_removed = texts(t, "build_tools", "sources_removed");
   }
   each(root, "", "artifacts", [&](const json& a, const std::string& at) {
     m.artifacts.push_back({relative_path(member(a, at, "path"), at + ".path"), digest(a, at, "sha256"), count(a, at, "size")});
@@ -323,7 +324,10 @@ std::string render_image_manifest(const ImageManifest& m) {
   j["packages"] = ordered_json::array();
   for (const auto& p : m.packages) j["packages"].push_back({{"name", p.name}, {"version", p.version}, {"arch", p.arch}});
   j["trim"] = trim_json(m);
-  j["build_tools"] = {{"removed", m.build_tools_removed}, {"kept", m.build_tools_kept}, {"why_kept", m.build_tools_why_kept}};
+  j["build_tools"] = {{"removed", m.build_tools_removed},
+                      {"kept", m.build_tools_kept},
+                      {"why_kept", m.build_tools_why_kept},
+                      {"sources_removed", m.build_tools_sources_removed}};
   j["artifacts"] = ordered_json::array();
   for (const auto& a : m.artifacts) j["artifacts"].push_back({{"path", a.path}, {"sha256", a.sha256}, {"size", a.size}});
   return j.dump(2) + "\n";

@@ -75,6 +75,7 @@ struct ImageManifest {
   // The DKMS build tools (dkms, headers, compiler): purged after the build, or kept and why.
   std::vector<std::string> build_tools_removed, build_tools_kept;
   std::string build_tools_why_kept;
+  std::vector<std::string> build_tools_sources_removed;  // "NAME VERSION": DKMS sources gone with the tools
   std::vector<ManifestArtifact> artifacts;
 
   const ManifestArtifact* artifact(std::string_view path) const;

@@ -18,11 +18,16 @@ TEST_CASE("apt-get -s purge output: the packages it would remove, by name") {
 }
 
 TEST_CASE("the build tools record round-trips and refuses what is not one") {
-  BuildTools t{{"dkms", "gcc-12"}, {}, ""};
+  BuildTools t{{"dkms", "gcc-12", "labofed-dkms"}, {}, "", {"labofed-dkms 1.0"}};
   auto back = parse_build_tools_record(render_build_tools_record(t), "r.json");
   REQUIRE(back.ok());
   CHECK(back->removed == t.removed);
   CHECK(back->why_kept.empty());
+  CHECK(back->sources_removed == t.sources_removed);
+  // Records written before the DKMS sources went with the tools have no sources_removed.
+  auto old = parse_build_tools_record("{\"removed\": [\"dkms\"], \"kept\": [], \"why_kept\": \"\"}", "r.json");
+  REQUIRE(old.ok());
+  CHECK(old->sources_removed.empty());
   CHECK_FALSE(parse_build_tools_record("{\"removed\": [1]}", "r.json").ok());
   CHECK_FALSE(parse_build_tools_record("{\"removed\": [\"a\\nb\"], \"kept\": [], \"why_kept\": \"\"}", "r.json").ok());
 }

@@ -165,3 +165,14 @@ TEST_CASE("manifests are checked with the file and the key named") {
   CHECK(bad(replace("\"trim\"", "\"trimmed\"")) == "old/manifest.json: trim: missing");
   CHECK(bad(replace(std::string(64, 'b'), "xyz")).find("old/manifest.json: artifacts[0].sha256: 'xyz' is not a sha256 digest") == 0);
 }
+
+TEST_CASE("the DKMS source packages removed with the build tools are diffed by version") {
+  ImageManifest a = base_manifest(), b = base_manifest();
+  a.build_tools_sources_removed = {"labofed 1.0", "labofed-dkms 1.0", "labpeermem-dkms 1.0"};
+  b.build_tools_sources_removed = {"labofed 1.1", "labofed-dkms 1.1", "labpeermem-dkms 1.0"};
+  auto d = diff_manifests(a, b);
+  REQUIRE(d.packages.size() == 2);
+  CHECK(render_diff_text(d) == "packages: 2 upgraded\n"
+                               "  upgraded    labofed (DKMS source, removed) 1.0 → 1.1\n"
+                               "  upgraded    labofed-dkms (DKMS source, removed) 1.0 → 1.1\n");
+}

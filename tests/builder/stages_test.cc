@@ -132,6 +132,77 @@ TEST_CASE("drivers: a vendor repository is signed by its own key, flat repositor
         "Package: *\nPin: origin linux.mellanox.com\nPin-Priority: 1001\n");
 }
 
+TEST_CASE("drivers: apt's refusals are told in terms of the bundle they concern") {
+  DriverManifest ofed, cuda, inbox;
+  ofed.name = "labofed-1.0";
+  ofed.version = "1.0";
+  ofed.path = "drivers/labofed-1.0.toml";
+  ofed.kind = DriverKind::apt;
+  ofed.packages = {"labofed"};
+  ofed.apt.uri = "http://127.0.0.1:8080/ofed-1.0/";
+  ofed.apt.key_fingerprint = "7F0DD9CCFD55C10F7BE03A24870B157A0083CB64";
+  cuda = ofed;
+  cuda.name = "labpeermem-1.0";
+  cuda.path = "drivers/labpeermem-1.0.toml";
+  cuda.packages = {"labpeermem-dkms"};
+  cuda.apt.uri = "http://127.0.0.1:8080/cuda";
+  inbox.name = "debian12-inbox";
+  inbox.version = "44.0-2";
+  inbox.path = "drivers/debian12-inbox.toml";
+  inbox.kind = DriverKind::distro;
+  inbox.packages = {"rdma-core"};
+  const std::vector<DriverManifest> bundles = {inbox, ofed, cuda};
+
+  const std::string unsigned_repo =
+      "Ign:1 http://127.0.0.1:8080/ofed-1.0 ./ InRelease\n"
+      "Get:2 http://127.0.0.1:8080/ofed-1.0 ./ Release [309 B]\n"
+      "Reading package lists...\n"
+      "E: The repository 'http://127.0.0.1:8080/ofed-1.0 ./ Release' is not signed.\n";
+  CHECK(explain_apt_failure(unsigned_repo, bundles, "") ==
+        "drivers/labofed-1.0.toml: bundle labofed-1.0 1.0: its repository http://127.0.0.1:8080/ofed-1.0/ is not "
+        "signed (no InRelease, no Release.gpg); apt installs from signed repositories only");
+
+  const std::string other_key =
+      "Err:1 http://127.0.0.1:8080/cuda ./ InRelease\n"
+      "  The following signatures couldn't be verified because the public key is not available: NO_PUBKEY 0648AA8AAA45D67A\n"
+      "W: GPG error: http://127.0.0.1:8080/cuda ./ InRelease: The following signatures couldn't be verified because the "
+      "public key is not available: NO_PUBKEY 0648AA8AAA45D67A\n"
+      "E: The repository 'http://127.0.0.1:8080/cuda ./ InRelease' is not signed.\n";
+  std::string why = explain_apt_failure(other_key, bundles, "");
+  CHECK(why.rfind("drivers/labpeermem-1.0.toml: bundle labpeermem-1.0 1.0: its repository http://127.0.0.1:8080/cuda is "
+                  "signed by key 0648AA8AAA45D67A, not by the bundle's key (7F0DD9CCFD55C10F7BE03A24870B157A0083CB64)",
+                  0) == 0);
+  CHECK(why.find('\n') == std::string::npos);
+
+  // A missing package is the bundle's that lists it, else the one being installed.
+  CHECK(explain_apt_failure("E: Unable to locate package labpeermem-dkms\n", bundles, "labofed-1.0") ==
+        "drivers/labpeermem-1.0.toml: bundle labpeermem-1.0 1.0: package labpeermem-dkms is in none of the image's "
+        "repositories (its own, http://127.0.0.1:8080/cuda, nor the distribution's)");
+  CHECK(explain_apt_failure("E: Package 'labofed-tools' has no installation candidate\n", bundles, "labofed-1.0")
+            .find("bundle labofed-1.0 1.0: package labofed-tools is in none") != std::string::npos);
+  CHECK(explain_apt_failure("E: Unable to locate package rdma-core\n", bundles, "debian12-inbox") ==
+        "drivers/debian12-inbox.toml: bundle debian12-inbox 44.0-2: package rdma-core is in none of the image's "
+        "repositories");
+  CHECK(explain_apt_failure("E: Failed to fetch http://127.0.0.1:8080/ofed-1.0/./Packages  404  Not Found\n", bundles, "")
+            .find("bundle labofed-1.0 1.0: apt found nothing at http://127.0.0.1:8080/ofed-1.0/./Packages (404)") !=
+        std::string::npos);
+  // apt's trouble with the distribution's own archive names no bundle.
+  CHECK(explain_apt_failure("E: Failed to fetch http://mirror.invalid/debian/dists/bookworm/InRelease  404\n", bundles, "")
+            .empty());
+}
+
+TEST_CASE("drivers: each DKMS module records its own files, not every module under updates") {
+  const std::vector<std::string> updates = {"lib/modules/6.1.0-57-amd64/updates/dkms/labofed.ko",
+                                            "lib/modules/6.1.0-57-amd64/updates/dkms/labpeermem.ko",
+                                            "lib/modules/6.1.0-57-amd64/updates/dkms/railyard_lab_qos.ko"};
+  CHECK(dkms_module_files(updates, {"labpeermem.ko"}) ==
+        std::vector<std::string>{"lib/modules/6.1.0-57-amd64/updates/dkms/labpeermem.ko"});
+  CHECK(dkms_module_files(updates, {"railyard_lab_qos.ko", "labofed.ko"}) ==
+        std::vector<std::string>{"lib/modules/6.1.0-57-amd64/updates/dkms/labofed.ko",
+                                 "lib/modules/6.1.0-57-amd64/updates/dkms/railyard_lab_qos.ko"});
+  CHECK(dkms_module_files(updates, {"other.ko"}).empty());
+}
+
 TEST_CASE("drivers: dkms status is read for the image's kernel only") {
   std::string status =
       "mlnx-ofed-kernel/24.10.OFED.24.10.1.1.4.1, 6.8.0-31-generic, x86_64: installed\n"

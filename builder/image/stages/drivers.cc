@@ -1,7 +1,9 @@
 // Its cache key (what defines the drivers stage) is computed purely in core/build_plan.cc (plan_build).
 #include "drivers.h"
 
+#include <algorithm>
 #include <ctime>
+#include <map>
 #include <iterator>
 #include <optional>
 #include <set>
@@ -42,6 +44,114 @@ std::string apt_pin(const DriverManifest& m) {
   host = host.substr(0, host.find('/'));
   return "# " + m.name + " " + m.version + ": prefer its packages over the distribution's\n"
          "Package: *\nPin: origin " + host + "\nPin-Priority: " + std::to_string(m.apt.pin_priority) + "\n";
+}
+
+namespace {
+
+// The bundle whose repository URI `uri` is under ("http://host/repo/ ./ InRelease" → the one
+// whose apt.uri starts it).
+const DriverManifest* bundle_of_uri(const std::vector<DriverManifest>& bundles, const std::string& uri) {
+  for (const auto& b : bundles) {
+    if (b.kind != DriverKind::apt || b.apt.uri.empty()) continue;
+    std::string base = b.apt.uri;
+    if (!base.ends_with('/')) base += '/';
+    std::string u = uri.ends_with('/') ? uri : uri + "/";
+    if (u.starts_with(base) || base.starts_with(u)) return &b;
+  }
+  return nullptr;
+}
+
+// The first "http(s)://..." word of a line, without a trailing quote or colon.
+std::string uri_in(const std::string& line) {
+  auto at = line.find("://");
+  if (at == std::string::npos) return "";
+  auto start = line.find_last_of(" '\"", at);
+  start = start == std::string::npos ? 0 : start + 1;
+  auto end = line.find_first_of(" '\"", at);
+  std::string u = line.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  while (!u.empty() && (u.back() == ':' || u.back() == ',')) u.pop_back();
+  return u;
+}
+
+// The word after `marker` in `line` ("NO_PUBKEY 0648AA8A…" → "0648AA8A…").
+std::string word_after(const std::string& line, const std::string& marker) {
+  auto at = line.find(marker);
+  if (at == std::string::npos) return "";
+  at += marker.size();
+  while (at < line.size() && (line[at] == ' ' || line[at] == '\'')) ++at;
+  auto end = line.find_first_of(" '\n", at);
+  return line.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+}  // namespace
+
+std::string explain_apt_failure(const std::string& apt_output, const std::vector<DriverManifest>& bundles,
+                                const std::string& installing) {
+  std::vector<std::pair<const DriverManifest*, std::string>> causes;
+  auto add = [&](const DriverManifest* b, const std::string& cause) {
+    if (!b) return;
+    for (const auto& c : causes)
+      if (c.first == b && c.second == cause) return;
+    causes.emplace_back(b, cause);
+  };
+  auto fingerprint = [](const DriverManifest& b) {
+    return b.apt.key_fingerprint.empty() ? std::string("fetched from key_url") : b.apt.key_fingerprint;
+  };
+  std::map<const DriverManifest*, std::string> wrong_key;  // the key id a repository's signature names
+  for (const auto& raw : split(apt_output, '\n')) {
+    std::string line = trim(raw);
+    if (line.find("NO_PUBKEY") != std::string::npos)
+      if (const auto* b = bundle_of_uri(bundles, uri_in(line))) wrong_key[b] = word_after(line, "NO_PUBKEY");
+  }
+  for (const auto& raw : split(apt_output, '\n')) {
+    std::string line = trim(raw);
+    const std::string uri = uri_in(line);
+    const DriverManifest* b = uri.empty() ? nullptr : bundle_of_uri(bundles, uri);
+    if (b && line.starts_with("E: The repository") && line.find("is not signed") != std::string::npos) {
+      if (auto k = wrong_key.find(b); k != wrong_key.end())
+        add(b, "its repository " + b->apt.uri + " is signed by key " + k->second + ", not by the bundle's key (" +
+                   fingerprint(*b) + "): a wrong key_url or key_fingerprint, or a repository that is not the vendor's");
+      else
+        add(b, "its repository " + b->apt.uri + " is not signed (no InRelease, no Release.gpg); apt installs from "
+                   "signed repositories only");
+    } else if (b && (line.find("BADSIG") != std::string::npos ||
+                     line.find("signatures were invalid") != std::string::npos)) {
+      add(b, "its repository " + b->apt.uri + " has a bad signature (a tampered or half-published Release): " + line);
+    } else if (b && line.find("EXPKEYSIG") != std::string::npos) {
+      add(b, "its repository " + b->apt.uri + " is signed by an expired key: " + line);
+    } else if (b && (line.starts_with("E: Failed to fetch") || line.starts_with("Err:"))) {
+      if (line.find(" 404") != std::string::npos || line.find("Not Found") != std::string::npos)
+        add(b, "apt found nothing at " + uri + " (404): check apt.uri and apt.suite");
+    }
+    std::string missing = word_after(line, "E: Unable to locate package");
+    if (missing.empty() && line.starts_with("E: Package '") && line.find("has no installation candidate") != std::string::npos)
+      missing = word_after(line, "E: Package");
+    if (!missing.empty()) {
+      const DriverManifest* owner = nullptr;
+      for (const auto& c : bundles)
+        if (std::find(c.packages.begin(), c.packages.end(), missing) != c.packages.end()) owner = &c;
+      if (!owner)
+        for (const auto& c : bundles)
+          if (c.name == installing) owner = &c;
+      if (owner)
+        add(owner, "package " + missing + " is in none of the image's repositories" +
+                       (owner->kind == DriverKind::apt ? " (its own, " + owner->apt.uri + ", nor the distribution's)"
+                                                       : ""));
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& [b, cause] : causes) out.push_back(b->path + ": bundle " + b->name + " " + b->version + ": " + cause);
+  return join(out, "\n");
+}
+
+std::vector<std::string> dkms_module_files(const std::vector<std::string>& updates, const std::vector<std::string>& built) {
+  std::vector<std::string> out;
+  for (const auto& f : updates) {
+    std::string base = f.substr(f.rfind('/') + 1);
+    if (std::find(built.begin(), built.end(), base) != built.end()) out.push_back(f);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::vector<ManifestDkms> parse_dkms_status(const std::string& text, const std::string& kernel) {
@@ -127,14 +237,21 @@ Outcome<std::vector<ManifestDkms>> installed_dkms(StageContext& ctx, const Drive
                           " (dkms status: " + trim(*status) + ")");
     ManifestDkms b = *it;
     std::error_code ec;
+    auto is_module = [](const fs::path& p) {
+      const std::string s = p.string();
+      return s.ends_with(".ko") || s.ends_with(".ko.xz") || s.ends_with(".ko.zst");
+    };
+    // What DKMS built for this module (it keeps a copy per kernel and architecture), found
+    // among what it installed: each bundle records its own modules, not every DKMS module.
+    std::vector<std::string> built, updates;
+    const fs::path kept = fs::path(ctx.root) / "var/lib/dkms" / want / b.version / kver;
+    for (auto e = fs::recursive_directory_iterator(kept, ec); !ec && e != fs::recursive_directory_iterator(); e.increment(ec))
+      if (is_module(e->path())) built.push_back(e->path().filename().string());
     fs::path dir = fs::path(ctx.root) / "lib/modules" / kver;
     for (auto e = fs::recursive_directory_iterator(dir / "updates", ec); !ec && e != fs::recursive_directory_iterator();
-         e.increment(ec)) {
-      std::string rel = e->path().lexically_relative(ctx.root).string();
-      if (e->path().extension() == ".ko" || e->path().string().ends_with(".ko.xz") ||
-          e->path().string().ends_with(".ko.zst"))
-        b.files.push_back(rel);
-    }
+         e.increment(ec))
+      if (is_module(e->path())) updates.push_back(e->path().lexically_relative(ctx.root).string());
+    b.files = dkms_module_files(updates, built);
     if (b.files.empty())
       return Result::fail("DKMS module " + want + " " + b.version + " reports installed, but no .ko is under /lib/modules/" +
                           kver + "/updates");
@@ -193,28 +310,47 @@ constexpr const char* kDkmsNoSigningText =
     "# build host, anew at every build, and shipped to every node; enforce signatures with your own key.\n"
     "sign_file=/nonexistent/railyard-signs-no-module\n";
 
+// dkms and the kernel's headers, with what they pull in (the compiler, make): `added` is
+// what they brought, everything the purge after the builds may take. Installed before any
+// bundle's packages, so that what a vendor's DKMS package pulls in for dkms is counted.
+Status install_build_tools(StageContext& ctx, const std::string& kver, std::optional<std::set<std::string>>& added) {
+  auto before = installed_package_names(ctx.root);
+  if (!before.ok()) return Status::fail(before.error());
+  if (auto s = apt_install(ctx, {"dkms", "linux-headers-" + kver}, "install DKMS and the headers of " + kver); !s.ok())
+    return s;
+  auto after = installed_package_names(ctx.root);
+  if (!after.ok()) return Status::fail(after.error());
+  added.emplace();
+  std::set_difference(after->begin(), after->end(), before->begin(), before->end(), std::inserter(*added, added->end()));
+  return write_file_atomically(ctx.root + kDkmsNoSigning, kDkmsNoSigningText);
+}
+
 // DKMS modules are built for the image's kernel, named explicitly: in a chroot `uname -r`
 // is the build host's, which is what dkms' package scripts would otherwise build for. The
 // tools are installed once per stage; `added` collects what they brought in.
 Outcome<std::vector<ManifestDkms>> build_dkms(StageContext& ctx, const DriverManifest& m, const std::string& kver,
                                               std::optional<std::set<std::string>>& added) {
   using Result = Outcome<std::vector<ManifestDkms>>;
-  if (!added) {
-    auto before = installed_package_names(ctx.root);
-    if (!before.ok()) return Result::fail(before.error());
-    if (auto s = apt_install(ctx, {"dkms", "linux-headers-" + kver}, "install DKMS and the headers of " + kver); !s.ok())
-      return Result::fail(s.error());
-    auto after = installed_package_names(ctx.root);
-    if (!after.ok()) return Result::fail(after.error());
-    added.emplace();
-    std::set_difference(after->begin(), after->end(), before->begin(), before->end(), std::inserter(*added, added->end()));
-    if (auto s = write_file_atomically(ctx.root + kDkmsNoSigning, kDkmsNoSigningText); !s.ok()) return Result::fail(s.error());
-  }
+  if (!added)
+    if (auto s = install_build_tools(ctx, kver, added); !s.ok()) return Result::fail(s.error());
   if (m.kind == DriverKind::source) {
     if (auto s = install_source_module(ctx, m, kver); !s.ok()) return Result::fail(s.error());
   } else if (auto s = ctx.runner.run(in_image(ctx.root, {"dkms", "autoinstall", "-k", kver}, "dkms autoinstall for " + kver));
              !s.ok()) {
-    return Result::fail(s.error());
+    // Which of the bundle's modules failed, with the end of its make log.
+    std::string why;
+    auto status = ctx.runner.capture(in_image(ctx.root, {"dkms", "status", "-k", kver}, "dkms status"));
+    std::vector<ManifestDkms> done = status.ok() ? parse_dkms_status(*status, kver) : std::vector<ManifestDkms>{};
+    for (const auto& want : m.dkms) {
+      if (std::any_of(done.begin(), done.end(), [&](const ManifestDkms& d) { return d.module == want; })) continue;
+      std::error_code ec;
+      for (const auto& v : fs::directory_iterator(fs::path(ctx.root) / "var/lib/dkms" / want, ec))
+        if (v.is_directory() && !v.is_symlink() && v.path().filename() != "source")
+          why += "\n" + m.path + ": bundle " + m.name + " " + m.version + ": DKMS build of " + want + "/" +
+                 v.path().filename().string() + " for " + kver + " failed" +
+                 make_log_tail(ctx, want, v.path().filename().string());
+    }
+    return Result::fail((why.empty() ? "" : why.substr(1) + "\n") + s.error());
   }
   return installed_dkms(ctx, m, kver);
 }
@@ -263,14 +399,36 @@ Status run_drivers(StageContext& ctx) {
     // refresh it only when a vendor repository was added or the mirror moved on.
     bool vendor_repos = std::any_of(ctx.recipe.drivers.begin(), ctx.recipe.drivers.end(),
                                     [](const LoadedManifest& lm) { return lm.manifest.kind == DriverKind::apt; });
+    std::vector<DriverManifest> bundles;
+    for (const auto& lm : ctx.recipe.drivers) bundles.push_back(lm.manifest);
+    // apt's refusal first in the bundle's terms, then apt's own words.
+    auto explained = [&](Status s, const std::string& installing) -> Status {
+      if (s.ok()) return s;
+      std::string why = explain_apt_failure(s.error(), bundles, installing);
+      return why.empty() ? s : Status::fail(why + "\n" + s.error());
+    };
     bool updated = false;
     auto update = [&]() -> Status {
       ctx.step("apt-get update");
       updated = true;
-      return ctx.runner.run(in_image(ctx.root, {"apt-get", "update", "-q"}, "apt-get update in the image"));
+      return explained(ctx.runner.run(in_image(ctx.root, {"apt-get", "update", "-q"}, "apt-get update in the image")), "");
     };
     if (vendor_repos || !has_package_index(ctx.root))
       if (auto s = update(); !s.ok()) return s;
+    std::set<std::string> stage_base;  // installed before the bundles (when one has DKMS modules)
+    if (std::any_of(bundles.begin(), bundles.end(), [](const DriverManifest& m) { return !m.dkms.empty(); })) {
+      auto base = installed_package_names(ctx.root);
+      if (!base.ok()) return Status::fail(base.error());
+      stage_base = std::move(*base);
+      ctx.step("DKMS and the headers of " + *kver);
+      Status s = install_build_tools(ctx, *kver, tools);
+      if (!s.ok() && !updated) {
+        ctx.step("the base's package index is stale; updating it");
+        if (auto u = update(); !u.ok()) return u;
+        s = install_build_tools(ctx, *kver, tools);
+      }
+      if (!s.ok()) return s;
+    }
     for (const auto& lm : ctx.recipe.drivers) {
       const DriverManifest& m = lm.manifest;
       ManifestDriver r{m.name, m.version, to_string(m.kind), m.packages, m.modules, {}, m.emulates};
@@ -283,7 +441,7 @@ Status run_drivers(StageContext& ctx) {
         if (auto s = update(); !s.ok()) return s;
         installed = apt_install(ctx, m.packages, "install " + m.name + " packages");
       }
-      if (!installed.ok()) return installed;
+      if (!installed.ok()) return explained(installed, m.name);
       if (!m.dkms.empty()) {
         ctx.step(m.name + ": DKMS " + join(m.dkms, ", ") + " for " + *kver);
         auto built = build_dkms(ctx, m, *kver, tools);
@@ -296,10 +454,20 @@ Status run_drivers(StageContext& ctx) {
       build_tools.kept.assign(tools->begin(), tools->end());
     } else if (tools) {
       ctx.step("remove the DKMS build tools (" + std::to_string(tools->size()) + " packages)");
-      auto removed = remove_build_tools(ctx, *tools);
+      auto now = installed_package_names(ctx.root);
+      if (!now.ok()) return Status::fail(now.error());
+      std::set<std::string> stage_added;
+      std::set_difference(now->begin(), now->end(), stage_base.begin(), stage_base.end(),
+                          std::inserter(stage_added, stage_added.end()));
+      std::vector<std::string> modules;
+      for (const auto& r : records)
+        for (const auto& k : r.dkms) modules.insert(modules.end(), k.files.begin(), k.files.end());
+      auto removed = remove_build_tools(ctx, *tools, stage_added, modules, *kver);
       if (!removed.ok()) return Status::fail(removed.error());
       build_tools = *removed;
       if (!build_tools.why_kept.empty()) ctx.step("build tools kept: " + build_tools.why_kept);
+      if (!build_tools.sources_removed.empty())
+        ctx.step("removed with them, their built modules kept: " + join(build_tools.sources_removed, ", "));
     }
   }
   const std::string records_dir = ctx.root + "/" + kImageRecordDir + "/";

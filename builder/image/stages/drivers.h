@@ -21,4 +21,16 @@ std::string keyring_path(const DriverManifest& m, bool armored);
 // `dkms status` lines ("name/version, kver, arch: installed") → the built module for `kernel`.
 std::vector<ManifestDkms> parse_dkms_status(const std::string& text, const std::string& kernel);
 
+// Why apt failed, told in terms of the recipe's bundles: the bundle whose repository apt
+// refused (not signed, signed by a key other than the bundle's, not found) or whose package it
+// could not find, each as "FILE: bundle NAME VERSION: cause", joined by newlines. `installing`
+// names the bundle whose packages were being installed ("" for apt-get update); a missing
+// package no bundle lists is then that bundle's. Empty when apt's output names none of them.
+std::string explain_apt_failure(const std::string& apt_output, const std::vector<DriverManifest>& bundles,
+                                const std::string& installing);
+
+// Of the .ko files under `updates` (relative paths, as in an image), those DKMS built for a
+// module whose files are named `built` (the basenames in /var/lib/dkms/M/V/KVER/ARCH/module).
+std::vector<std::string> dkms_module_files(const std::vector<std::string>& updates, const std::vector<std::string>& built);
+
 }  // namespace railyard

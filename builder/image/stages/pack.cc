@@ -99,6 +99,7 @@ Status run_pack(StageContext& ctx) {
     m.build_tools_removed = tools->removed;
     m.build_tools_kept = tools->kept;
     m.build_tools_why_kept = tools->why_kept;
+    m.build_tools_sources_removed = tools->sources_removed;
   }
   if (auto text = read_whole_file(records + "trim.json"); text.ok())
     if (auto t = parse_trim_record(*text, records + "trim.json", m); !t.ok()) return Status::fail(t.error());

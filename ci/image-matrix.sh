@@ -9,21 +9,28 @@
 #   ci/image-matrix.sh --dry-run                 the matrix, and `railyard build --dry-run` per entry
 #   ci/image-matrix.sh --json                    the matrix as JSON (CI's job list)
 #   ci/image-matrix.sh --gitlab-pipeline         a GitLab child pipeline with one job per entry
+#   ci/image-matrix.sh --gitlab-previous ID DIR  in a GitLab job: the manifest the last successful
+#                                                pipeline of the branch built for ID, as DIR/ID/manifest.json
 #   ci/image-matrix.sh [--only ID] [--out DIR] [--previous DIR]
 #                                                build each entry into DIR/ID, audit it, and diff
 #                                                it against PREVIOUS/ID/manifest.json when there
-# railyard is $RAILYARD, else build/ci/railyard, else the one on $PATH.
+# railyard is $RAILYARD, else build/ci/railyard, else the one on $PATH. IMAGE_MATRIX_RECIPES,
+# _DRIVERS and _OVERLAYS replace the checkout's directories; IMAGE_MATRIX_CACHE is the
+# builds' stage cache (railyard build --cache; its default otherwise).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
 
-usage() { sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 2; }
+usage() { sed -n '2,19s/^# \{0,1\}//p' "$0"; exit 2; }
 mode=build only="" out=out/matrix previous=""
 while (($#)); do
   case $1 in
     --dry-run) mode=dry-run ;;
     --json) mode=json ;;
     --gitlab-pipeline) mode=gitlab ;;
+    --gitlab-previous)
+      mode=gitlab-previous only=${2:?--gitlab-previous needs an entry id} previous=${3:?--gitlab-previous needs a directory}
+      shift 2 ;;
     --only) only=${2:?--only needs an entry id}; shift ;;
     --out) out=${2:?--out needs a directory}; shift ;;
     --previous) previous=${2:?--previous needs a directory}; shift ;;
@@ -32,6 +39,26 @@ while (($#)); do
   esac
   shift
 done
+
+if [[ $mode == gitlab-previous ]]; then
+  # The job artifacts API, one file of the last successful job image:ID on this branch, with
+  # the job's token; Python, since the job image has no curl.
+  mkdir -p "$previous/$only"
+  python3 - "$only" "$previous/$only/manifest.json" <<'PY'
+import os, sys, urllib.parse, urllib.request
+entry, dest = sys.argv[1], sys.argv[2]
+url = "%s/projects/%s/jobs/artifacts/%s/raw/out/%s/manifest.json?job=%s" % (
+    os.environ["CI_API_V4_URL"], os.environ["CI_PROJECT_ID"], urllib.parse.quote(os.environ["CI_COMMIT_REF_NAME"], safe=""),
+    urllib.parse.quote(entry), urllib.parse.quote("image:" + entry))
+req = urllib.request.Request(url, headers={"JOB-TOKEN": os.environ["CI_JOB_TOKEN"]})
+data = urllib.request.urlopen(req, timeout=60).read()
+with open(dest + ".part", "wb") as f:
+    f.write(data)
+os.rename(dest + ".part", dest)
+print("previous manifest of %s: %d bytes" % (entry, len(data)))
+PY
+  exit
+fi
 
 railyard=${RAILYARD:-}
 [[ -z $railyard && -x build/ci/railyard ]] && railyard=build/ci/railyard
@@ -112,27 +139,24 @@ if [[ $mode == json ]]; then
 fi
 
 if [[ $mode == gitlab ]]; then
-  # JSON is YAML: one job per entry, each running this script for its id. The previous
-  # image's manifest comes from the last successful pipeline of the branch (GitLab's job
-  # artifacts API), fetched with Python since the job image has no curl.
+  # JSON is YAML: one job per entry, each running this script for its id (and first
+  # --gitlab-previous, for the manifest to diff against).
   python3 - "$work/matrix.jsonl" <<'PY'
-import json, sys
-fetch = ('python3 -c \'import os, sys, urllib.request as u; '
-         'r = u.Request(sys.argv[1], headers={"JOB-TOKEN": os.environ["CI_JOB_TOKEN"]}); '
-         'open("previous.zip", "wb").write(u.urlopen(r).read())\' '
-         '"$CI_API_V4_URL/projects/$CI_PROJECT_ID/jobs/artifacts/$CI_COMMIT_REF_NAME/download?job=image:$ENTRY"')
+import json, os, sys
+# Runners that may run privileged containers (railyard build mounts): .gitlab-ci.yml.
+tags = [t.strip() for t in os.environ.get("IMAGE_MATRIX_RUNNER_TAGS", "privileged").split(",") if t.strip()]
 pipeline = {
     ".image": {
         "image": "debian:bookworm",
         "needs": [{"pipeline": "$PARENT_PIPELINE_ID", "job": "railyard"}],
+        "tags": tags,
         "script": [
             "./ci/setup-deps.sh",
-            "mkdir -p previous",
-            fetch + ' && python3 -m zipfile -e previous.zip previous || echo "no previous image of $ENTRY"',
-            'RAILYARD=build/ci/railyard ci/image-matrix.sh --only "$ENTRY" --out out --previous previous/out',
+            'ci/image-matrix.sh --gitlab-previous "$ENTRY" previous || echo "no previous image of $ENTRY"',
+            'RAILYARD=prefix/bin/railyard ci/image-matrix.sh --only "$ENTRY" --out out --previous previous',
         ],
-        "artifacts": {"when": "always", "expire_in": "90 days",
-                      "paths": ["out/$ENTRY/manifest.json", "out/$ENTRY.diff.txt", "out/$ENTRY.diff.json", "out/$ENTRY.audit.txt"]},
+        "artifacts": {"when": "always", "expire_in": "30 days",
+                      "paths": ["out/$ENTRY/", "out/$ENTRY.diff.txt", "out/$ENTRY.diff.json", "out/$ENTRY.audit.txt"]},
     },
 }
 with open(sys.argv[1]) as fh:
@@ -150,6 +174,17 @@ for e in "${entries[@]}"; do
   printf '%-44s %-8s %s\n' "$(field "$e" id)" "$kind" "$(field "$e" drivers)"
 done
 
+# Building needs root and mounts (mmdebstrap's chroot, /proc and /dev in the image): say so
+# before the first build rather than deep in one.
+if [[ $mode == build ]]; then
+  if [[ $(id -u) -ne 0 ]] || ! unshare --mount true 2>/dev/null; then
+    echo "image-matrix: railyard build needs root with mount privileges: run as root, in CI a privileged" \
+      "container (GitHub Actions: container options --privileged; GitLab: a Docker runner with" \
+      "privileged = true, tagged as IMAGE_MATRIX_RUNNER_TAGS says)" >&2
+    exit 2
+  fi
+fi
+
 failed=0 ran=0
 for e in "${entries[@]}"; do
   id=$(field "$e" id) recipe=$(field "$e" recipe)
@@ -163,7 +198,9 @@ for e in "${entries[@]}"; do
     continue
   fi
   mkdir -p "$out"
-  if ! "$railyard" "${common[@]}" build "$recipe" -o "$out/$id"; then
+  cache=()
+  [[ -n ${IMAGE_MATRIX_CACHE:-} ]] && cache=(--cache "$IMAGE_MATRIX_CACHE")
+  if ! "$railyard" "${common[@]}" build "$recipe" -o "$out/$id" "${cache[@]}"; then
     echo "image-matrix: $id: build failed"
     failed=$((failed + 1))
     continue

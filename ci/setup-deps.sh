@@ -16,7 +16,7 @@ packages=(
   # report schema validation in tests
   python3-jsonschema
   # PXE trees and image CI: dnsmasq to check its snippet, iPXE to chainload, YAML checks
-  dnsmasq-base ipxe python3-yaml
+  dnsmasq-base ipxe python3-yaml yamllint
   # image builds: bootstrap, packing, the agent .deb
   mmdebstrap dpkg-dev zstd squashfs-tools cpio
   # vendor apt keys fetched by key_url are read and checked with gpg

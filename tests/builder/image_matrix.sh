@@ -60,16 +60,62 @@ set -e
 [[ $rc -eq 2 ]] || fail "unknown entry: exit $rc"
 grep -q "no entry 'no-such-entry' in the matrix" <<<"$err" || fail "unknown entry: $err"
 
-# The CI definitions are YAML and run this script.
+# The CI definitions are YAML and run this script with railyard from an install prefix,
+# which carries the agent package the builds need (share/railyard/packages).
 python3 - "$src" <<'PY' || fail "CI definitions"
 import sys, yaml
 src = sys.argv[1]
 gh = yaml.safe_load(open(src + "/.github/workflows/images.yml"))
+prep = "\n".join(s.get("run", "") for s in gh["jobs"]["matrix"]["steps"])
+assert "cmake --install build/ci --prefix" in prep and "agent-package" in prep, prep
+up = [s for s in gh["jobs"]["matrix"]["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
+assert up and up[0]["with"]["path"] == "prefix/", up
 steps = [s.get("run", "") for s in gh["jobs"]["image"]["steps"]]
-assert any("ci/image-matrix.sh --only" in s for s in steps), steps
+assert any("RAILYARD=prefix/bin/railyard ci/image-matrix.sh --only" in s for s in steps), steps
+assert "--privileged" in gh["jobs"]["image"]["container"]["options"], gh["jobs"]["image"]["container"]
+uploads = [s["with"]["path"] for s in gh["jobs"]["image"]["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
+assert any("manifest.json" in p and ".diff.txt" in p for p in uploads) and any(p.rstrip().endswith("/") for p in uploads), uploads
 assert "fromJSON(needs.matrix.outputs.entries)" in gh["jobs"]["image"]["strategy"]["matrix"]["entry"]
 gl = yaml.safe_load(open(src + "/.gitlab-ci.yml"))
-assert any("--gitlab-pipeline" in s for s in gl["railyard"]["script"]), gl
+script = gl["railyard"]["script"]
+assert any("--gitlab-pipeline" in s for s in script), gl
+assert any("cmake --install build/ci --prefix" in s for s in script), script
+assert "prefix/" in gl["railyard"]["artifacts"]["paths"], gl["railyard"]["artifacts"]
 assert gl["images"]["trigger"]["include"][0]["artifact"] == "images.yml", gl
 PY
+python3 - "$tmp/child.yml" <<'PY' || fail "child pipeline jobs: $(cat "$tmp/child.yml")"
+import sys, yaml
+job = yaml.safe_load(open(sys.argv[1]))[".image"]
+assert job["tags"] == ["privileged"], job
+assert any(l.startswith("RAILYARD=prefix/bin/railyard ci/image-matrix.sh --only") for l in job["script"]), job
+assert any("--gitlab-previous" in l for l in job["script"]), job
+assert "out/$ENTRY/" in job["artifacts"]["paths"], job["artifacts"]
+PY
+IMAGE_MATRIX_RUNNER_TAGS="gpu-lab, privileged" "$src/ci/image-matrix.sh" --gitlab-pipeline >"$tmp/tagged.yml"
+python3 -c 'import sys, yaml; assert yaml.safe_load(open(sys.argv[1]))[".image"]["tags"] == ["gpu-lab", "privileged"]' \
+  "$tmp/tagged.yml" || fail "IMAGE_MATRIX_RUNNER_TAGS"
+command -v yamllint >/dev/null || fail "yamllint is missing (ci/setup-deps.sh installs it)"
+yamllint -c "$src/.yamllint" "$src/.github/workflows/images.yml" "$src/.gitlab-ci.yml" "$tmp/child.yml" ||
+  fail "yamllint (config .yamllint)"
+
+# --gitlab-previous: the previous manifest, one file of GitLab's job artifacts API (here a
+# stand-in on 127.0.0.1 serving the same path), with the job's token.
+api=$tmp/api/projects/7/jobs/artifacts/main/raw/out/qemu-virt
+mkdir -p "$api"
+echo '{"schema": 1}' >"$api/manifest.json"
+python3 -m http.server --bind 127.0.0.1 --directory "$tmp/api" 0 >"$tmp/http.log" 2>&1 &
+http=$!
+for _ in $(seq 50); do port=$(grep -o 'port [0-9]*' "$tmp/http.log" | cut -d' ' -f2) && [[ -n $port ]] && break; sleep 0.1; done
+[[ -n ${port:-} ]] || { kill $http; fail "no HTTP server for the artifacts API stand-in"; }
+CI_API_V4_URL=http://127.0.0.1:$port CI_PROJECT_ID=7 CI_COMMIT_REF_NAME=main CI_JOB_TOKEN=t \
+  "$src/ci/image-matrix.sh" --gitlab-previous qemu-virt "$tmp/previous" >"$tmp/prev.out" 2>&1 || { kill $http; fail "--gitlab-previous: $(cat "$tmp/prev.out")"; }
+grep -q '"job=image:qemu-virt\|GET /projects/7/jobs/artifacts/main/raw/out/qemu-virt/manifest.json?job=image%3Aqemu-virt' "$tmp/http.log" ||
+  { kill $http; fail "--gitlab-previous asked for: $(cat "$tmp/http.log")"; }
+set +e
+CI_API_V4_URL=http://127.0.0.1:$port CI_PROJECT_ID=7 CI_COMMIT_REF_NAME=main CI_JOB_TOKEN=t \
+  "$src/ci/image-matrix.sh" --gitlab-previous gpu4-cx6dx-100g "$tmp/previous" >/dev/null 2>&1; rc=$?
+set -e
+kill $http
+cmp -s "$api/manifest.json" "$tmp/previous/qemu-virt/manifest.json" || fail "--gitlab-previous wrote no manifest"
+[[ $rc -ne 0 && ! -e $tmp/previous/gpu4-cx6dx-100g/manifest.json ]] || fail "--gitlab-previous without a previous job: exit $rc"
 echo "image_matrix: ok"

@@ -130,6 +130,11 @@ TEST_CASE("drivers: a vendor repository is signed by its own key, flat repositor
   CHECK(apt_pin(m) ==
         "# doca-ofed-2.10.0 2.10.0: prefer its packages over the distribution's\n"
         "Package: *\nPin: origin linux.mellanox.com\nPin-Priority: 1001\n");
+  // apt's origin has no port (nor credentials): a pin naming one would match nothing.
+  m.apt.uri = "http://mirror:secret@127.0.0.1:8080/ofed/";
+  CHECK(apt_pin(m).find("\nPin: origin 127.0.0.1\n") != std::string::npos);
+  // apt ignores a preferences.d file whose extension is not ".pref": a bundle's name has dots.
+  CHECK(apt_pin_path(m) == "/etc/apt/preferences.d/railyard-doca-ofed-2.10.0.pref");
 }
 
 TEST_CASE("drivers: apt's refusals are told in terms of the bundle they concern") {

@@ -42,9 +42,15 @@ std::string apt_pin(const DriverManifest& m) {
   std::string host = m.apt.uri;
   if (auto p = host.find("://"); p != std::string::npos) host = host.substr(p + 3);
   host = host.substr(0, host.find('/'));
+  // apt's origin is the host alone: "Pin: origin host:8080" matches nothing.
+  if (auto at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
+  if (host.starts_with('[')) host = host.substr(0, host.find(']') + 1);
+  else host = host.substr(0, host.find(':'));
   return "# " + m.name + " " + m.version + ": prefer its packages over the distribution's\n"
          "Package: *\nPin: origin " + host + "\nPin-Priority: " + std::to_string(m.apt.pin_priority) + "\n";
 }
+
+std::string apt_pin_path(const DriverManifest& m) { return "/etc/apt/preferences.d/railyard-" + m.name + ".pref"; }
 
 namespace {
 
@@ -219,7 +225,7 @@ Status add_repository(StageContext& ctx, const LoadedManifest& lm) {
       !s.ok())
     return s;
   if (std::string pin = apt_pin(m); !pin.empty())
-    if (auto s = write_file_atomically(ctx.root + "/etc/apt/preferences.d/railyard-" + m.name, pin); !s.ok()) return s;
+    if (auto s = write_file_atomically(ctx.root + apt_pin_path(m), pin); !s.ok()) return s;
   return success();
 }
 

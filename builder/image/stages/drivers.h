@@ -13,8 +13,11 @@ namespace railyard {
 // deb822 source for a bundle's repository, signed by its own key only (never apt's global
 // trust): /etc/apt/sources.list.d/railyard-<name>.sources.
 std::string apt_source_deb822(const DriverManifest& m, const std::string& keyring_path);
-// /etc/apt/preferences.d/railyard-<name> when the manifest pins its repository; "" otherwise.
+// The pin for /etc/apt/preferences.d when the manifest pins its repository; "" otherwise.
 std::string apt_pin(const DriverManifest& m);
+// Where it goes: railyard-<name>.pref. apt reads only files there without an extension or
+// with ".pref", so "railyard-cuda-13.0" (extension "0") would be ignored, pin and all.
+std::string apt_pin_path(const DriverManifest& m);
 // Where a bundle's key goes in the image; ".asc" for armored keys, which apt reads as such.
 std::string keyring_path(const DriverManifest& m, bool armored);
 

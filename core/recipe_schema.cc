@@ -155,8 +155,9 @@ schema::Schema<Recipe> build() {
                check_dpkg_path, "absolute path patterns")
       .boolean("keep_build_tools", &ImageSpec::keep_build_tools, false,
                "Keep what the DKMS builds installed (dkms, the kernel's headers, the compiler) in the image. By "
-               "default they are purged once the driver bundles' modules are built, unless a package of a bundle "
-               "depends on them; manifest.json's build_tools says which were removed or kept and why.");
+               "default they are purged once the driver bundles' modules are built, with the bundles' DKMS source "
+               "packages that depend on them (their built modules stay); manifest.json's build_tools says which "
+               "were removed or kept and why.");
 
   s.section("hardware", &Recipe::hardware, "What the self-test expects to find on every node of this SKU.")
       .integer("gpu_count", &HardwareSpec::gpu_count, 0, 0, 16, "Number of GPUs every node must have.")

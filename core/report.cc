@@ -111,6 +111,7 @@ ordered_json to_json(const Report& r) {
           {"changes", r.changes},
           {"plan", r.plan},
           {"inventory", r.inventory},
+          {"modules", r.modules},
           {"lldp", r.lldp},
           {"join", r.join}};
 }

@@ -60,6 +60,10 @@ struct Report {
   // `railyard-firstboot discover --json`, so that a report alone shows GPUs, NICs, NUMA
   // nodes and link states; the plan's rails say which GPU is pinned to which NIC.
   nlohmann::ordered_json inventory = nullptr;
+  // The image's driver bundles' kernel modules as the kernel has them once the agent is done:
+  // loaded or not, version and srcversion (firstboot/checks/image_modules.h); null outside
+  // a railyard image.
+  nlohmann::ordered_json modules = nullptr;
   // The rails' LLDP neighbours as heard, per rail (firstboot/checks/lldp.h); null when
   // nothing listened.
   nlohmann::ordered_json lldp = nullptr;

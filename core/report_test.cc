@@ -179,7 +179,8 @@ TEST_CASE("to_json: host and inventory, added within schema 1 after the contract
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
   CHECK(keys == std::vector<std::string>{"schema", "node", "recipe", "result", "railyard_version", "started_at", "host",
-                                         "problems", "checks", "phases", "changes", "plan", "inventory", "lldp", "join"});
+                                         "problems", "checks", "phases", "changes", "plan", "inventory", "modules", "lldp",
+                                         "join"});
 }
 
 TEST_CASE("to_json: result is fail on a failing check or a planning problem") {

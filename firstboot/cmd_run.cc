@@ -16,6 +16,7 @@
 #include "apply/apply.h"
 #include "checks/hardware.h"
 #include "checks/ibverbs_data_path.h"
+#include "checks/image_modules.h"
 #include "checks/lldp.h"
 #include "clock.h"
 #include "commands.h"
@@ -234,6 +235,11 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     if (lldp) report.lldp = checks::lldp_report(plan, *lldp);
     report.checks.insert(report.checks.end(), results.begin(), results.end());
     report.phases.push_back({"verify", ms_since(t)});
+  }
+
+  {
+    NativeHost host(root);
+    report.modules = image_modules(host);
   }
 
   t = Steady::now();

@@ -106,6 +106,27 @@ std::vector<std::string> far_end_lines(const Report& r) {
   return out;
 }
 
+// "labofed      1.1      loaded  labofed-1.1, DKMS 1.1, srcversion 0F1E2D3C4B5A": the driver
+// bundles' modules as the node's kernel had them (escaped by the caller).
+std::vector<std::string> module_lines(const Report& r) {
+  std::vector<std::string> out;
+  if (!r.modules.is_array()) return out;
+  for (const auto& m : r.modules) {
+    if (!m.is_object()) continue;
+    if (m.contains("error")) {
+      out.push_back("the build's record of the bundles: " + json_text(m, "error"));
+      continue;
+    }
+    const bool loaded = m.value("loaded", false);
+    std::string line = pad_right(json_text(m, "name"), 19) + " " + pad_right(json_text(m, "version"), 13) + " " +
+                       pad_right(loaded ? "loaded" : "not loaded", 11) + " " + json_text(m, "bundle");
+    if (std::string built = json_text(m, "built"); !built.empty()) line += ", DKMS " + built;
+    if (std::string src = json_text(m, "srcversion"); !src.empty()) line += ", srcversion " + src;
+    out.push_back(line);
+  }
+  return out;
+}
+
 std::vector<std::string> join_lines(const Report& r) {
   std::vector<std::string> out;
   const ordered_json& j = r.join;
@@ -197,6 +218,11 @@ std::string node_text(const LoadedReport& lr, const TextStyle& st) {
   if (auto far = far_end_lines(r); !far.empty()) {
     out << "\n" << st.bold("Far ends (LLDP)") << "\n";
     for (const auto& line : far) out << "  " << line << "\n";
+  }
+
+  if (auto modules = module_lines(r); !modules.empty()) {
+    out << "\n" << st.bold("Driver modules") << "\n";
+    for (const auto& line : modules) out << "  " << e(line) << "\n";
   }
 
   if (auto joined = join_lines(r); !joined.empty()) {

@@ -27,6 +27,9 @@ std::vector<std::string> far_end_lines(const Report& r);
 // What joining did, a line each (the report's "join": the gate, each join unit's state, the
 // on-fail command, the report's POST attempts); none when the report has no join record.
 std::vector<std::string> join_lines(const Report& r);
+// The image's driver bundles' modules as the node's kernel had them, one line each: name,
+// loaded version, loaded or not, the bundle, the version DKMS built, srcversion.
+std::vector<std::string> module_lines(const Report& r);
 std::string node_text(const LoadedReport& r, const TextStyle& style);
 nlohmann::ordered_json node_json(const LoadedReport& r);
 

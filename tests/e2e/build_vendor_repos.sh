@@ -29,6 +29,9 @@ vendor_deb "$V/ofed-1.1" labofed 1.1 "labofed-dkms (= 1.1)"
 vendor_deb "$V/ofed-broken" labofed-dkms 1.0 "dkms" "$tree/ofed-broken"
 vendor_deb "$V/ofed-broken" labofed 1.0 "labofed-dkms (= 1.0)"
 vendor_deb "$V/cuda" labpeermem-dkms 1.0 "dkms, labofed-dkms (>= 1.0)" "$tree/cuda"
+# A package Debian has too, at a higher version: pin_priority 600 makes the vendor's win, as
+# NVIDIA's repositories override the distribution's rdma-core.
+vendor_deb "$V/cuda" hello 1.0-railyard-vendor ""
 for r in ofed-1.0 ofed-1.1 cuda ofed-broken; do vendor_publish "$V/$r"; done
 vendor_publish "$V/ofed-unsigned" unsigned
 vendor_publish "$V/ofed-impostor" "$VENDOR_OTHER_FPR"
@@ -40,7 +43,8 @@ cp -r "$SRC"/drivers/. "$drivers/"
 ofed='"labofed"'
 vendor_bundle "$drivers/labofed-1.0.toml" labofed-1.0 1.0 ofed-1.0 "$ofed" '"labofed"' '"labofed"'
 vendor_bundle "$drivers/labofed-1.1.toml" labofed-1.1 1.1 ofed-1.1 "$ofed" '"labofed"' '"labofed"'
-vendor_bundle "$drivers/labpeermem-1.0.toml" labpeermem-1.0 1.0 cuda '"labpeermem-dkms"' '"labpeermem"' '"labpeermem"'
+vendor_bundle "$drivers/labpeermem-1.0.toml" labpeermem-1.0 1.0 cuda '"labpeermem-dkms", "hello"' '"labpeermem"' \
+  '"labpeermem"'
 vendor_bundle "$drivers/labofed-pinmismatch.toml" labofed-pinmismatch 1.0 ofed-1.0 "$ofed" '"labofed"' '"labofed"' \
   "$VENDOR_OTHER_FPR"
 vendor_bundle "$drivers/labofed-unsigned.toml" labofed-unsigned 1.0 ofed-unsigned "$ofed" '"labofed"' '"labofed"'
@@ -58,6 +62,10 @@ recipe() {
   sed "s/^drivers = \[\"debian12-inbox\", \"railyard-lab-qos\"\]$/drivers = [\"debian12-inbox\", \"railyard-lab-qos\"$list]/" \
     "$SRC/recipes/qemu-virt.toml" >"$LAB_WORK/r/$name.toml"
   grep -q "\"$1\"" "$LAB_WORK/r/$name.toml" || lab_fail "could not add $* to the recipe"
+  # The stand-ins drive no device: systemd-modules-load loads labpeermem at boot (and
+  # labofed, which it needs), as an operator loads a peer-memory module.
+  sed -i 's/"modules_load=railyard_lab_qos"/"modules_load=railyard_lab_qos,labpeermem"/' "$LAB_WORK/r/$name.toml"
+  grep -q 'modules_load=railyard_lab_qos,labpeermem' "$LAB_WORK/r/$name.toml" || lab_fail "could not load labpeermem at boot"
   echo "$LAB_WORK/r/$name.toml"
 }
 
@@ -129,6 +137,8 @@ t = m["build_tools"]
 assert t["kept"] == [] and t["why_kept"] == "", t
 assert {"dkms", "gcc-12", "make", "linux-headers-" + kver} <= set(t["removed"]), t["removed"]
 assert t["sources_removed"] == ["labofed " + ofed, "labofed-dkms " + ofed, "labpeermem-dkms 1.0"], t["sources_removed"]
+versions = {p["name"]: p["version"] for p in m["packages"]}
+assert versions.get("hello") == "1.0-railyard-vendor", ("the vendor's pin did not win", versions.get("hello"))
 left = {p["name"] for p in m["packages"]} & ({"dkms", "gcc-12", "make", "labofed-dkms"} | set(t["removed"]))
 assert not left, left
 PY
@@ -145,24 +155,47 @@ PY
     "image $(du -cb "$out"/rootfs*.cpio.zst | tail -1 | cut -f1) bytes"
 }
 
-out10=$LAB_WORK/out-1.0
-start=$SECONDS
-build "$(recipe v1.0 labofed-1.0 labpeermem-1.0)" "$out10" "$LAB_WORK/build-1.0.log" ||
-  { tail -n 40 "$LAB_WORK/build-1.0.log" >&2; lab_fail "the build with the vendor bundles failed"; }
-t10=$((SECONDS - start))
-grep -q "base: reusing" "$LAB_WORK/build-1.0.log" || lab_fail "the 1.0 build did not reuse the cached base"
-check_release "$out10" 1.0
+# release NAME OFED_VERSION: builds the recipe with labofed OFED_VERSION and labpeermem 1.0
+# into LAB_WORK/out-OFED_VERSION on the cached base and checks it; REL_SECONDS is its time.
+release() {
+  local out=$LAB_WORK/out-$2 log=$LAB_WORK/build-$2.log start=$SECONDS
+  build "$(recipe "$1" "labofed-$2" labpeermem-1.0)" "$out" "$log" ||
+    { tail -n 40 "$log" >&2; lab_fail "the build with labofed $2 failed"; }
+  REL_SECONDS=$((SECONDS - start))
+  grep -q "base: reusing" "$log" || lab_fail "the build with labofed $2 did not reuse the cached base"
+  check_release "$out" "$2"
+}
 
+release v1.0 1.0
+out10=$LAB_WORK/out-1.0 t10=$REL_SECONDS
 # The next OFED release: the peer-memory module is rebuilt against it.
-out11=$LAB_WORK/out-1.1
-start=$SECONDS
-build "$(recipe v1.1 labofed-1.1 labpeermem-1.0)" "$out11" "$LAB_WORK/build-1.1.log" ||
-  { tail -n 40 "$LAB_WORK/build-1.1.log" >&2; lab_fail "the 1.1 rebuild failed"; }
-t11=$((SECONDS - start))
-grep -q "base: reusing" "$LAB_WORK/build-1.1.log" || lab_fail "the 1.1 rebuild did not reuse the cached base"
-check_release "$out11" 1.1
+release v1.1 1.1
+out11=$LAB_WORK/out-1.1 t11=$REL_SECONDS
 "$RAILYARD" diff "$out10/manifest.json" "$out11/manifest.json" >"$LAB_WORK/diff.txt" || true
 cat "$LAB_WORK/diff.txt"
 grep -q "labofed-1.1" "$LAB_WORK/diff.txt" || lab_fail "railyard diff does not name the new bundle"
 grep -qE "labofed.*1\.0.*1\.1" "$LAB_WORK/diff.txt" || lab_fail "railyard diff does not name the module's versions"
 echo "build_vendor_repos: 1.0 build ${t10} s, 1.1 rebuild ${t11} s on the cached base"
+
+# The 1.1 image boots in the lab: the modules load (modules.dep was rebuilt after the
+# toolchain left), and the report lists them with their versions.
+LAB_IMAGE=$out11
+lab_boot vendor-1.1 --storage-target --target-node lab-target01
+lab_expect_rc 0
+lab_assert <<'PY'
+mods = {m["name"]: m for m in report["modules"] or []}
+def mod(name, **want):
+    m = mods.get(name)
+    expect(m is not None, "%s in the report's modules: %s" % (name, sorted(mods)))
+    for k, v in want.items():
+        expect(m[k] == v, "%s.%s is %r, not %r: %s" % (name, k, m[k], v, m))
+mod("labofed", bundle="labofed-1.1", bundle_version="1.1", built="1.1", loaded=True, version="1.1")
+mod("labpeermem", bundle="labpeermem-1.0", built="1.0", loaded=True, version="1.0")
+mod("railyard_lab_qos", bundle="railyard-lab-qos", built="1.0", loaded=True)
+expect(all(len(mods[n]["srcversion"] or "") >= 20 for n in ("labofed", "labpeermem")), "srcversion of the loaded modules")
+expect(mods["mlx5_core"]["loaded"] is False, "the lab has no ConnectX: %s" % mods["mlx5_core"])
+PY
+"$RAILYARD" report show "$LAB_RUN/report.json" >"$LAB_WORK/show.txt" || true
+grep -Eq "^  labofed +1\.1 +loaded +labofed-1\.1, DKMS 1\.1, srcversion " "$LAB_WORK/show.txt" ||
+  { cat "$LAB_WORK/show.txt" >&2; lab_fail "railyard report show does not list labofed 1.1 as loaded"; }
+echo "build_vendor_repos: the 1.1 image booted; $(grep -E '^  lab(ofed|peermem) ' "$LAB_WORK/show.txt" | tr -s ' ' | paste -sd ';')"

@@ -15,6 +15,7 @@ to_json(Report).dump(2)), built from the hardware fixtures' golden plans and inv
 Deterministic for a given seed. Standard library only.
 """
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -34,6 +35,21 @@ FIXTURES = {
 OLDER_DRIVERS = {"doca-ofed-2.10.0": "doca-ofed-2.9.0", "cuda-13.0": "cuda-12.8"}
 NOBLE_KERNELS = ["6.8.0-49-generic"] * 7 + ["6.8.0-45-generic"] * 3
 BOOKWORM_KERNELS = ["6.1.0-28-amd64"] * 4 + ["6.1.0-26-amd64"]
+
+# Each bundle's modules as the report's "modules" lists them: (name, the version DKMS built,
+# the loaded module's MODULE_VERSION); None for in-tree modules.
+OFED = lambda dkms, mod: [("mlx5_core", dkms, mod), ("mlx5_ib", dkms, mod), ("ib_uverbs", dkms, mod),
+                          ("rdma_ucm", dkms, mod), ("rdma_cm", dkms, mod), ("nvme_rdma", dkms, mod),
+                          ("8021q", None, None)]
+CUDA = lambda v: [("nvidia", v, v), ("nvidia_uvm", v, v), ("nvidia_peermem", v, v)]
+BUNDLE_MODULES = {
+    "doca-ofed-2.10.0": ("2.10.0", OFED("25.01.OFED.25.01.0.6.0.1", "25.01-0.6.0")),
+    "doca-ofed-2.9.0": ("2.9.0", OFED("24.10.OFED.24.10.2.1.8.1", "24.10-2.1.8")),
+    "cuda-13.0": ("13.0", CUDA("580.65.06")),
+    "cuda-12.8": ("12.8", CUDA("570.133.20")),
+    "debian12-inbox": ("44.0-2", [(m, None, None) for m in
+                                  ("mlx5_core", "mlx5_ib", "ib_uverbs", "rdma_ucm", "rdma_cm", "8021q", "nvme_rdma")]),
+}
 
 FAULTS = [("pfc_dcbx", 25), ("link_down", 18), ("downtrained", 10), ("no_gid", 10), ("nvmeof", 10),
           ("pause_storm", 6), ("default_route", 5), ("mtu", 5), ("peermem", 4), ("speed", 4), ("problem", 3)]
@@ -64,6 +80,7 @@ class Node:
         self.inventory = {k: json.loads(json.dumps(discover[k])) for k in ("gpus", "nics", "rdma_devices", "nvme", "numa_nodes")}
         self.rails = {r["index"]: r for r in self.plan["rails"]}
         # Soft-RoCE rails: planned (soft_roce) or already there (rxe devices).
+        self.unloaded = set()  # modules a fault leaves unloaded
         self.soft_roce = any(r["soft_roce"] or r["rdma_device"].startswith("rxe") for r in self.plan["rails"])
         self.checks = []
         self.problems = []
@@ -247,6 +264,7 @@ class Node:
         if fault == "mtu" and r:
             return self.fail("rail.%d.mtu" % i, "1500", "RoCE path MTU follows the interface MTU; the switch port must match")
         if fault == "peermem" and self.inventory["gpus"]:
+            self.unloaded.add("nvidia_peermem")
             return self.fail("gpudirect.peermem", "not loaded",
                              "GPUDirect RDMA falls back to host memory: rebuild nvidia-peermem against the OFED in the image")
         if fault == "speed" and r and not self.soft_roce:
@@ -309,6 +327,22 @@ class Node:
         p.append({"phase": "verify", "ms": round(verify, 1)})
         return p
 
+    def modules(self, drivers):
+        out, seen = [], set()
+        for bundle in drivers:
+            bundle_version, modules = BUNDLE_MODULES[bundle]
+            for name, built, mod_version in modules:
+                if name in seen:
+                    continue
+                seen.add(name)
+                # The lab's VMs have no ConnectX (and the lab image drops its driver).
+                loaded = name not in self.unloaded and not (self.soft_roce and name.startswith("mlx5"))
+                src = hashlib.sha256(("%s %s" % (name, built)).encode()).hexdigest()[:23].upper()
+                out.append({"name": name, "bundle": bundle, "bundle_version": bundle_version, "built": built,
+                            "loaded": loaded, "version": mod_version if loaded else None,
+                            "srcversion": src if loaded else None})
+        return out
+
     def report(self, started_at, boot_id, kernel, drivers, version, slow):
         failing = [c for c in self.checks if c["status"] == "fail" or (c["status"] == "unsupported" and c["required"])]
         return {
@@ -325,6 +359,7 @@ class Node:
             "changes": self.changes(),
             "plan": self.plan,
             "inventory": self.inventory,
+            "modules": self.modules(drivers),
             "lldp": self.lldp(),
         }
 

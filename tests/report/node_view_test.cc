@@ -144,3 +144,23 @@ TEST_CASE("report show: terminal control characters in a report's fields are esc
   at(text, "n1\\x1b]0;owned\\x07");
   at(text, "observed  x\\x0d\\x1b[2Jy");
 }
+
+TEST_CASE("report show: the driver bundles' modules as the node's kernel had them") {
+  LoadedReport r = load("hgx-pass");
+  r.report.modules = nlohmann::ordered_json::parse(R"([
+    {"name": "labofed", "bundle": "labofed-1.1", "bundle_version": "1.1", "built": "1.1", "loaded": true,
+     "version": "1.1", "srcversion": "0F1E2D3C4B5A69788796A5B"},
+    {"name": "mlx5_core", "bundle": "debian12-inbox", "bundle_version": "44.0-2", "built": null, "loaded": false,
+     "version": null, "srcversion": null},
+    {"name": "evil", "bundle": "x\u001b[2J", "bundle_version": "1", "built": null, "loaded": true, "version": null,
+     "srcversion": null}])");
+  std::string text = node_text(r, TextStyle(false));
+  std::size_t section = at(text, "\nDriver modules\n");
+  CHECK(at(text, "  labofed             1.1           loaded      labofed-1.1, DKMS 1.1, srcversion 0F1E2D3C4B5A69788796A5B\n") >
+        section);
+  CHECK(at(text, "  mlx5_core                         not loaded  debian12-inbox\n") > section);
+  CHECK(text.find("\x1b[2J") == std::string::npos);
+  r.report.modules = nlohmann::ordered_json::parse(R"([{"error": "drivers.json: not a drivers record"}])");
+  CHECK(node_text(r, TextStyle(false)).find("the build's record of the bundles: drivers.json: not a drivers record") !=
+        std::string::npos);
+}

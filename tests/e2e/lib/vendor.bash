@@ -63,6 +63,24 @@ vendor_deb() {
   rm -rf "$d"
 }
 
+# vendor_dkms_conf SRC MODULE VERSION MAKE_ARGS [LINE...]: SRC/dkms.conf for one module built
+# with kbuild for the kernel DKMS names, installed under updates/dkms, with extra LINEs.
+vendor_dkms_conf() {
+  local src=$1 module=$2 version=$3 make_args=$4
+  shift 4
+  {
+    echo "PACKAGE_NAME=\"$module\""
+    echo "PACKAGE_VERSION=\"$version\""
+    echo "BUILT_MODULE_NAME[0]=\"$module\""
+    echo 'DEST_MODULE_LOCATION[0]="/updates/dkms"'
+    echo "MAKE[0]=\"make -C \${kernel_source_dir} M=\${dkms_tree}/$module/$version/build${make_args:+ $make_args} modules\""
+    echo 'CLEAN="true"'
+    echo 'AUTOINSTALL="yes"'
+    local line
+    for line in "$@"; do echo "$line"; done
+  } >"$src/dkms.conf"
+}
+
 # vendor_labofed_src DIR VERSION [BROKEN]: the labofed DKMS source tree under DIR/usr/src.
 # BROKEN: a source that does not compile (the DKMS failure case).
 vendor_labofed_src() {
@@ -96,16 +114,8 @@ mkdir -p /usr/src/labofed/"$1"
 cp "$2"/Module.symvers "$3"/labofed.h /usr/src/labofed/"$1"/
 EOF
   chmod 755 "$src/publish.sh"
-  cat >"$src/dkms.conf" <<EOF
-PACKAGE_NAME="labofed"
-PACKAGE_VERSION="$version"
-BUILT_MODULE_NAME[0]="labofed"
-DEST_MODULE_LOCATION[0]="/updates/dkms"
-MAKE[0]="make -C \${kernel_source_dir} M=\${dkms_tree}/labofed/$version/build modules"
-CLEAN="true"
-POST_BUILD="publish.sh \${kernelver} \${dkms_tree}/labofed/$version/build \${dkms_tree}/labofed/$version/build"
-AUTOINSTALL="yes"
-EOF
+  vendor_dkms_conf "$src" labofed "$version" "" \
+    "POST_BUILD=\"publish.sh \${kernelver} \${dkms_tree}/labofed/$version/build \${dkms_tree}/labofed/$version/build\""
 }
 
 # vendor_peermem_src DIR VERSION: the labpeermem DKMS source tree, built against the labofed
@@ -129,16 +139,8 @@ EOF
 obj-m := labpeermem.o
 ccflags-y := -I/usr/src/labofed/\$(KERNELRELEASE)
 EOF
-  cat >"$src/dkms.conf" <<EOF
-PACKAGE_NAME="labpeermem"
-PACKAGE_VERSION="$version"
-BUILT_MODULE_NAME[0]="labpeermem"
-DEST_MODULE_LOCATION[0]="/updates/dkms"
-BUILD_DEPENDS[0]="labofed"
-MAKE[0]="make -C \${kernel_source_dir} M=\${dkms_tree}/labpeermem/$version/build KBUILD_EXTRA_SYMBOLS=/usr/src/labofed/\${kernelver}/Module.symvers modules"
-CLEAN="true"
-AUTOINSTALL="yes"
-EOF
+  vendor_dkms_conf "$src" labpeermem "$version" "KBUILD_EXTRA_SYMBOLS=/usr/src/labofed/\${kernelver}/Module.symvers" \
+    'BUILD_DEPENDS[0]="labofed"'
   echo "MODULE_VERSION(\"$version\");" >>"$src/labpeermem.c"
 }
 

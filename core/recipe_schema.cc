@@ -322,8 +322,9 @@ schema::Schema<Recipe> build() {
                "image.",
                check_join_unit_name, "systemd unit names (letters, digits, \":-_.\\@\", a unit type suffix)")
       .integer("unit_wait_s", &JoinSpec::unit_wait_s, 60, 1, 3600,
-               "How long the agent waits, after a pass, for every join unit to become active; one that is not "
-               "active by then (or that failed, or was skipped) fails the join.")
+               "How long the agent waits, after a pass, for every join unit to become active (one that fails is "
+               "started again every 5 s meanwhile); one that is not active by then (or that was skipped) fails the "
+               "join.")
       .string("on_fail", &JoinSpec::on_fail, "",
               "Command run through /bin/sh -c when the self-test fails, with RAILYARD_FAILED_CHECKS (the failing "
               "checks, comma-separated), RAILYARD_DRAIN_REASON (\"railyard: \" and the first of them), "

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "join_gate.h"
 #include "kernel/root_files.h"
@@ -18,6 +19,9 @@ using Ms = std::chrono::milliseconds;
 constexpr const char* kReportFile = "/var/lib/railyard/report.json";
 constexpr const char* kUnitProperties = "--property=ActiveState,SubState,Result,Job,ConditionResult";
 constexpr Ms kUnitPoll{250};
+// Between starts of a join unit that failed: it may need what comes up after the node (the
+// Slurm controller a configless slurmd fetches its configuration from, at a rack's power-on).
+constexpr Ms kUnitRetry{5000};
 // Between attempts to drain a node whose controller did not answer.
 constexpr Ms kDrainRetry{2000};
 
@@ -54,11 +58,14 @@ struct UnitWait {
   std::string detail;
   bool ok = false, done = false;
   long waited_ms = 0;
+  int failures = 0;                  // times it failed and was started again
+  std::optional<Clock::time_point> retry_at;  // when it is started again
 };
 
 // Starts every join unit, then waits, with one deadline for all, until each is active or
-// cannot become so: failed, skipped by a condition, stopped again, or still starting at the
-// deadline.
+// cannot become so: skipped by a condition, stopped again, still starting at the deadline, or
+// failed with no time left to start it again (a unit that fails is started again every
+// kUnitRetry until the deadline).
 std::vector<UnitWait> start_units(const JoinSpec& join, JoinEffects& fx, Clock& clock) {
   std::vector<UnitWait> units;
   const auto start = clock.now();
@@ -77,6 +84,15 @@ std::vector<UnitWait> start_units(const JoinSpec& join, JoinEffects& fx, Clock& 
     bool pending = false;
     for (auto& w : units) {
       if (w.done) continue;
+      if (w.retry_at) {
+        if (clock.now() < *w.retry_at) {
+          pending = true;
+          continue;
+        }
+        w.retry_at.reset();
+        fx.run({"systemctl", "reset-failed", w.unit}, {}, nullptr);
+        fx.run({"systemctl", "start", "--no-block", w.unit}, {}, nullptr);
+      }
       std::string out;
       int rc = fx.run({"systemctl", "show", kUnitProperties, w.unit}, {}, &out);
       UnitState s = parse_unit_state(out);
@@ -84,7 +100,18 @@ std::vector<UnitWait> start_units(const JoinSpec& join, JoinEffects& fx, Clock& 
       w.done = true;
       if (rc != 0) w.detail = "systemctl show exited " + std::to_string(rc);
       else if (s.active == "active") w.ok = true;
-      else if (s.active == "failed") w.detail = "it failed (Result=" + s.result + "); see journalctl -u " + w.unit;
+      else if (s.active == "failed" && clock.now() + kUnitRetry < deadline) {
+        ++w.failures;
+        w.retry_at = clock.now() + kUnitRetry;
+        w.done = false;
+        pending = true;
+      } else if (s.active == "failed")
+        w.detail = "it failed (Result=" + s.result + ")" +
+                   (w.failures ? ", " + std::to_string(w.failures + 1) + " times within " +
+                                     std::to_string(join.unit_wait_s) + " s (join.unit_wait_s; started again every " +
+                                     std::to_string(kUnitRetry.count() / 1000) + " s)"
+                               : "") +
+                   "; see journalctl -u " + w.unit;
       else if (s.active == "inactive" && s.job.empty())
         w.detail = s.condition == "no" ? "skipped: a start condition did not hold (is " + std::string(kJoinedMarker) +
                                              " there? see systemctl status " + w.unit + ")"

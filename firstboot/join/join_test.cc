@@ -312,7 +312,8 @@ TEST_CASE("report_and_join: a unit that fails, one skipped by a condition, one t
   };
   const std::vector<Case> cases = {
       {"ActiveState=failed\nSubState=failed\nResult=exit-code\n",
-       "slurmd.service: failed (failed): it failed (Result=exit-code); see journalctl -u slurmd.service"},
+       "slurmd.service: failed (failed): it failed (Result=exit-code), 12 times within 60 s (join.unit_wait_s; started "
+       "again every 5 s); see journalctl -u slurmd.service"},
       {"ActiveState=inactive\nSubState=dead\nConditionResult=no\n",
        "slurmd.service: inactive (dead): skipped: a start condition did not hold (is /run/railyard/joined there? see "
        "systemctl status slurmd.service)"},
@@ -336,6 +337,24 @@ TEST_CASE("report_and_join: a unit that fails, one skipped by a condition, one t
     CHECK(r.join["joined"] == false);
     CHECK(r.join["units"][1]["ok"] == false);
   }
+}
+
+TEST_CASE("report_and_join: a join unit that fails is started again until it is active, within join.unit_wait_s") {
+  // A configless slurmd exits when the controller is not up yet (a rack's power-on): it is
+  // started again every 5 s.
+  TempRoot root;
+  RecordingJoin fx;
+  const std::string failed = "ActiveState=failed\nSubState=failed\nResult=exit-code\n";
+  fx.unit_states["slurmd.service"] = {failed, failed, "ActiveState=activating\nSubState=start\nJob=9\n",
+                                      "ActiveState=active\nSubState=running\n"};
+  Report r = passing();
+  auto out = run(r, spec(), root, fx);
+  CAPTURE(log_text(out));
+  CHECK(out.joined);
+  CHECK(logged(out, "slurmd.service: active (running) (10250 ms)"));
+  const std::vector<std::string> reset = {"systemctl", "reset-failed", "slurmd.service"};
+  CHECK(std::count(fx.commands.begin(), fx.commands.end(), reset) == 2);
+  CHECK(fx.starts().size() == 4);  // kubelet and slurmd, then slurmd twice more
 }
 
 TEST_CASE("report_and_join: the wait for the units has one deadline, join.unit_wait_s") {

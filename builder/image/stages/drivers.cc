@@ -3,11 +3,11 @@
 
 #include <algorithm>
 #include <ctime>
-#include <map>
+#include <filesystem>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <set>
-#include <filesystem>
 
 #include <nlohmann/json.hpp>
 

@@ -41,6 +41,8 @@ while (($#)); do
 done
 
 if [[ $mode == gitlab-previous ]]; then
+  [[ $only =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] ||
+    { echo "image-matrix: --gitlab-previous: '$only' is no entry id (letters, digits, '.', '_', '-')" >&2; exit 2; }
   # The job artifacts API, one file of the last successful job image:ID on this branch, with
   # the job's token; Python, since the job image has no curl.
   mkdir -p "$previous/$only"

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -421,19 +422,22 @@ Status run_drivers(StageContext& ctx) {
     };
     if (vendor_repos || !has_package_index(ctx.root))
       if (auto s = update(); !s.ok()) return s;
+    // An install from the base's index, tried again once on a fresh index: the mirror may have
+    // moved on since the base was built.
+    auto with_fresh_index = [&](const std::function<Status()>& install) -> Status {
+      Status s = install();
+      if (s.ok() || updated) return s;
+      ctx.step("the base's package index is stale; updating it");
+      if (auto u = update(); !u.ok()) return u;
+      return install();
+    };
     std::set<std::string> stage_base;  // installed before the bundles (when one has DKMS modules)
     if (std::any_of(bundles.begin(), bundles.end(), [](const DriverManifest& m) { return !m.dkms.empty(); })) {
       auto base = installed_package_names(ctx.root);
       if (!base.ok()) return Status::fail(base.error());
       stage_base = std::move(*base);
       ctx.step("DKMS and the headers of " + *kver);
-      Status s = install_build_tools(ctx, *kver, tools);
-      if (!s.ok() && !updated) {
-        ctx.step("the base's package index is stale; updating it");
-        if (auto u = update(); !u.ok()) return u;
-        s = install_build_tools(ctx, *kver, tools);
-      }
-      if (!s.ok()) return s;
+      if (auto s = with_fresh_index([&] { return install_build_tools(ctx, *kver, tools); }); !s.ok()) return s;
     }
     for (const auto& lm : ctx.recipe.drivers) {
       const DriverManifest& m = lm.manifest;
@@ -441,12 +445,8 @@ Status run_drivers(StageContext& ctx) {
       if (m.kind == DriverKind::tarball)
         if (auto s = install_tarball(ctx, m); !s.ok()) return s;
       ctx.step(m.name + " " + m.version + ": " + std::to_string(m.packages.size()) + " packages");
-      Status installed = m.packages.empty() ? success() : apt_install(ctx, m.packages, "install " + m.name + " packages");
-      if (!installed.ok() && !updated) {
-        ctx.step("the base's package index is stale; updating it");
-        if (auto s = update(); !s.ok()) return s;
-        installed = apt_install(ctx, m.packages, "install " + m.name + " packages");
-      }
+      Status installed =
+          m.packages.empty() ? success() : with_fresh_index([&] { return apt_install(ctx, m.packages, "install " + m.name + " packages"); });
       if (!installed.ok()) return explained(installed, m.name);
       if (!m.dkms.empty()) {
         ctx.step(m.name + ": DKMS " + join(m.dkms, ", ") + " for " + *kver);

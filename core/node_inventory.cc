@@ -27,7 +27,11 @@ void node_fields(schema::Fields<NodeEntry>& f) {
       .string("lldp_port", &NodeEntry::lldp_port, "",
               "The port ID this node reaches on each rail's leaf (\"swp7\"), with {rail} for the rail index; "
               "overrides the recipe's fabric.lldp.expect_port.",
-              check_lldp_template, "a name with {rail}");
+              check_lldp_template, "a name with {rail}")
+      .integer64("asn", &NodeEntry::asn, 0, 0, 4294967294,
+                 "routing.mode = \"bgp-unnumbered\": the node's own AS number; 0 takes the recipe's "
+                 "routing.node_asn.",
+                 [](std::int64_t v) { return v == 0 ? std::nullopt : check_asn(v); }, "0, or an AS number");
 }
 
 schema::Schema<NodeInventory> build() {
@@ -63,12 +67,49 @@ namespace {
 
 using Locate = std::function<SourcePos(const std::string& key)>;
 
+// Routed rails: each address a /32 (written bare or with /32) inside the recipe's fabric
+// prefixes, and an AS number from the node or the recipe.
+void validate_routed_rails(const NodeEntry& n, const std::string& key, const Locate& at,
+                           const std::set<std::string>& failed, const Recipe& recipe, Diagnostics& diags) {
+  auto sub = [&](const std::string& k) { return key.empty() ? k : key + "." + k; };
+  int rails = fixed_rail_count(recipe);
+  if (rails > 0 && static_cast<int>(n.rails.size()) != rails && !failed.count(sub("rails")) && !failed.count(key))
+    diags.error(at(sub("rails")), sub("rails") + ": " + n.hostname + " has " + std::to_string(n.rails.size()) +
+                                      " rail addresses; recipe '" + recipe.name + "' has " + std::to_string(rails) + " rails");
+  if (n.asn == 0 && recipe.routing.node_asn == 0 && !failed.count(sub("asn")))
+    diags.error(at(key.empty() ? "hostname" : key), (key.empty() ? std::string("node") : key) + ": " + n.hostname +
+                                                        " has no asn and recipe '" + recipe.name +
+                                                        "' no routing.node_asn: its BGP sessions need an AS number");
+  std::vector<Cidr> nets;
+  for (const auto& p : recipe.routing.fabric_prefixes)
+    if (auto c = parse_cidr(p)) nets.push_back(*c);
+  for (std::size_t r = 0; r < n.rails.size(); ++r) {
+    auto a = parse_interface_address(n.rails[r]);
+    if (!a) continue;
+    std::string rkey = sub("rails[" + std::to_string(r) + "]");
+    if (n.rails[r].find('/') != std::string::npos && a->prefix != 32) {
+      diags.error(at(rkey), rkey + ": prefix /" + std::to_string(a->prefix) +
+                                " on a routed rail; its address is a /32 (write it bare or with /32)");
+      continue;
+    }
+    bool inside = false;
+    for (const auto& net : nets) inside = inside || net.contains(a->address);
+    if (!nets.empty() && !inside)
+      diags.error(at(rkey), rkey + ": " + a->address.str() + " is outside routing.fabric_prefixes (" +
+                                join(recipe.routing.fabric_prefixes, ", ") + ")");
+  }
+}
+
 // One node against the SKU's recipe: as many rail addresses as the recipe has rails, each
 // inside its rail's subnet, with that subnet's prefix, and neither its network nor its
 // broadcast address. `key` is "node[3]" in an inventory, "" for a node's own identity.
 void validate_node_rails(const NodeEntry& n, const std::string& key, const Locate& at, const std::set<std::string>& failed,
                          const Recipe& recipe, Diagnostics& diags) {
   auto sub = [&](const std::string& k) { return key.empty() ? k : key + "." + k; };
+  if (recipe.routing.mode == RoutingMode::bgp_unnumbered) {
+    validate_routed_rails(n, key, at, failed, recipe, diags);
+    return;
+  }
   const auto& ad = recipe.addressing;
   int rails = fixed_rail_count(recipe);
   if (rails == 0 && ad.mode == AddressingMode::per_rail_subnet) rails = static_cast<int>(ad.subnets.size());

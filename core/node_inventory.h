@@ -1,6 +1,7 @@
 // The operator's node inventory (nodes.toml): who each node is and its rail addresses.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
@@ -21,6 +22,9 @@ struct NodeEntry {
   // (templates with {rail}); "" keeps the recipe's.
   std::string lldp_system;
   std::string lldp_port;
+  // The node's BGP AS number on routed rails ([routing] bgp-unnumbered); 0: the recipe's
+  // routing.node_asn.
+  std::int64_t asn = 0;
 };
 
 struct NodeInventory {

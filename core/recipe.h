@@ -2,6 +2,7 @@
 // docs/recipe.md is generated from the key table in recipe_schema.cc.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,6 +25,9 @@ enum class Affinity { PIX, PXB, PHB, NODE, SYS };
 enum class GdrLevel { LOC, PIX, PXB, PHB, SYS };
 enum class AddressingMode { per_rail_subnet, shared_subnet };
 enum class NvmeTransport { rdma, tcp };
+// How rails reach each other: one layer-2 segment per rail, or routed point-to-point links to
+// the leaf with BGP unnumbered (docs/routing.md).
+enum class RoutingMode { l2, bgp_unnumbered };
 
 struct ImageSpec {
   Distro distro = Distro::debian;
@@ -99,6 +103,26 @@ struct AddressingSpec {
   std::string subnet;
   int table_base = 100;
 };
+
+// [routing]: in bgp-unnumbered each rail is a routed link to its leaf. The node's rail
+// addresses are /32s, announced over a BGP session per rail on the rail's IPv6 link-local
+// address (RFC 5549 next hops); traffic from rail i's address leaves by rail i only.
+struct RoutingSpec {
+  RoutingMode mode = RoutingMode::l2;
+  // The node's AS number when its inventory entry has none (then every such node shares it).
+  std::int64_t node_asn = 0;
+  // Rail r's leaf is AS leaf_asn + r (`railyard fabric leaf-config`); 0: none rendered.
+  std::int64_t leaf_asn = 0;
+  // What the rails carry: the only prefixes accepted from a leaf, and what rail i's own
+  // routing table sends to rail i's leaf.
+  std::vector<std::string> fabric_prefixes;
+  int session_wait_s = 60;  // every rail's session Established within this
+  int min_prefixes = 1;     // fabric prefixes each rail's session must have received
+};
+
+// The AS numbers a recipe or an inventory may give: 1–4294967294 but the reserved 23456
+// (AS_TRANS, RFC 6793) and 65535 (RFC 7300).
+std::optional<std::string> check_asn(std::int64_t asn);
 
 struct ManagementSpec {
   std::string mac;
@@ -178,6 +202,7 @@ struct Recipe {
   LldpSpec lldp;  // [fabric.lldp]
   LeafSpec leaf;  // [fabric.leaf]
   AddressingSpec addressing;
+  RoutingSpec routing;
   ManagementSpec management;
   NcclSpec nccl;
   GpuDirectSpec gpudirect;
@@ -210,6 +235,7 @@ std::string to_string(Affinity a);
 std::string to_string(Trust t);
 std::string to_string(GdrLevel g);
 std::string to_string(Distro d);
+std::string to_string(RoutingMode m);
 std::optional<Affinity> parse_affinity(std::string_view s);
 
 }  // namespace railyard

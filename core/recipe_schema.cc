@@ -27,6 +27,7 @@ const Names<GdrLevel> kGdrLevels{{"LOC", GdrLevel::LOC}, {"PIX", GdrLevel::PIX},
                                  {"PHB", GdrLevel::PHB}, {"SYS", GdrLevel::SYS}};
 const Names<AddressingMode> kModes{{"per-rail-subnet", AddressingMode::per_rail_subnet},
                                    {"shared-subnet", AddressingMode::shared_subnet}};
+const Names<RoutingMode> kRoutingModes{{"l2", RoutingMode::l2}, {"bgp-unnumbered", RoutingMode::bgp_unnumbered}};
 const Names<NvmeTransport> kTransports{{"rdma", NvmeTransport::rdma}, {"tcp", NvmeTransport::tcp}};
 
 template <class E>
@@ -246,7 +247,36 @@ schema::Schema<Recipe> build() {
       .string("subnet", &AddressingSpec::subnet, "", "shared-subnet: the subnet all rails share.",
               [](const std::string& v) { return check_cidr(v); }, "a CIDR subnet")
       .integer("table_base", &AddressingSpec::table_base, 100, 1, 250,
-               "shared-subnet: rail N uses routing table table_base + N.");
+               "shared-subnet and routing.mode = \"bgp-unnumbered\": rail N uses routing table table_base + N.");
+
+  s.section("routing", &Recipe::routing,
+            "How the rails reach each other (docs/routing.md). Past a few racks one layer-2 segment per rail floods "
+            "every node with every broadcast and needs spanning tree; routed rails keep each link to its leaf a "
+            "point-to-point layer-3 hop, spread flows over every spine by ECMP, and keep failures local.")
+      .choice("mode", &RoutingSpec::mode, RoutingMode::l2, kRoutingModes,
+              "l2: each rail a subnet (or VLAN) shared with its leaf's other nodes ([addressing]). bgp-unnumbered: "
+              "each rail a routed link to its leaf; the node's rail address is a /32 from the inventory, announced "
+              "by FRR's bgpd over a session per rail on the rail's IPv6 link-local address (RFC 5549 next hops), "
+              "and traffic from rail i's address leaves by rail i only (a routing table and a source rule per "
+              "rail, from addressing.table_base).")
+      .integer64("node_asn", &RoutingSpec::node_asn, 0, 0, 4294967294,
+                 "bgp-unnumbered: the node's AS number when its inventory entry gives none (asn); nodes sharing it "
+                 "accept each other's routes (allowas-in origin). 0: every node's inventory entry must give one.",
+                 [](std::int64_t v) { return v == 0 ? std::nullopt : check_asn(v); }, "0, or an AS number")
+      .integer64("leaf_asn", &RoutingSpec::leaf_asn, 0, 0, 4294967294,
+                 "bgp-unnumbered: rail r's leaf is AS leaf_asn + r, for `railyard fabric leaf-config` (the node "
+                 "accepts any external AS); 0: no BGP in the leaf configuration.",
+                 [](std::int64_t v) { return v == 0 ? std::nullopt : check_asn(v); }, "0, or an AS number")
+      .strings("fabric_prefixes", &RoutingSpec::fabric_prefixes, {},
+               "bgp-unnumbered: the prefixes the rails carry (the nodes' rail /32s and the storage targets' "
+               "addresses lie in them). Only routes inside them are accepted from a leaf, never a default route; "
+               "rail i's own table sends them to rail i's leaf.",
+               [](const std::string& v) { return check_cidr(v); }, "CIDR prefixes")
+      .integer("session_wait_s", &RoutingSpec::session_wait_s, 60, 1, 600,
+               "bgp-unnumbered: how long the agent waits for every rail's BGP session to be Established (and its "
+               "routes received) before it checks; a session still down then fails rail.N.bgp.")
+      .integer("min_prefixes", &RoutingSpec::min_prefixes, 1, 0, 1000000,
+               "bgp-unnumbered: fabric routes each rail's session must have received (rail.N.bgp_prefixes).");
 
   s.section("management", &Recipe::management,
             "How the management interface is recognised; it is never a rail and never touched. Empty: the "
@@ -424,6 +454,14 @@ std::string to_string(Affinity a) { return name_of(kAffinities, a); }
 std::string to_string(Trust t) { return name_of(kTrust, t); }
 std::string to_string(GdrLevel g) { return name_of(kGdrLevels, g); }
 std::string to_string(Distro d) { return name_of(kDistros, d); }
+std::string to_string(RoutingMode m) { return name_of(kRoutingModes, m); }
+
+std::optional<std::string> check_asn(std::int64_t v) {
+  if (v < 1 || v > 4294967294) return std::to_string(v) + " is not an AS number (1–4294967294)";
+  if (v == 23456) return "23456 is AS_TRANS (RFC 6793), reserved for 2-byte speakers; choose another AS number";
+  if (v == 65535) return "65535 is reserved (RFC 7300); choose another AS number";
+  return std::nullopt;
+}
 
 std::optional<Affinity> parse_affinity(std::string_view s) {
   for (auto& [w, v] : kAffinities)

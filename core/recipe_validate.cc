@@ -65,9 +65,15 @@ class Checker {
     if (ok({"image"})) image();  // each rule in it guards its own keys
     if (ok({"hardware", "hardware.rails", "hardware.rail_count", "hardware.gpu_count"})) hardware();
     if (ok({"fabric"})) fabric();
-    if (ok({"addressing", "addressing.mode", "addressing.subnets", "addressing.subnet", "hardware.rail_count",
-            "hardware.rails", "management.subnet"}))
+    const bool routed = r_.routing.mode == RoutingMode::bgp_unnumbered;
+    if (!ok({"routing.mode"})) {
+      // Whether rails are subnets or routed links is unknown: neither set of rules applies.
+    } else if (routed) {
+      if (ok({"routing.fabric_prefixes", "management.subnet"})) routing();
+    } else if (ok({"addressing", "addressing.mode", "addressing.subnets", "addressing.subnet", "hardware.rail_count",
+                   "hardware.rails", "management.subnet"})) {
       addressing();
+    }
     if (ok({"nvmeof", "hardware.rail_count", "hardware.rails", "addressing.subnets"})) nvmeof();
     if (ok({"join", "join.report_url", "join.ca_file", "join.token_file"})) join();
     if (ok({"join.units", "join.slurm", "join.slurm.controller"})) slurm();
@@ -217,6 +223,54 @@ class Checker {
         if (net.overlaps(*m))
           error(key, key + ": " + net.str() + " overlaps the management subnet " + m->str() +
                          "; rails must never be on the management network");
+  }
+
+  // Routed rails: no subnet is shared with a leaf's other nodes, so [addressing]'s subnets
+  // have nothing to describe; what the rails carry is routing.fabric_prefixes.
+  void routing() {
+    const auto& a = r_.addressing;
+    const auto& g = r_.routing;
+    const std::string why = " is not used with routing.mode = \"bgp-unnumbered\": a routed rail's address is a /32 "
+                            "inside routing.fabric_prefixes; remove it";
+    if (!a.subnets.empty() && ok({"addressing.subnets"})) error("addressing.subnets", "addressing.subnets" + why);
+    if (!a.subnet.empty() && ok({"addressing.subnet"})) error("addressing.subnet", "addressing.subnet" + why);
+    const auto& pk = r_.image.packages;
+    if (r_.image.rootfs_url.empty() && std::find(pk.begin(), pk.end(), "frr") == pk.end() && ok({"image.packages"}))
+      error("routing.mode", "routing.mode = \"bgp-unnumbered\" needs FRR's bgpd on the node: add \"frr\" to image.packages");
+    if (g.fabric_prefixes.empty())
+      error("routing", "routing.mode = \"bgp-unnumbered\" needs routing.fabric_prefixes: the prefixes the rails "
+                       "carry, the only ones accepted from a leaf");
+    std::vector<Cidr> nets;
+    for (std::size_t i = 0; i < g.fabric_prefixes.size(); ++i) {
+      std::string key = "routing.fabric_prefixes[" + std::to_string(i) + "]";
+      auto c = parse_cidr(g.fabric_prefixes[i]);
+      if (!c) continue;
+      if (c->prefix < 8)
+        error(key, key + ": " + c->str() + " is wider than a /8: a fabric prefix that wide takes in the management "
+                                           "network and the default route's destinations");
+      for (std::size_t j = 0; j < nets.size(); ++j)
+        if (c->overlaps(nets[j]))
+          error(key, key + ": " + c->str() + " overlaps routing.fabric_prefixes[" + std::to_string(j) + "] (" +
+                         nets[j].str() + ")");
+      if (auto m = parse_cidr(r_.management.subnet); m && c->overlaps(*m))
+        error(key, key + ": " + c->str() + " overlaps the management subnet " + m->str() +
+                       "; rails must never be on the management network");
+      nets.push_back(*c);
+    }
+    int rails = std::max(fixed_rail_count(r_), 1);
+    if (a.table_base + rails - 1 > 252 && ok({"addressing.table_base", "hardware.rail_count", "hardware.rails"}))
+      error("addressing.table_base", "addressing.table_base " + std::to_string(a.table_base) + " with " +
+                                         std::to_string(rails) + " rail(s) reaches the kernel's reserved tables (253–255)");
+    if (ok({"nvmeof"}))
+      for (std::size_t i = 0; i < r_.nvmeof.size(); ++i) {
+        auto ip = parse_ipv4(r_.nvmeof[i].address);
+        bool inside = false;
+        for (const auto& n : nets) inside = inside || (ip && n.contains(*ip));
+        if (ip && !nets.empty() && !inside)
+          error("nvmeof[" + std::to_string(i) + "].address",
+                "nvmeof[" + std::to_string(i) + "].address: " + r_.nvmeof[i].address +
+                    " is outside routing.fabric_prefixes: the rail's table would not route it to the leaf");
+      }
   }
 
   void nvmeof() {

@@ -105,6 +105,25 @@ class Fields {
     return add(std::move(f));
   }
 
+  // A 64-bit integer in [lo, hi] (BGP AS numbers reach 2^32 - 1).
+  Fields& integer64(std::string name, std::int64_t S::*m, std::int64_t def, std::int64_t lo, std::int64_t hi,
+                    std::string help, std::function<std::optional<std::string>(std::int64_t)> extra = {},
+                    std::string allowed = {}) {
+    if (allowed.empty()) allowed = std::to_string(lo) + "–" + std::to_string(hi);
+    Field f{{name, "integer", std::to_string(def), allowed, std::move(help)}};
+    f.set_default = [m, def](S& s) { s.*m = def; };
+    f.parse = [m, lo, hi, extra, allowed](const toml::node& n, S& s) -> Result {
+      auto v = take_int64(n, lo, hi, allowed);
+      if (!v.first) return v.second;
+      if (extra)
+        if (auto e = extra(*v.first)) return e;
+      s.*m = *v.first;
+      return std::nullopt;
+    };
+    f.render = [m, name](const S& s, toml::table& t) { t.insert_or_assign(name, s.*m); };
+    return add(std::move(f));
+  }
+
   // An integer that may be absent (absent means "not used").
   Fields& optional_integer(std::string name, std::optional<int> S::*m, int lo, int hi, std::string help) {
     std::string allowed = std::to_string(lo) + "–" + std::to_string(hi);
@@ -304,12 +323,18 @@ class Fields {
   }
 
  private:
-  static std::pair<std::optional<int>, std::string> take_int(const toml::node& n, int lo, int hi,
-                                                             const std::string& allowed) {
+  static std::pair<std::optional<std::int64_t>, std::string> take_int64(const toml::node& n, std::int64_t lo,
+                                                                        std::int64_t hi, const std::string& allowed) {
     if (!n.is_integer()) return {std::nullopt, "expected an integer (" + allowed + "), found " + type_name(n)};
     int64_t v = n.as_integer()->get();
     if (v < lo || v > hi) return {std::nullopt, std::to_string(v) + " is out of range; allowed: " + allowed};
-    return {static_cast<int>(v), ""};
+    return {v, ""};
+  }
+  static std::pair<std::optional<int>, std::string> take_int(const toml::node& n, int lo, int hi,
+                                                             const std::string& allowed) {
+    auto v = take_int64(n, lo, hi, allowed);
+    if (!v.first) return {std::nullopt, v.second};
+    return {static_cast<int>(*v.first), ""};
   }
 
   Fields& add(Field f) {

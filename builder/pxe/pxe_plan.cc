@@ -72,6 +72,7 @@ std::string render_node_identity(const NodeEntry& node) {
   // check_lldp_template allows no quote, backslash or control character: nothing to escape.
   for (const auto& [key, value] : {std::pair{"lldp_system", node.lldp_system}, std::pair{"lldp_port", node.lldp_port}})
     if (!value.empty()) out += std::string(key) + " = \"" + value + "\"\n";
+  if (node.asn != 0) out += "asn = " + std::to_string(node.asn) + "\n";
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "io/atomic_file.h"
 #include "io/log.h"
+#include "frr.h"
 #include "leaf_config.h"
 #include "node_inventory.h"
 #include "subcommand.h"
@@ -55,8 +56,12 @@ Status write_leaves(const LeafPlan& plan, const Recipe& r, const std::string& ou
   std::string tmp = (parent / ("." + fs::path(out).filename().string() + ".XXXXXX")).string();
   if (!::mkdtemp(tmp.data())) return Status::fail(tmp + ": cannot create: " + std::strerror(errno));
   Status s = success();
-  for (const auto& l : plan.leaves)
+  for (const auto& l : plan.leaves) {
     if (s.ok()) s = write_file_atomically(tmp + "/" + l.file, to_json(l, r).dump(2) + "\n");
+    // Routed rails: the leaf's FRR configuration beside its JSON (the JSON's bgp.config).
+    if (std::string frr = frr_leaf_config(l, r); s.ok() && !frr.empty())
+      s = write_file_atomically(tmp + "/" + l.file.substr(0, l.file.size() - 5) + ".frr.conf", frr);
+  }
   if (s.ok()) s = write_file_atomically(tmp + "/" + kLeafIndex, index_json(plan, r).dump(2) + "\n");
   if (s.ok()) s = replace_directory(tmp, out, notes);
   if (!s.ok()) fs::remove_all(tmp, ec);

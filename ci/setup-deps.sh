@@ -27,6 +27,8 @@ packages=(
   chromium
   # a real Slurm for the join tests (tests/slurm), promtool for the shipped alert rules
   munge slurmctld slurmd slurm-client prometheus
+  # routed rails against a real bgpd (tests/bgp): FRR, and ping across a leaf
+  frr iputils-ping
 )
 
 missing=()

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "frr.h"
 #include "plan.h"
 #include "text.h"
 
@@ -40,7 +41,8 @@ LeafPlan plan_leaves(const Recipe& recipe, const std::vector<NodeEntry>& nodes) 
       leaf.file = key + ".json";
       if (std::find(leaf.rails.begin(), leaf.rails.end(), rail) == leaf.rails.end()) leaf.rails.push_back(rail);
       std::string address = static_cast<std::size_t>(rail) < node.rails.size() ? node.rails[static_cast<std::size_t>(rail)] : "";
-      leaf.ports.push_back({port, rail, node.hostname, address});
+      std::int64_t asn = recipe.routing.mode == RoutingMode::bgp_unnumbered ? node_asn(node, recipe) : 0;
+      leaf.ports.push_back({port, rail, node.hostname, address, asn});
     }
   for (auto& [key, leaf] : by_name) {
     std::set<std::string> taken;
@@ -49,6 +51,13 @@ LeafPlan plan_leaves(const Recipe& recipe, const std::vector<NodeEntry>& nodes) 
         out.problems.push_back(leaf.file.substr(0, leaf.file.size() - 5) + ": port " + p.port +
                                " is expected by more than one node (" + p.node + " among them); give each node its "
                                "own lldp_port in the inventory");
+    // A BGP unnumbered session is named by its port: a routed leaf needs every port's name.
+    if (recipe.routing.mode == RoutingMode::bgp_unnumbered && recipe.routing.leaf_asn != 0)
+      for (const auto& p : leaf.ports)
+        if (p.port.empty())
+          out.problems.push_back(leaf.file.substr(0, leaf.file.size() - 5) + ": " + p.node + "'s port on rail " +
+                                 std::to_string(p.rail) + " has no name, and its BGP session is named by it; give "
+                                 "fabric.lldp.expect_port or the node's lldp_port");
     // The leaf's name becomes a file name: check_lldp_template allowed '/' in it.
     if (leaf.file.find('/') != std::string::npos || leaf.file.front() == '.')
       out.problems.push_back("leaf '" + leaf.name + "' cannot name a file; use a system name without '/' or a leading '.'");
@@ -63,14 +72,31 @@ J to_json(const LeafIntent& leaf, const Recipe& r) {
   bool pfc = f.pfc != Requirement::off;
   J priorities = pfc ? J::array({f.pfc_priority}) : J::array();
   std::vector<int> map = dscp_to_priority(f);
+  const bool routed = r.routing.mode == RoutingMode::bgp_unnumbered && r.routing.leaf_asn != 0;
   J ports = J::array();
-  for (const auto& p : leaf.ports)
-    ports.push_back({{"port", or_null(p.port)},
-                     {"rail", p.rail},
-                     {"node", p.node},
-                     {"node_address", or_null(p.node_address)},
-                     {"vlan", f.vlan ? J(*f.vlan) : J(nullptr)},
-                     {"expected_neighbor", {{"system_name", p.node}}}});
+  for (const auto& p : leaf.ports) {
+    J port = {{"port", or_null(p.port)},
+              {"rail", p.rail},
+              {"node", p.node},
+              {"node_address", or_null(p.node_address)},
+              {"vlan", f.vlan ? J(*f.vlan) : J(nullptr)},
+              {"expected_neighbor", {{"system_name", p.node}}}};
+    if (routed)
+      port["bgp"] = {{"remote_as", p.remote_as},
+                     {"accept", p.node_address.empty() ? J::array()
+                                                       : J::array({p.node_address.substr(0, p.node_address.find('/')) + "/32"})}};
+    ports.push_back(std::move(port));
+  }
+  J bgp = nullptr;
+  if (routed) {
+    std::int64_t asn = leaf_asn(leaf, r);
+    bgp = {{"asn", asn},
+           {"router_id", router_id_of(asn)},
+           {"unnumbered", true},
+           {"fabric_prefixes", r.routing.fabric_prefixes},
+           {"send", "fabric prefixes only, never a default route"},
+           {"config", leaf.file.substr(0, leaf.file.size() - 5) + ".frr.conf"}};
+  }
   int frame = rail_frame_size(f);
   return {
       {"schema", kLeafConfigSchema},
@@ -100,6 +126,7 @@ J to_json(const LeafIntent& leaf, const Recipe& r) {
       {"vlans", f.vlan ? J::array({*f.vlan}) : J::array()},
       {"mtu", leaf_port_mtu(r)},
       {"min_frame_size", frame},
+      {"bgp", bgp},
       {"ports", ports},
   };
 }

@@ -4,6 +4,7 @@
 // system name its ports must advertise ([fabric.lldp] expect_system, or the nodes' own).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@ struct LeafPort {
   int rail = 0;
   std::string node;          // the node's host name: the neighbour the port must see
   std::string node_address;  // the node's rail address; "" when the inventory has none
+  std::int64_t remote_as = 0;  // routed rails: the node's AS (core/frr.h node_asn); 0 otherwise
 };
 
 struct LeafIntent {
@@ -41,7 +43,8 @@ LeafPlan plan_leaves(const Recipe& recipe, const std::vector<NodeEntry>& nodes);
 
 // One leaf's JSON (docs/leaf-config.schema.json): PFC priorities and watchdog, ECN on the
 // RoCE queue, the DSCP → priority map, the CNP priority, VLANs, MTU and each port's
-// expected neighbour.
+// expected neighbour; on routed rails its BGP (the leaf's AS and router ID, each port's
+// peer AS and the one prefix it accepts).
 nlohmann::ordered_json to_json(const LeafIntent& leaf, const Recipe& recipe);
 
 }  // namespace railyard

@@ -55,6 +55,20 @@ struct RailPlan {
   // Who the rail's LLDP neighbour must be ([fabric.lldp], the node's overrides); "": any.
   std::string lldp_system;
   std::string lldp_port;
+  // Routed rails: addresses whose route, looked up from the rail's address, must leave by
+  // this rail (each fabric prefix's first address, the rail's NVMe-oF targets).
+  std::vector<std::string> route_probes;
+};
+
+// Routed rails ([routing] bgp-unnumbered): what bgpd is configured with (core/frr.h) and
+// what verify expects of its sessions.
+struct BgpPlan {
+  std::int64_t asn = 0;
+  bool shared_asn = false;  // the recipe's node_asn: routes other nodes of this AS originated are accepted
+  std::string router_id;    // rail 0's address
+  std::vector<std::string> fabric_prefixes;
+  int session_wait_s = 60;
+  int min_prefixes = 1;
 };
 
 struct NvmeofConnection {
@@ -96,6 +110,7 @@ struct Plan {
   bool peermem = false;
   std::vector<std::string> acs_disable;  // bridge addresses
   std::vector<NvmeofConnection> nvmeof;
+  std::optional<BgpPlan> bgp;  // routed rails; none on layer-2 rails
   std::vector<PlannedFile> files;
   std::vector<PlannedCheck> checks;
   std::vector<std::string> notes;     // what the plan chose to leave out, and why

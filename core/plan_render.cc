@@ -48,6 +48,7 @@ ordered_json to_json(const Plan& plan) {
                      {"roce_tos", r.roce_tos},
                      {"storm_timeout_ms", r.storm_timeout_ms},
                      {"roce_v2_gid_index", opt(r.roce_v2_gid_index)},
+                     {"route_probes", r.route_probes},
                      {"lldp", {{"system", r.lldp_system.empty() ? ordered_json(nullptr) : ordered_json(r.lldp_system)},
                                {"port", r.lldp_port.empty() ? ordered_json(nullptr) : ordered_json(r.lldp_port)}}}};
     if (!r.bond_ports.empty()) rail["bond_ports"] = r.bond_ports;
@@ -63,6 +64,14 @@ ordered_json to_json(const Plan& plan) {
                       {"host_iface", c.host_iface},
                       {"host_traddr", c.host_traddr},
                       {"required", c.required}});
+  ordered_json bgp = nullptr;
+  if (plan.bgp)
+    bgp = {{"asn", plan.bgp->asn},
+           {"shared_asn", plan.bgp->shared_asn},
+           {"router_id", plan.bgp->router_id},
+           {"fabric_prefixes", plan.bgp->fabric_prefixes},
+           {"session_wait_s", plan.bgp->session_wait_s},
+           {"min_prefixes", plan.bgp->min_prefixes}};
   ordered_json files = ordered_json::array();
   for (const auto& f : plan.files) {
     std::ostringstream mode;
@@ -99,6 +108,7 @@ ordered_json to_json(const Plan& plan) {
           {"modules", plan.modules},
           {"gpudirect", {{"peermem", plan.peermem}, {"acs_disable", plan.acs_disable}}},
           {"nvmeof", nvmeof},
+          {"bgp", bgp},
           {"files", files},
           {"hardware", hardware},
           {"selftest", selftest},
@@ -148,6 +158,14 @@ std::string to_text(const Plan& plan) {
   for (const auto& c : plan.nvmeof)
     out << "nvmeof: " << c.nqn << " at " << c.address << ":" << c.port << " via rail " << c.rail << " (" << c.host_iface
         << ")\n";
+  if (plan.bgp) {
+    out << "bgp: AS " << plan.bgp->asn << (plan.bgp->shared_asn ? " (the recipe's, shared)" : "") << ", router ID "
+        << plan.bgp->router_id << ", unnumbered on every rail; fabric " << join(plan.bgp->fabric_prefixes, ", ") << "\n";
+    for (const auto& r : plan.rails)
+      if (r.table && r.address)
+        out << "  rail " << r.index << ": from " << r.address->substr(0, r.address->find('/')) << " lookup table "
+            << *r.table << " (the fabric via " << r.netdev << "'s leaf)\n";
+  }
   out << "files:\n";
   for (const auto& f : plan.files) out << "  " << f.path << " (" << f.content.size() << " bytes)\n";
   out << "checks: " << plan.checks.size() << "\n";

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "affinity.h"
+#include "frr.h"
 #include "nccl.h"
 #include "net.h"
 #include "plan.h"
@@ -100,12 +101,37 @@ class Planner {
     modules();
     gpudirect(map);
     nvmeof();
+    bgp();
+    if (!plan_.ok()) return plan_;
     checks();
     plan_.files = nccl_files(inv_, r_, plan_);
+    for (auto& f : frr_node_files(plan_)) plan_.files.push_back(std::move(f));
     return plan_;
   }
 
  private:
+  bool routed() const { return r_.routing.mode == RoutingMode::bgp_unnumbered; }
+
+  // Routed rails need the node's identity (its /32s and its AS) before bgpd can be configured.
+  void bgp() {
+    if (!routed()) return;
+    if (!node_) {
+      plan_.notes.push_back("no node identity: BGP is not configured on the routed rails");
+      return;
+    }
+    BgpPlan b;
+    b.asn = node_asn(*node_, r_);
+    b.shared_asn = node_->asn == 0;
+    b.fabric_prefixes = r_.routing.fabric_prefixes;
+    b.session_wait_s = r_.routing.session_wait_s;
+    b.min_prefixes = r_.routing.min_prefixes;
+    for (const auto& rail : plan_.rails)
+      if (rail.address && b.router_id.empty()) b.router_id = rail.address->substr(0, rail.address->find('/'));
+    if (b.asn == 0) plan_.problems.push_back("routed rails need an AS number: the node's asn or the recipe's routing.node_asn");
+    if (b.router_id.empty()) plan_.problems.push_back("routed rails need the node's rail addresses: its identity gives none");
+    plan_.bgp = std::move(b);
+  }
+
   RailPlan rail_plan(const Rail& rail) {
     const Nic& nic = inv_.nics[rail.nic];
     const FabricSpec& f = r_.fabric;
@@ -150,7 +176,19 @@ class Planner {
     const RdmaDevice* dev = nic.rdma_device ? inv_.rdma_device(*nic.rdma_device) : nullptr;
     bool soft = !p.soft_roce_device.empty() || (dev && !dev->pci);  // to create, or one already made
     if (soft) p.sysctls.push_back({conf + "accept_local", "1"});
-    if (r_.addressing.mode == AddressingMode::shared_subnet) {
+    if (routed()) {
+      // A routed rail: its own table (what its address sends to its leaf) and a loose
+      // reverse-path filter, for BGP spreads the fabric's routes over every rail; never a
+      // router advertisement's default route or address.
+      p.table = r_.addressing.table_base + rail.index;
+      p.sysctls.push_back({conf + "rp_filter", "2"});
+      p.sysctls.push_back({"net/ipv6/conf/" + p.netdev + "/accept_ra", "0"});
+      for (const auto& prefix : r_.routing.fabric_prefixes)
+        if (auto c = parse_cidr(prefix)) p.route_probes.push_back(Ipv4{c->network.value + (c->prefix < 32 ? 1u : 0u)}.str());
+      for (const auto& t : r_.nvmeof)
+        if (t.rail == rail.index && std::find(p.route_probes.begin(), p.route_probes.end(), t.address) == p.route_probes.end())
+          p.route_probes.push_back(t.address);
+    } else if (r_.addressing.mode == AddressingMode::shared_subnet) {
       p.table = r_.addressing.table_base + rail.index;
       p.sysctls.push_back({conf + "rp_filter", "2"});
     }
@@ -241,6 +279,14 @@ class Planner {
       if (rail.vlan) check(id(K::rail_vlan), rail.netdev + " id " + std::to_string(*rail.vlan));
       if (rail.address) check(id(K::rail_address), *rail.address + " on " + rail.netdev);
       check(id(K::rail_no_default_route), "no default route via " + rail.netdev);
+      if (plan_.bgp) {
+        check(id(K::rail_bgp), "session with the leaf on " + rail.netdev + " Established within " +
+                                   std::to_string(plan_.bgp->session_wait_s) + " s");
+        check(id(K::rail_bgp_prefixes), ">= " + std::to_string(plan_.bgp->min_prefixes) + " fabric routes received");
+        if (rail.address && !rail.route_probes.empty())
+          check(id(K::rail_route), "from " + rail.address->substr(0, rail.address->find('/')) + " to " +
+                                       join(rail.route_probes, ", ") + " via " + rail.netdev + " only");
+      }
       if (pfc) {
         check(id(K::rail_pfc), "priority " + std::to_string(f.pfc_priority) + " lossless" + ports + requirement_suffix(f.pfc),
               pfc_required);
@@ -317,6 +363,7 @@ Plan settled_plan(const Plan& applied, const Inventory& now, const Recipe& recip
     rail.roce_v2_gid_index = d ? roce_v2_gid_index(*d, rail.rdma_port, rail.netdev, false) : std::nullopt;
   }
   p.files = nccl_files(now, recipe, p);
+  for (auto& f : frr_node_files(p)) p.files.push_back(std::move(f));
   return p;
 }
 

@@ -684,7 +684,7 @@ TEST_CASE("to_json: one rail in full") {
         R"("roce_path_mtu":4096,"address":"198.18.0.11/24","table":null,)"
         R"("sysctls":{"net/ipv4/conf/ens0f0.200/arp_ignore":"1","net/ipv4/conf/ens0f0.200/arp_announce":"2"},)"
         R"("pfc_priority":3,"pfc_enable":"0x08","trust":"dscp","ecn_priority":3,"cnp_dscp":48,"roce_dscp":26,"roce_tos":106,)"
-            R"("storm_timeout_ms":100,"roce_v2_gid_index":null,"lldp":{"system":null,"port":null}})");
+            R"("storm_timeout_ms":100,"roce_v2_gid_index":null,"route_probes":[],"lldp":{"system":null,"port":null}})");
 }
 
 TEST_CASE("plan: carries what verify compares with, so that verify never reads the recipe") {

@@ -10,6 +10,7 @@
 #include <ctime>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -29,11 +30,13 @@
 #include "kernel/dry_run_rtnl.h"
 #include "kernel/ethtool_native.h"
 #include "kernel/host_native.h"
+#include "kernel/bgp.h"
 #include "kernel/lldp_listener.h"
 #include "kernel/root_files.h"
 #include "kernel/rtnl_native.h"
 #include "management.h"
 #include "objects/nvmeof.h"
+#include "objects/routing.h"
 #include "plan.h"
 #include "report.h"
 #include "verify/verify.h"
@@ -211,6 +214,24 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     NativeHost host(root);
     Kernel kernel{rtnl, dcb, ethtool, host};
     std::vector<Change> changes = apply_plan(plan, kernel);
+    // Routed rails: bgpd configured and its sessions up before anything crosses the fabric
+    // (the storage targets are reached through the leaves).
+    std::optional<BgpBringUp> bgp;
+    double bgp_ms = 0;
+    if (plan.bgp) {
+      auto tb = Steady::now();
+      Plan frr = plan;
+      std::erase_if(frr.files, [](const PlannedFile& f) { return f.path.rfind("/etc/frr/", 0) != 0; });
+      if (Status s = write_plan_files(frr, root); !s.ok()) changes.push_back({"files", ChangeOutcome::failed, "", "", s.error()});
+      NativeBgp speaker;
+      bgp = bring_up_bgp(plan, speaker, real_clock());
+      if (!bgp->error.empty()) spdlog::error("bgp: {}", bgp->error);
+      else
+        spdlog::info("bgp: {} after {} ms", bgp->all_up ? "every rail's session Established" : "not every session up",
+                     bgp->waited_ms);
+      apply_rail_tables(plan, bgp->sessions, kernel, changes);
+      bgp_ms = ms_since(tb);
+    }
     // Before settling: the inventory settle returns, which verify reads, must list the
     // controllers the retries connected.
     retry_nvmeof(plan, kernel, changes, std::chrono::seconds(plan.selftest.storage_wait_s), std::chrono::seconds(2));
@@ -220,7 +241,8 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     if (Status s = write_plan_files(settled_plan(plan, now, in->recipe), root); !s.ok())
       changes.push_back({"files", ChangeOutcome::failed, "", "", s.error()});
     report.changes = to_json(changes);
-    report.phases.push_back({"apply", ms_since(t)});
+    report.phases.push_back({"apply", ms_since(t) - bgp_ms});
+    if (bgp) report.phases.push_back({"bgp", bgp_ms});
     std::cout << "apply:\n";
     print_changes(changes);
     for (const auto& c : changes)
@@ -230,7 +252,7 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     t = Steady::now();
     report.inventory = to_json(now);
     IbverbsDataPath rdma;
-    VerifyContext ctx{plan, now, kernel, rdma, real_clock(), lldp.get()};
+    VerifyContext ctx{plan, now, kernel, rdma, real_clock(), lldp.get(), bgp ? &*bgp : nullptr};
     auto results = verify(ctx);
     if (lldp) report.lldp = checks::lldp_report(plan, *lldp);
     report.checks.insert(report.checks.end(), results.begin(), results.end());

@@ -6,6 +6,7 @@
 // with the failing checks, at most once per join.slurm.drain_interval_s.
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <iostream>
 
 #include <spdlog/spdlog.h>
@@ -21,6 +22,7 @@
 #include "kernel/rtnl_native.h"
 #include "plan.h"
 #include "report.h"
+#include "objects/routing.h"
 #include "verify/verify.h"
 #include "version.h"
 
@@ -88,7 +90,15 @@ int cmd_verify(const InputPaths& paths, const std::string& root, bool json) {
     IbverbsDataPath rdma;
     // No LLDP listener: a switch speaks every 30 s, too seldom for a health check; first
     // boot proved the far ends, and a recabled port takes the link down first.
-    VerifyContext ctx{plan, in->inventory, kernel, rdma, real_clock(), nullptr};
+    // Routed rails: bgpd's sessions as they are now (first boot started it).
+    std::optional<BgpBringUp> bgp;
+    if (plan.bgp) {
+      NativeBgp speaker;
+      bgp.emplace();
+      if (auto sessions = speaker.sessions(); sessions.ok()) bgp->sessions = *sessions;
+      else bgp->error = sessions.error();
+    }
+    VerifyContext ctx{plan, in->inventory, kernel, rdma, real_clock(), nullptr, bgp ? &*bgp : nullptr};
     report.checks = verify(ctx);
   }
   const bool joined = std::filesystem::exists(rooted(root, kJoinedMarker));

@@ -118,6 +118,23 @@ const std::vector<Hint>& hints() {
                                  "mtu)"},
       {CheckKind::rail_lldp_vlan, "the leaf port does not carry the rail's VLAN: add it to the port (railyard fabric "
                                   "leaf-config's vlans)"},
+      {CheckKind::rail_bgp, "the rail's BGP session with its leaf is not Established: the leaf port has no BGP "
+                            "unnumbered neighbour (configure it from railyard fabric leaf-config), expects another AS for "
+                            "this node, or the cable reaches another port",
+       [](const CheckResult& c) -> Explanation {
+         if (contains(c.detail, "Bad Peer AS"))
+           return {"the leaf refused this node's AS: the inventory's asn and the leaf's configuration disagree; "
+                   "regenerate the leaf's configuration with railyard fabric leaf-config from the same inventory",
+                   std::nullopt};
+         if (contains(c.detail, "no router advertisement"))
+           return {"nothing on the rail's link answers: the leaf port is down or not set up for BGP unnumbered (IPv6 "
+                   "router advertisements), or the cable goes elsewhere", std::nullopt};
+         return {};
+       }},
+      {CheckKind::rail_bgp_prefixes, "the leaf sends fewer fabric routes than the recipe expects: the other nodes are not "
+                                     "up yet, or the leaf filters the fabric's prefixes"},
+      {CheckKind::rail_route, "from this rail's address some of the fabric leaves by another rail: the rail's table or "
+                              "source rule is missing (see apply's changes), so RoCE traffic would cross rails"},
       {CheckKind::nvmeof_connected, "NVMe-oF is not live: the target is unreachable on the rail, its ACL lacks this host's NQN "
                              "(allowed_hosts), the subsystem NQN is wrong, or nvme-rdma is not loaded"},
       {CheckKind::nvmeof_namespace_read, "the controller is live but no namespace is readable: the namespace is not enabled on "

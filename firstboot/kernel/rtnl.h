@@ -1,6 +1,7 @@
 // Links, VLANs, addresses, routes and rules over rtnetlink (libnl-route).
 #pragma once
 
+#include <cerrno>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,17 @@ struct RouteInfo {
   std::string dev;
   std::string source;  // preferred source address, "" for none
   int table = 254;     // RT_TABLE_MAIN
+  // The next hop: "" for a directly connected route, an IPv4 gateway, or an IPv6 link-local
+  // address (RFC 5549: an IPv4 route via the peer's link-local address, as BGP unnumbered
+  // installs them).
+  std::string via;
+};
+
+// Where the kernel would send a packet (RTM_GETROUTE, as `ip route get DST from SRC`).
+struct RouteLookup {
+  std::string dev;
+  std::string via;  // "" when the destination is on the link
+  int table = 0;
 };
 
 struct RuleInfo {
@@ -43,6 +55,11 @@ class Rtnl {
   virtual Status add_route(const RouteInfo& route) = 0;
   virtual Outcome<std::vector<RuleInfo>> rules() = 0;  // IPv4 rules
   virtual Status add_rule(const RuleInfo& rule) = 0;
+  // The route the kernel picks for `destination` from the local address `source` (rules
+  // included); "" as source: from any. Only routed rails need it.
+  virtual Outcome<RouteLookup> route_get(const std::string& destination, const std::string& source) {
+    return Outcome<RouteLookup>::from_errno(ENOSYS, "route " + destination + " from " + source + ": lookup");
+  }
 };
 
 }  // namespace railyard

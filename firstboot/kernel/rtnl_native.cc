@@ -4,6 +4,8 @@
 #include <linux/fib_rules.h>
 #include <linux/if.h>
 #include <linux/rtnetlink.h>
+#include <netlink/msg.h>
+#include <netlink/attr.h>
 #include <netlink/errno.h>
 #include <netlink/netlink.h>
 #include <netlink/route/addr.h>
@@ -70,6 +72,17 @@ std::string ipv4_text(const nl_addr* a) {
   if (!a || nl_addr_get_family(a) != AF_INET || nl_addr_get_len(a) != 4) return "";
   char buf[INET_ADDRSTRLEN];
   if (!inet_ntop(AF_INET, nl_addr_get_binary_addr(a), buf, sizeof buf)) return "";
+  return buf;
+}
+
+// "fe80::1" or "198.18.0.1" of a next hop's address, "" when absent.
+std::string address_text(const nl_addr* a) {
+  if (!a) return "";
+  char buf[INET6_ADDRSTRLEN];
+  int family = nl_addr_get_family(a);
+  if ((family != AF_INET && family != AF_INET6) ||
+      !inet_ntop(family, nl_addr_get_binary_addr(a), buf, sizeof buf))
+    return "";
   return buf;
 }
 
@@ -232,8 +245,11 @@ Outcome<std::vector<RouteInfo>> NativeRtnl::routes(int table) {
     int n = rtnl_route_get_nnexthops(r);
     for (int i = 0; i < n; ++i) {
       char name[IFNAMSIZ] = "";
-      rtnl_link_i2name(links_raw, rtnl_route_nh_get_ifindex(rtnl_route_nexthop_n(r, i)), name, sizeof name);
+      rtnl_nexthop* nh = rtnl_route_nexthop_n(r, i);
+      rtnl_link_i2name(links_raw, rtnl_route_nh_get_ifindex(nh), name, sizeof name);
       info.dev = name;
+      info.via = address_text(rtnl_route_nh_get_gateway(nh));
+      if (info.via.empty()) info.via = address_text(rtnl_route_nh_get_via(nh));
       out.push_back(info);
     }
     if (n == 0) out.push_back(info);
@@ -256,13 +272,24 @@ Status NativeRtnl::add_route(const RouteInfo& route) {
   rtnl_route_set_table(r.get(), static_cast<std::uint32_t>(route.table));
   rtnl_route_set_type(r.get(), RTN_UNICAST);
   rtnl_route_set_protocol(r.get(), RTPROT_BOOT);  // what `ip route add` uses
-  rtnl_route_set_scope(r.get(), RT_SCOPE_LINK);   // no gateway: directly connected
+  // Directly connected without a next hop; through one, reached from anywhere.
+  rtnl_route_set_scope(r.get(), route.via.empty() ? RT_SCOPE_LINK : RT_SCOPE_UNIVERSE);
   int rc = rtnl_route_set_dst(r.get(), dst.get());
   if (rc >= 0 && src) rc = rtnl_route_set_pref_src(r.get(), src.get());
   if (rc < 0) return nl_error(rc, what);
+  AddrPtr via;
+  if (!route.via.empty()) {
+    nl_addr* a = nullptr;
+    if (nl_addr_parse(route.via.c_str(), AF_UNSPEC, &a) < 0 || !a)
+      return Status::from_errno(EINVAL, what + ": \"" + route.via + "\" is not a next-hop address");
+    via.reset(a);
+  }
   rtnl_nexthop* nh = rtnl_route_nh_alloc();
   if (!nh) return Status::from_errno(ENOMEM, what);
   rtnl_route_nh_set_ifindex(nh, rtnl_link_get_ifindex(l->get()));
+  // An IPv6 next hop of an IPv4 route goes as RTA_VIA (kernel 5.2 on), a gateway as RTA_GATEWAY.
+  if (via && nl_addr_get_family(via.get()) == AF_INET6) rtnl_route_nh_set_via(nh, via.get());
+  else if (via) rtnl_route_nh_set_gateway(nh, via.get());
   rtnl_route_add_nexthop(r.get(), nh);  // the route owns it now
   rc = rtnl_route_add(sock_, r.get(), NLM_F_EXCL);
   return rc < 0 ? nl_error(rc, what) : success();
@@ -304,6 +331,91 @@ Status NativeRtnl::add_rule(const RuleInfo& rule) {
   }
   int rc = rtnl_rule_add(sock_, r.get(), NLM_F_EXCL);
   return rc < 0 ? nl_error(rc, what) : success();
+}
+
+}  // namespace railyard
+
+namespace railyard {
+
+namespace {
+
+struct MsgFree {
+  void operator()(nl_msg* m) const { nlmsg_free(m); }
+};
+struct CbPut {
+  void operator()(nl_cb* c) const { nl_cb_put(c); }
+};
+
+struct LookupReply {
+  RouteLookup route;
+  int oif = 0;
+  bool seen = false;
+};
+
+int on_route_reply(nl_msg* msg, void* arg) {
+  auto* reply = static_cast<LookupReply*>(arg);
+  nlmsghdr* hdr = nlmsg_hdr(msg);
+  if (hdr->nlmsg_type != RTM_NEWROUTE) return NL_SKIP;
+  nlattr* tb[RTA_MAX + 1] = {};
+  if (nlmsg_parse(hdr, sizeof(rtmsg), tb, RTA_MAX, nullptr) < 0) return NL_SKIP;
+  const auto* rtm = static_cast<const rtmsg*>(nlmsg_data(hdr));
+  reply->seen = true;
+  reply->route.table = tb[RTA_TABLE] ? static_cast<int>(nla_get_u32(tb[RTA_TABLE])) : rtm->rtm_table;
+  if (tb[RTA_OIF]) reply->oif = static_cast<int>(nla_get_u32(tb[RTA_OIF]));
+  char buf[INET6_ADDRSTRLEN] = "";
+  if (tb[RTA_GATEWAY] && nla_len(tb[RTA_GATEWAY]) == 4) {
+    inet_ntop(AF_INET, nla_data(tb[RTA_GATEWAY]), buf, sizeof buf);
+    reply->route.via = buf;
+  } else if (tb[RTA_VIA] && nla_len(tb[RTA_VIA]) >= static_cast<int>(sizeof(rtvia))) {
+    const auto* via = static_cast<const rtvia*>(nla_data(tb[RTA_VIA]));
+    if (via->rtvia_family == AF_INET6 && nla_len(tb[RTA_VIA]) >= static_cast<int>(sizeof(rtvia) + 16)) {
+      inet_ntop(AF_INET6, via->rtvia_addr, buf, sizeof buf);
+      reply->route.via = buf;
+    }
+  }
+  return NL_OK;
+}
+
+}  // namespace
+
+Outcome<RouteLookup> NativeRtnl::route_get(const std::string& destination, const std::string& source) {
+  using Result = Outcome<RouteLookup>;
+  std::string what = "route " + destination + (source.empty() ? "" : " from " + source) + ": lookup";
+  if (!open_.ok()) return Result::fail(open_);
+  in_addr dst{}, src{};
+  if (inet_pton(AF_INET, destination.c_str(), &dst) != 1) return Result::from_errno(EINVAL, what + ": not an IPv4 address");
+  if (!source.empty() && inet_pton(AF_INET, source.c_str(), &src) != 1)
+    return Result::from_errno(EINVAL, what + ": the source is not an IPv4 address");
+  std::unique_ptr<nl_msg, MsgFree> msg(nlmsg_alloc_simple(RTM_GETROUTE, 0));
+  if (!msg) return Result::from_errno(ENOMEM, what);
+  rtmsg rtm{};
+  rtm.rtm_family = AF_INET;
+  rtm.rtm_dst_len = 32;
+  rtm.rtm_src_len = source.empty() ? 0 : 32;
+  rtm.rtm_flags = RTM_F_LOOKUP_TABLE;  // the reply names the table the rules led to
+  if (nlmsg_append(msg.get(), &rtm, sizeof rtm, NLMSG_ALIGNTO) < 0 || nla_put(msg.get(), RTA_DST, 4, &dst) < 0 ||
+      (!source.empty() && nla_put(msg.get(), RTA_SRC, 4, &src) < 0))
+    return Result::from_errno(ENOMEM, what);
+  if (int rc = nl_send_auto(sock_, msg.get()); rc < 0) return Result::fail(nl_error(rc, what));
+  std::unique_ptr<nl_cb, CbPut> cb(nl_cb_clone(nl_socket_get_cb(sock_)));
+  if (!cb) return Result::from_errno(ENOMEM, what);
+  LookupReply reply;
+  nl_cb_set(cb.get(), NL_CB_VALID, NL_CB_CUSTOM, on_route_reply, &reply);
+  if (int rc = nl_recvmsgs(sock_, cb.get()); rc < 0) {
+    // The kernel's answer for no route is ENETUNREACH, which libnl folds into a generic code.
+    return Result::fail(Status::from_errno(std::abs(rc) == NLE_OBJ_NOTFOUND ? ENETUNREACH : errno_from_nl(rc),
+                                           what + ": no route (" + std::string(nl_geterror(rc)) + ")"));
+  }
+  // The request asked for an acknowledgement too (libnl's auto-ack): take it, or the next
+  // request on this socket would read it as its answer.
+  if (int rc = nl_wait_for_ack(sock_); rc < 0) return Result::fail(nl_error(rc, what));
+  if (!reply.seen) return Result::from_errno(EIO, what + ": no answer");
+  if (reply.oif > 0) {
+    auto l = get_link(sock_, reply.oif, "", what);
+    if (!l.ok()) return Result::fail(l);
+    reply.route.dev = rtnl_link_get_name(l->get());
+  }
+  return Result(std::move(reply.route));
 }
 
 }  // namespace railyard

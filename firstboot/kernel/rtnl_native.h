@@ -27,6 +27,7 @@ class NativeRtnl : public Rtnl {
   Status add_route(const RouteInfo& route) override;
   Outcome<std::vector<RuleInfo>> rules() override;
   Status add_rule(const RuleInfo& rule) override;
+  Outcome<RouteLookup> route_get(const std::string& destination, const std::string& source) override;
 
  private:
   nl_sock* sock_ = nullptr;

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "net.h"
+#include "text.h"
 #include "verify/result.h"
 
 namespace railyard {
@@ -27,7 +28,7 @@ std::string rule_text(const RuleInfo& r) {
 
 void policy_route(const RailPlan& rail, const InterfaceAddress& address, Kernel& kernel, std::vector<Change>& out) {
   std::string label = rail_label(rail);
-  RouteInfo want{address.subnet().str(), rail.netdev, address.address.str(), *rail.table};
+  RouteInfo want{address.subnet().str(), rail.netdev, address.address.str(), *rail.table, ""};
   std::string object = label + ": route " + want.destination + " table " + std::to_string(want.table);
   auto routes = kernel.rtnl.routes(want.table);
   if (!routes.ok()) {
@@ -95,7 +96,8 @@ void apply_routing(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
   for (const auto& rail : plan.rails) {
     if (rail.table && rail.address) {
       if (auto address = parse_interface_address(*rail.address)) {
-        policy_route(rail, *address, kernel, out);
+        // A routed rail's table gets its routes once its leaf is known (apply_rail_tables).
+        if (!plan.bgp) policy_route(rail, *address, kernel, out);
         if (!rules) rules = kernel.rtnl.rules();
         policy_rule(rail, *address, *rules, kernel, out);
       } else {
@@ -105,6 +107,162 @@ void apply_routing(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
     }
     no_default_route(rail, main, out);
   }
+}
+
+BgpBringUp bring_up_bgp(const Plan& plan, Bgp& bgp, Clock& clock) {
+  BgpBringUp out;
+  if (!plan.bgp) return out;
+  auto start = clock.now();
+  auto deadline = start + std::chrono::seconds(plan.bgp->session_wait_s);
+  auto waited = [&] { return std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - start).count(); };
+  if (Status s = bgp.start(); !s.ok()) {
+    out.error = s.error();
+    return out;
+  }
+  for (;;) {
+    auto sessions = bgp.sessions();
+    if (sessions.ok()) {
+      out.sessions = *sessions;
+      out.error.clear();
+      bool up = true;
+      for (const auto& rail : plan.rails) {
+        const BgpSession* s = session_of(out.sessions, rail);
+        up = up && s && s->established() && s->prefixes >= plan.bgp->min_prefixes;
+      }
+      if (up) {
+        out.all_up = true;
+        out.waited_ms = waited();
+        return out;
+      }
+    } else {
+      out.error = sessions.error();  // bgpd may still be starting: asked again until the bound
+    }
+    if (clock.now() >= deadline) {
+      out.waited_ms = waited();
+      return out;
+    }
+    clock.sleep(std::chrono::milliseconds(500));
+  }
+}
+
+const BgpSession* session_of(const std::vector<BgpSession>& sessions, const RailPlan& rail) {
+  for (const auto& s : sessions)
+    if (s.interface == rail.netdev) return &s;
+  return nullptr;
+}
+
+void apply_rail_tables(const Plan& plan, const std::vector<BgpSession>& sessions, Kernel& kernel,
+                       std::vector<Change>& out) {
+  if (!plan.bgp) return;
+  for (const auto& rail : plan.rails) {
+    if (!rail.table || !rail.address) continue;
+    const BgpSession* s = session_of(sessions, rail);
+    const std::string label = rail_label(rail);
+    if (!s || s->peer.empty()) {
+      out.push_back({label + ": table " + std::to_string(*rail.table), ChangeOutcome::failed, "", "the fabric via the leaf",
+                     "the leaf's link-local address is not known: no BGP session on " + rail.netdev});
+      continue;
+    }
+    auto routes = kernel.rtnl.routes(*rail.table);
+    for (const auto& prefix : plan.bgp->fabric_prefixes) {
+      RouteInfo want{prefix, rail.netdev, "", *rail.table, s->peer};
+      std::string object = label + ": route " + prefix + " table " + std::to_string(*rail.table);
+      std::string text = prefix + " via " + s->peer + " dev " + rail.netdev + " table " + std::to_string(*rail.table);
+      if (!routes.ok()) {
+        out.push_back({object, ChangeOutcome::failed, "", text, routes.error()});
+        continue;
+      }
+      const RouteInfo* found = nullptr;
+      for (const auto& r : *routes)
+        if (r.destination == prefix) found = &r;
+      if (!found) {
+        out.push_back(change_from(object, kernel.rtnl.add_route(want), "none", text));
+      } else if (found->dev == want.dev && found->via == want.via) {
+        out.push_back({object, ChangeOutcome::unchanged, text, text, ""});
+      } else {
+        out.push_back({object, ChangeOutcome::failed, prefix + " via " + found->via + " dev " + found->dev, text,
+                       "table " + std::to_string(*rail.table) + " already routes " + prefix + " otherwise; not modified"});
+      }
+    }
+  }
+}
+
+void verify_bgp_session(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
+  if (!ctx.bgp) {
+    checks::fail(r, "bgpd not asked", "the agent did not start bgpd (no routed rails planned)");
+    return;
+  }
+  if (!ctx.bgp->error.empty() && ctx.bgp->sessions.empty()) {
+    checks::fail(r, "no answer from bgpd", ctx.bgp->error);
+    return;
+  }
+  const BgpSession* s = session_of(ctx.bgp->sessions, rail);
+  if (!s) {
+    checks::fail(r, "no session on " + rail.netdev, "bgpd has no neighbour on " + rail.netdev + " (frr.conf not applied?)");
+    return;
+  }
+  std::string who = (s->remote_as ? "AS " + std::to_string(s->remote_as) : std::string("the leaf")) +
+                    (s->peer.empty() ? "" : " at " + s->peer);
+  if (s->established()) {
+    checks::pass(r, "Established with " + who + (s->up_ms >= 0 ? ", up " + std::to_string(s->up_ms / 1000) + " s" : ""));
+    return;
+  }
+  std::string hint;
+  if (s->peer.empty())
+    hint = "no router advertisement from the leaf on " + rail.netdev +
+           ": its port is down, not configured for BGP unnumbered, or the cable goes elsewhere";
+  else if (s->last_error.find("Bad Peer AS") != std::string::npos)
+    hint = "the leaf refused this node's AS " + std::to_string(ctx.plan.bgp ? ctx.plan.bgp->asn : 0) +
+           ": the inventory's asn and the leaf's configuration disagree";
+  else
+    hint = "the leaf at " + s->peer + " does not complete the session: is BGP configured on its port?";
+  checks::fail(r, s->state.empty() ? "unknown state" : s->state + " with " + who,
+               (s->last_error.empty() ? "" : "last: " + s->last_error + "; ") + hint + " (waited " +
+                   std::to_string(ctx.bgp->waited_ms / 1000) + " s)");
+}
+
+void verify_bgp_prefixes(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
+  const BgpSession* s = ctx.bgp ? session_of(ctx.bgp->sessions, rail) : nullptr;
+  if (!s || !s->established()) {
+    checks::fail(r, "no session", "rail." + std::to_string(rail.index) + ".bgp says why");
+    return;
+  }
+  int want = ctx.plan.bgp ? ctx.plan.bgp->min_prefixes : 1;
+  if (s->prefixes < 0) {
+    checks::fail(r, "not reported", "bgpd did not report the routes accepted on " + rail.netdev);
+    return;
+  }
+  if (s->prefixes < want) {
+    checks::fail(r, std::to_string(s->prefixes) + " received",
+                 "the leaf sends fewer fabric routes than expected: other nodes not up yet, or the leaf filters them");
+    return;
+  }
+  checks::pass(r, std::to_string(s->prefixes) + " received");
+}
+
+void verify_rail_route(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
+  if (!rail.address) {
+    checks::fail(r, "no rail address", "the node's identity gives this rail no address");
+    return;
+  }
+  std::string from = rail.address->substr(0, rail.address->find('/'));
+  std::vector<std::string> seen, wrong;
+  for (const auto& probe : rail.route_probes) {
+    auto route = ctx.kernel.rtnl.route_get(probe, from);
+    if (!route.ok()) {
+      wrong.push_back(probe + ": " + route.error());
+      seen.push_back(probe + " unreachable");
+      continue;
+    }
+    seen.push_back(probe + " via " + route->dev + (route->table ? " (table " + std::to_string(route->table) + ")" : ""));
+    if (route->dev != rail.netdev) wrong.push_back(probe + " leaves by " + route->dev + ", not " + rail.netdev);
+  }
+  if (!wrong.empty()) {
+    checks::fail(r, join(seen, ", "), join(wrong, "; ") + ": rail " + std::to_string(rail.index) +
+                                          "'s RoCE traffic would cross to another rail");
+    return;
+  }
+  checks::pass(r, join(seen, ", "));
 }
 
 void verify_no_default_route(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {

@@ -11,8 +11,8 @@ TEST_CASE("routing: shared subnet gets a table per rail with the subnet route an
   f.rtnl.add_link("ens2f0np0", 9000, true);
   f.rtnl.addrs["ens1f0np0"] = {"198.18.0.11/24"};
   f.rtnl.addrs["ens2f0np0"] = {"198.18.0.12/24"};
-  f.rtnl.route_entries = {{"198.18.0.0/24", "ens1f0np0", "198.18.0.11", 254},
-                          {"198.18.0.0/24", "ens2f0np0", "198.18.0.12", 254}};
+  f.rtnl.route_entries = {{"198.18.0.0/24", "ens1f0np0", "198.18.0.11", 254, ""},
+                          {"198.18.0.0/24", "ens2f0np0", "198.18.0.12", 254, ""}};
   Plan plan = plan_of({rail(0, "ens1f0np0", std::nullopt, "198.18.0.11/24", 100),
                        rail(1, "ens2f0np0", std::nullopt, "198.18.0.12/24", 101)});
   auto out = run(apply_routing, plan, f.kernel);
@@ -47,7 +47,7 @@ TEST_CASE("routing: a default route via a rail's netdev or interface fails and i
   f.rtnl.add_link("ens1f0np0", 9000, true);
   f.rtnl.add_link("ens2f0np0", 9000, true);
   f.rtnl.add_link("ens2f0np0.200", 9000, true).vlan_id = 200;
-  f.rtnl.route_entries = {{"default", "eno1", "", 254}, {"default", "ens2f0np0.200", "", 254}};
+  f.rtnl.route_entries = {{"default", "eno1", "", 254, ""}, {"default", "ens2f0np0.200", "", 254, ""}};
   auto out = run(apply_routing, plan_of({rail(0, "ens1f0np0"), rail(1, "ens2f0np0", 200)}), f.kernel);
   CHECK(find(out, "rail 0 (ens1f0np0): default route").outcome == ChangeOutcome::unchanged);
   Change d = find(out, "rail 1 (ens2f0np0): default route");
@@ -56,7 +56,7 @@ TEST_CASE("routing: a default route via a rail's netdev or interface fails and i
   CHECK(d.detail == "default route via ens2f0np0.200 on a rail");
   CHECK(f.rtnl.route_entries.size() == 2);
 
-  f.rtnl.route_entries = {{"default", "ens1f0np0", "", 254}};  // on the physical interface
+  f.rtnl.route_entries = {{"default", "ens1f0np0", "", 254, ""}};  // on the physical interface
   out = run(apply_routing, plan_of({rail(0, "ens1f0np0", 300)}), f.kernel);
   CHECK(find(out, "rail 0 (ens1f0np0): default route").detail == "default route via ens1f0np0 on a rail");
 }
@@ -65,7 +65,7 @@ TEST_CASE("routing: another route for the subnet in the rail's table is reported
   FakeKernel f;
   f.rtnl.add_link("ens1f0np0", 9000, true);
   f.rtnl.addrs["ens1f0np0"] = {"198.18.0.11/24"};
-  f.rtnl.route_entries = {{"198.18.0.0/24", "ens9", "", 100}};
+  f.rtnl.route_entries = {{"198.18.0.0/24", "ens9", "", 100, ""}};
   f.rtnl.rule_entries = {{32000, "198.18.0.11/32", 100}};
   auto out = run(apply_routing, plan_of({rail(0, "ens1f0np0", std::nullopt, "198.18.0.11/24", 100)}), f.kernel);
   Change route = find(out, "rail 0 (ens1f0np0): route 198.18.0.0/24 table 100");
@@ -112,10 +112,10 @@ TEST_CASE("rail.N.no_default_route: no default route in the main table via the r
   CHECK(r.expected == "no default route via ens0f0.200");
   CHECK(r.observed == "none via ens0f0.200");
 
-  n.rtnl.route_entries.push_back({"default", "ens1f0.200", "", 100});  // another table
+  n.rtnl.route_entries.push_back({"default", "ens1f0.200", "", 100, ""});  // another table
   CHECK(n.check("rail.1.no_default_route").status == CheckStatus::pass);
 
-  n.rtnl.route_entries.push_back({"default", "ens0f0.200", "", 254});
+  n.rtnl.route_entries.push_back({"default", "ens0f0.200", "", 254, ""});
   r = n.check("rail.0.no_default_route");
   CAPTURE(text(r));
   CHECK(r.status == CheckStatus::fail);
@@ -123,7 +123,7 @@ TEST_CASE("rail.N.no_default_route: no default route in the main table via the r
   CHECK(contains(r.detail, "DHCP"));
   CHECK(n.check("rail.1.no_default_route").status == CheckStatus::pass);
 
-  n.rtnl.route_entries.push_back({"default", "ens2f0", "", 254});  // via the untagged parent
+  n.rtnl.route_entries.push_back({"default", "ens2f0", "", 254, ""});  // via the untagged parent
   r = n.check("rail.2.no_default_route");
   CHECK(r.status == CheckStatus::fail);
   CHECK(r.observed == "default route via ens2f0");

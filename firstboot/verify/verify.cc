@@ -108,6 +108,9 @@ bool evaluate(const VerifyContext& ctx, CheckResult& r) {
     case K::rail_lldp_pfc: checks::rail_lldp_pfc(ctx, *rail, r); return true;
     case K::rail_lldp_mtu: checks::rail_lldp_mtu(ctx, *rail, r); return true;
     case K::rail_lldp_vlan: checks::rail_lldp_vlan(ctx, *rail, r); return true;
+    case K::rail_bgp: verify_bgp_session(ctx, *rail, r); return true;
+    case K::rail_bgp_prefixes: verify_bgp_prefixes(ctx, *rail, r); return true;
+    case K::rail_route: verify_rail_route(ctx, *rail, r); return true;
     case K::rails_cross_rdma_write: checks::cross_rdma_write(ctx, r); return true;
     case K::nvmeof_connected: verify_nvmeof_connected(ctx, *nvme, r); return true;
     case K::nvmeof_namespace_read: verify_nvmeof_namespace(ctx, *nvme, r); return true;

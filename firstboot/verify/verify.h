@@ -8,6 +8,7 @@
 
 #include "clock.h"
 #include "inventory.h"
+#include "kernel/bgp.h"
 #include "kernel/kernel.h"
 #include "kernel/lldp_neighbors.h"
 #include "plan.h"
@@ -25,6 +26,8 @@ class RdmaDataPath {
                                       std::size_t bytes, int timeout_ms) = 0;
 };
 
+struct BgpBringUp;  // objects/routing.h
+
 struct VerifyContext {
   const Plan& plan;
   const Inventory& now;  // discovered again after apply
@@ -32,6 +35,7 @@ struct VerifyContext {
   RdmaDataPath& rdma;
   Clock& clock = real_clock();  // the pause counters' sampling interval
   LldpNeighbors* lldp = nullptr;  // the rails' neighbours; none when nothing listens (LLDP checks skip)
+  const BgpBringUp* bgp = nullptr;  // routed rails: bgpd's sessions as the wait left them
 };
 
 std::vector<CheckResult> verify(const VerifyContext& ctx);

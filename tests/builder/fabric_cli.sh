@@ -28,6 +28,26 @@ for l in index["leaves"]:
     assert ports["lab-node01"]["node_address"] == "198.18.%d.11" % doc["rails"][0], ports
 PY
 
+# Routed rails: each leaf's JSON says its BGP, and its FRR configuration is beside it.
+l3=$tmp/leaves-l3
+"$railyard" fabric leaf-config --recipe "$src/recipes/qemu-virt-l3.toml" \
+  --nodes "$src/recipes/inventories/qemu-lab-l3.toml" -o "$l3" >/dev/null 2>"$tmp/stderr" || { cat "$tmp/stderr"; fail "l3 leaf-config failed"; }
+[[ $(ls "$l3" | wc -l) -eq 9 ]] || fail "expected 4 leaves, their frr.conf and index.json: $(ls "$l3")"
+python3 - "$src/docs/leaf-config.schema.json" "$l3" <<'PY'
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+for r in range(4):
+    doc = json.load(open("%s/leaf-r%d.json" % (sys.argv[2], r)))
+    jsonschema.validate(doc, schema)
+    assert doc["bgp"]["asn"] == 65100 + r and doc["bgp"]["config"] == "leaf-r%d.frr.conf" % r, doc["bgp"]
+    ports = {p["node"]: p for p in doc["ports"]}
+    assert ports["lab-target01"]["bgp"] == {"remote_as": 4200000100, "accept": ["198.18.%d.100/32" % r]}, ports
+PY
+grep -qx "router bgp 65102" "$l3/leaf-r2.frr.conf" || fail "leaf-r2.frr.conf: no router bgp 65102"
+grep -qx " neighbor swp2 interface remote-as 4200000100" "$l3/leaf-r2.frr.conf" || fail "leaf-r2.frr.conf: no session with the target"
+# The layer-2 lab's leaves have none.
+[[ -z $(find "$out" -name '*.frr.conf') ]] || fail "layer-2 leaves got FRR configuration"
+
 # Again: the new directory takes the old one's place.
 echo stale >"$out/leaf-r9.json"
 "$railyard" fabric leaf-config --recipe "$src/recipes/qemu-virt.toml" --nodes "$src/recipes/inventories/qemu-lab.toml" \

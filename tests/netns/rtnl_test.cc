@@ -124,13 +124,13 @@ TEST_CASE("the rail appliers on a veth: up, MTU 9000, address, table 100 route a
   CHECK(*addresses == std::vector<std::string>{"198.18.0.11/24"});
   auto t100 = k.rtnl.routes(100);
   REQUIRE_MESSAGE(t100.ok(), t100.error());
-  CHECK(has_route(*t100, {"198.18.0.0/24", a, "198.18.0.11", 100}));
+  CHECK(has_route(*t100, {"198.18.0.0/24", a, "198.18.0.11", 100, ""}));
   auto t101 = k.rtnl.routes(101);
   REQUIRE(t101.ok());
-  CHECK(has_route(*t101, {"198.18.0.0/24", b, "198.18.0.12", 101}));
+  CHECK(has_route(*t101, {"198.18.0.0/24", b, "198.18.0.12", 101, ""}));
   auto main = k.rtnl.routes(254);  // the connected route the address brought
   REQUIRE(main.ok());
-  CHECK(has_route(*main, {"198.18.0.0/24", a, "198.18.0.11", 254}));
+  CHECK(has_route(*main, {"198.18.0.0/24", a, "198.18.0.11", 254, ""}));
   auto rules = k.rtnl.rules();
   REQUIRE_MESSAGE(rules.ok(), rules.error());
   CHECK(has_rule(*rules, {1000, "198.18.0.11/32", 100}));
@@ -154,9 +154,9 @@ TEST_CASE("NativeRtnl passes the kernel's refusals on as errno with the operatio
   Status big = rtnl.set_mtu(a, 70000);  // above a veth's maximum
   CHECK(big.code() == EINVAL);
   CHECK(big.error() == a + ": set MTU 70000: Invalid argument");
-  Status route = rtnl.add_route({"198.18.0.0/24", a, "198.18.0.11", 100});
+  Status route = rtnl.add_route({"198.18.0.0/24", a, "198.18.0.11", 100, ""});
   CHECK(route.code() == EEXIST);
-  Status nodev = rtnl.add_route({"198.19.0.0/24", "ry-nope", "", 100});
+  Status nodev = rtnl.add_route({"198.19.0.0/24", "ry-nope", "", 100, ""});
   CHECK(nodev.code() == ENODEV);
   CHECK(nodev.error() == "ry-nope: add route 198.19.0.0/24 table 100: No such device");
 }
@@ -164,7 +164,7 @@ TEST_CASE("NativeRtnl passes the kernel's refusals on as errno with the operatio
 TEST_CASE("a default route via a rail is reported failed and left in place") {
   std::string b = veth("RAILYARD_NETNS_VETH_B");
   NetnsKernel k;
-  Status added = k.rtnl.add_route({"default", b, "", 254});
+  Status added = k.rtnl.add_route({"default", b, "", 254, ""});
   REQUIRE_MESSAGE(added.ok(), added.error());
   std::vector<Change> out;
   apply_routing(plan_of({rail(1, b, "198.18.0.12/24")}), k.kernel, out);
@@ -179,7 +179,7 @@ TEST_CASE("a default route via a rail is reported failed and left in place") {
   CHECK(reported);
   auto main = k.rtnl.routes(254);
   REQUIRE(main.ok());
-  CHECK(has_route(*main, {"default", b, "", 254}));
+  CHECK(has_route(*main, {"default", b, "", 254, ""}));
 }
 
 TEST_CASE("a VLAN on the veth: the kernel's answer, reported, not a crash") {
@@ -230,4 +230,38 @@ TEST_CASE("a dry run over the real kernel logs the writes and makes none") {
   CHECK(real.link(a)->mtu == 9000);
   CHECK(*real.addresses(a) == std::vector<std::string>{"198.18.0.11/24"});
   CHECK(real.routes(102)->empty());
+}
+
+TEST_CASE("an IPv4 route via an IPv6 link-local next hop in a rail's table, and the lookup from the rail's address") {
+  // What a routed rail's table holds (objects/routing.cc apply_rail_tables): the fabric via the
+  // leaf's link-local address, reached by the rule from the rail's /32.
+  NativeRtnl rtnl;
+  std::string b = veth("RAILYARD_NETNS_VETH_B");
+  REQUIRE(rtnl.set_link_up(b).ok());
+  auto added = rtnl.add_address(b, "198.19.7.11/32");
+  CHECK((added.ok() || added.code() == EEXIST));
+  RouteInfo via{"198.19.0.0/16", b, "", 150, "fe80::1"};
+  Status s = rtnl.add_route(via);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  auto table = rtnl.routes(150);
+  REQUIRE(table.ok());
+  REQUIRE(table->size() == 1);
+  CHECK((*table)[0].destination == "198.19.0.0/16");
+  CHECK((*table)[0].dev == b);
+  CHECK((*table)[0].via == "fe80::1");
+  CHECK(rtnl.add_rule({1150, "198.19.7.11/32", 150}).ok());
+
+  auto from_rail = rtnl.route_get("198.19.3.4", "198.19.7.11");
+  REQUIRE_MESSAGE(from_rail.ok(), from_rail.error());
+  CHECK(from_rail->dev == b);
+  CHECK(from_rail->table == 150);
+  CHECK(from_rail->via == "fe80::1");
+  // From anywhere else the rule does not apply: the main table decides (its default route,
+  // an earlier case's), or nothing routes it.
+  auto elsewhere = rtnl.route_get("198.19.3.4", "");
+  if (elsewhere.ok()) CHECK(elsewhere->table == 254);
+  else CHECK(elsewhere.error().find("route 198.19.3.4: lookup") == 0);
+  auto bad = rtnl.route_get("not-an-address", "");
+  CHECK_FALSE(bad.ok());
+  CHECK(bad.code() == EINVAL);
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -146,7 +147,48 @@ class FakeRtnl : public Rtnl {
     return success();
   }
 
+  // The kernel's choice, simplified: the rules from `source` by priority, then the main
+  // table; in a table the longest prefix containing the destination.
+  Outcome<RouteLookup> route_get(const std::string& destination, const std::string& source) override {
+    using Result = Outcome<RouteLookup>;
+    std::string what = "route " + destination + " from " + source + ": lookup";
+    if (Status s = check("route_get", destination, what); !s.ok()) return Result::fail(s);
+    std::vector<RuleInfo> rules = rule_entries;
+    std::stable_sort(rules.begin(), rules.end(), [](const RuleInfo& a, const RuleInfo& b) { return a.priority < b.priority; });
+    std::vector<int> tables;
+    for (const auto& r : rules)
+      if (!source.empty() && r.from == source + "/32") tables.push_back(r.table);
+    tables.push_back(254);
+    for (int t : tables) {
+      const RouteInfo* best = nullptr;
+      int best_len = -1;
+      for (const auto& r : route_entries) {
+        if (r.table != t) continue;
+        int len = prefix_contains(r.destination, destination);
+        if (len > best_len) best = &r, best_len = len;
+      }
+      if (best) return Result(RouteLookup{best->dev, best->via, t});
+    }
+    return Result::from_errno(ENETUNREACH, what);
+  }
+
  private:
+  // The prefix length of `prefix` ("198.18.0.0/16", "default") when it holds `ip`, else -1.
+  static int prefix_contains(const std::string& prefix, const std::string& ip) {
+    auto value = [](const std::string& a) {
+      std::uint32_t v = 0;
+      unsigned b[4] = {};
+      if (std::sscanf(a.c_str(), "%u.%u.%u.%u", &b[0], &b[1], &b[2], &b[3]) != 4) return std::uint32_t{0};
+      for (unsigned x : b) v = (v << 8) | (x & 0xff);
+      return v;
+    };
+    if (prefix == "default") return 0;
+    auto slash = prefix.find('/');
+    int len = slash == std::string::npos ? 32 : std::stoi(prefix.substr(slash + 1));
+    std::uint32_t mask = len == 0 ? 0 : ~std::uint32_t{0} << (32 - len);
+    return (value(prefix.substr(0, slash)) & mask) == (value(ip) & mask) ? len : -1;
+  }
+
   Status check(const std::string& op, const std::string& subject, const std::string& what) const {
     for (const auto& key : {op + " " + subject, op})
       if (auto it = fail.find(key); it != fail.end()) return Status::from_errno(it->second, what);

@@ -226,7 +226,7 @@ struct Node {
     }
     rtnl.add_link("eno1", 1500, true);
     rtnl.addrs["eno1"] = {"10.0.0.5/24"};
-    rtnl.route_entries.push_back({"default", "eno1", "", 254});
+    rtnl.route_entries.push_back({"default", "eno1", "", 254, ""});
     for (const auto& r : plan.rails) {
       std::string vlan_dev = r.ifname + "." + std::to_string(kVlan);
       for (auto& d : now.rdma)
@@ -237,7 +237,7 @@ struct Node {
       v.vlan_id = kVlan;
       v.parent = r.ifname;
       rtnl.addrs[r.netdev] = {*r.address};
-      rtnl.route_entries.push_back({r.address->substr(0, 8) + ".0/24", r.netdev, r.address->substr(0, 11), 254});
+      rtnl.route_entries.push_back({r.address->substr(0, 8) + ".0/24", r.netdev, r.address->substr(0, 11), 254, ""});
       host.files["/sys/kernel/config/rdma_cm/" + r.rdma_device + "/ports/1/default_roce_tos"] =
           std::to_string(r.roce_tos);
       lldp.on[r.bond_ports.empty() ? r.ifname : r.bond_ports.front()] = {leaf_neighbor(r, kVlan), "", 3};

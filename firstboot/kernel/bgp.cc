@@ -1,0 +1,76 @@
+#include "kernel/bgp.h"
+
+#include <nlohmann/json.hpp>
+
+#include "kernel/process.h"
+
+namespace railyard {
+
+namespace {
+
+constexpr std::size_t kVtyshLimit = 4 * 1024 * 1024;  // about 4 KiB per session
+
+std::string text_of(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+long long number_of(const nlohmann::json& j, const char* key, long long fallback) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() ? it->get<long long>() : fallback;
+}
+
+std::string first_line(std::string_view s) {
+  std::string line(s.substr(0, s.find('\n')));
+  return line.size() > 200 ? line.substr(0, 200) + "…" : line;
+}
+
+}  // namespace
+
+Outcome<std::vector<BgpSession>> parse_frr_neighbors(std::string_view text) {
+  using Result = Outcome<std::vector<BgpSession>>;
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return Result::fail(EPROTO, "bgpd's neighbours: not FRR's JSON: \"" + first_line(text) + "\"");
+  std::vector<BgpSession> out;
+  for (const auto& [name, n] : j.items()) {
+    if (!n.is_object()) continue;
+    BgpSession s;
+    s.interface = name;
+    s.state = text_of(n, "bgpState");
+    s.peer = text_of(n, "hostForeign");
+    if (s.peer.empty()) s.peer = text_of(n, "bgpNeighborAddr");
+    // An interface peer whose AS is not known yet says "external" or nothing.
+    s.remote_as = number_of(n, "remoteAs", 0);
+    s.last_error = text_of(n, "lastNotificationReason");
+    if (s.last_error.empty()) s.last_error = text_of(n, "lastResetDueTo");
+    if (s.established()) s.up_ms = number_of(n, "bgpTimerUpMsec", -1);
+    if (auto af = n.find("addressFamilyInfo"); af != n.end() && af->is_object())
+      if (auto v4 = af->find("ipv4Unicast"); v4 != af->end() && v4->is_object())
+        s.prefixes = number_of(*v4, "acceptedPrefixCounter", -1);
+    out.push_back(std::move(s));
+  }
+  return Result(std::move(out));
+}
+
+Status NativeBgp::start() {
+  int rc = run_process({"systemctl", "restart", "frr.service"}, {}, nullptr, 0);
+  if (rc != 0)
+    return Status::fail(EIO, "systemctl restart frr.service: exit " + std::to_string(rc) +
+                                 (rc == 5 ? " (no frr.service: is the frr package in the image?)" : ""));
+  return success();
+}
+
+Outcome<std::vector<BgpSession>> NativeBgp::sessions() {
+  std::string out;
+  std::vector<std::string> argv = {"vtysh"};
+  if (!vty_socket_.empty()) argv.insert(argv.end(), {"--vty_socket", vty_socket_});
+  argv.insert(argv.end(), {"-c", "show bgp vrf default neighbors json"});
+  int rc = run_process(argv, {}, &out, kVtyshLimit);
+  if (rc != 0)
+    return Outcome<std::vector<BgpSession>>::fail(
+        Status::fail(EIO, "vtysh show bgp neighbors: exit " + std::to_string(rc) + (out.empty() ? "" : ": " + first_line(out))));
+  return parse_frr_neighbors(out);
+}
+
+}  // namespace railyard

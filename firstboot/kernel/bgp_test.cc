@@ -1,0 +1,77 @@
+// FRR's neighbour JSON (kernel/bgp.cc), on answers captured from Debian's FRR
+// (tests/fixtures/frr/).
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "kernel/bgp.h"
+
+using namespace railyard;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(RAILYARD_SOURCE_DIR) + "/tests/fixtures/frr/" + name);
+  REQUIRE(in);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const BgpSession& on(const std::vector<BgpSession>& sessions, const std::string& ifname) {
+  for (const auto& s : sessions)
+    if (s.interface == ifname) return s;
+  FAIL("no session on " << ifname);
+  return sessions.front();
+}
+
+}  // namespace
+
+TEST_CASE("bgpd's neighbours: two unnumbered sessions Established, with the leaf and its routes") {
+  auto s = parse_frr_neighbors(fixture("neighbors-established.json"));
+  REQUIRE(s.ok());
+  REQUIRE(s->size() == 2);
+  const BgpSession& r0 = on(*s, "rail0");
+  CHECK(r0.established());
+  CHECK(r0.remote_as == 65100);
+  CHECK(r0.peer == "fe80::3ce2:8eff:fe05:4a5");
+  CHECK(r0.prefixes == 3);
+  CHECK(r0.up_ms == 11000);
+}
+
+TEST_CASE("bgpd's neighbours: a leaf that refuses the node's AS says so") {
+  auto s = parse_frr_neighbors(fixture("neighbors-bad-peer-as.json"));
+  REQUIRE(s.ok());
+  const BgpSession& r1 = on(*s, "rail1");
+  CHECK(r1.state == "Idle");
+  CHECK_FALSE(r1.established());
+  CHECK(r1.last_error == "OPEN Message Error/Bad Peer AS");
+  CHECK(r1.prefixes == 0);
+  CHECK(r1.up_ms == -1);
+  CHECK(on(*s, "rail0").established());
+}
+
+TEST_CASE("bgpd's neighbours: a leaf without a neighbour on the port leaves the session Active") {
+  auto s = parse_frr_neighbors(fixture("neighbors-leaf-down.json"));
+  REQUIRE(s.ok());
+  const BgpSession& r1 = on(*s, "rail1");
+  CHECK(r1.state == "Active");
+  CHECK(r1.peer == "fe80::c042:38ff:fe35:7979");
+  CHECK(r1.last_error == "Waiting for peer OPEN");
+}
+
+TEST_CASE("bgpd's neighbours: what is not FRR's JSON is an error quoting it; no neighbours is none") {
+  auto bad = parse_frr_neighbors("% Unknown command: show bgp vrf default neighbors json\n");
+  CHECK_FALSE(bad.ok());
+  CHECK(bad.error().find("Unknown command") != std::string::npos);
+  auto none = parse_frr_neighbors("{}");
+  REQUIRE(none.ok());
+  CHECK(none->empty());
+  // An interface neighbour whose leaf never spoke: no AS, no address, nothing accepted.
+  auto quiet = parse_frr_neighbors(R"({"rail2":{"remoteAs":"external","bgpState":"Idle"}})");
+  REQUIRE(quiet.ok());
+  CHECK((*quiet)[0].remote_as == 0);
+  CHECK((*quiet)[0].peer.empty());
+  CHECK((*quiet)[0].prefixes == -1);
+}

@@ -1,0 +1,16 @@
+// Running a program: fork/exec, no shell, its standard output captured when asked.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace railyard {
+
+// Runs argv (looked up in PATH) with `env` ("NAME=value") added to the agent's environment;
+// returns the exit status (127: could not be run; 128 + N: killed by signal N) and, when
+// `out` is given, the first `limit` bytes of its standard output.
+int run_process(const std::vector<std::string>& argv, const std::vector<std::string>& env, std::string* out,
+                std::size_t limit);
+
+}  // namespace railyard

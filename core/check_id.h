@@ -53,6 +53,9 @@ enum class CheckKind {
   rail_bgp_prefixes,  // routed rails: fabric routes received on the rail's session
   rail_route,         // routed rails: from the rail's address, the fabric leaves by this rail only
   rails_cross_rdma_write,
+  tenant_vxlan,      // the tenant VXLAN device up with its VNI and VTEP
+  tenant_vtep,       // every remote VTEP of the flood list in the device's forwarding table and routed
+  tenant_isolation,  // an address of another VNI does not answer
   nvmeof_connected,
   nvmeof_namespace_read,
   gpudirect_peermem,

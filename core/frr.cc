@@ -12,13 +12,13 @@ namespace {
 
 // Router advertisements carry the link-local address each end of an unnumbered session
 // learns its peer by: every 3 s, so that a session comes up within seconds of the link.
-// A lifetime of 0 says "not a default router": no host installs an IPv6 default route via
-// a rail (the node ignores RAs on rails anyway: accept_ra = 0).
-void rail_interface(std::ostringstream& out, const std::string& ifname, bool leaf) {
+// A lifetime of 0 says "not a default router": neither end installs an IPv6 default route
+// via the other (the node ignores RAs on rails anyway: accept_ra = 0).
+void rail_interface(std::ostringstream& out, const std::string& ifname) {
   out << "interface " << ifname << "\n"
-      << " ipv6 nd ra-interval 3\n";
-  if (leaf) out << " ipv6 nd ra-lifetime 0\n";
-  out << " no ipv6 nd suppress-ra\n"
+      << " ipv6 nd ra-interval 3\n"
+      << " ipv6 nd ra-lifetime 0\n"
+      << " no ipv6 nd suppress-ra\n"
       << "exit\n";
 }
 
@@ -49,6 +49,8 @@ std::string node_config(const Plan& plan) {
       out << "ip prefix-list RAILYARD-OWN seq " << seq << " permit " << address_only(*r.address) << "/32\n";
       seq += 10;
     }
+  // The tenant network's VTEP: reached over every rail.
+  if (plan.tenant) out << "ip prefix-list RAILYARD-OWN seq " << seq << " permit " << plan.tenant->vtep << "/32\n";
   fabric_list(out, bgp.fabric_prefixes);
   out << "!\n"
       << "route-map RAILYARD-IN permit 10\n"
@@ -58,7 +60,7 @@ std::string node_config(const Plan& plan) {
       << " match ip address prefix-list RAILYARD-OWN\n"
       << "exit\n"
       << "!\n";
-  for (const auto& r : plan.rails) rail_interface(out, r.netdev, false);
+  for (const auto& r : plan.rails) rail_interface(out, r.netdev);
   out << "!\n"
       << "router bgp " << bgp.asn << "\n"
       << " bgp router-id " << bgp.router_id << "\n"
@@ -69,11 +71,13 @@ std::string node_config(const Plan& plan) {
       << " address-family ipv4 unicast\n";
   for (const auto& r : plan.rails)
     if (r.address) out << "  network " << address_only(*r.address) << "/32\n";
+  if (plan.tenant) out << "  network " << plan.tenant->vtep << "/32\n";
   for (const auto& r : plan.rails) {
     out << "  neighbor " << r.netdev << " route-map RAILYARD-IN in\n"
         << "  neighbor " << r.netdev << " route-map RAILYARD-OUT out\n";
-    // Nodes sharing one AS: another node's rail address carries this AS as its origin.
-    if (bgp.shared_asn) out << "  neighbor " << r.netdev << " allowas-in origin\n";
+    // Nodes sharing an AS (the recipe's, or an inventory giving one twice): another node's
+    // rail address carries this AS as its origin. Without a shared AS it changes nothing.
+    out << "  neighbor " << r.netdev << " allowas-in origin\n";
   }
   out << " exit-address-family\n"
       << "exit\n";
@@ -147,7 +151,8 @@ std::string frr_leaf_config(const LeafIntent& leaf, const Recipe& recipe) {
     ports.push_back({&p, n});
     if (!p.node_address.empty())
       out << "ip prefix-list RAILYARD-NODE" << n << " seq 10 permit " << address_only(p.node_address) << "/32\n";
-    else
+    if (!p.vtep.empty()) out << "ip prefix-list RAILYARD-NODE" << n << " seq 20 permit " << p.vtep << "/32\n";
+    if (p.node_address.empty() && p.vtep.empty())
       out << "ip prefix-list RAILYARD-NODE" << n << " seq 10 deny any\n";
     ++n;
   }
@@ -160,7 +165,7 @@ std::string frr_leaf_config(const LeafIntent& leaf, const Recipe& recipe) {
       << " match ip address prefix-list " << kFrrFabricList << "\n"
       << "exit\n"
       << "!\n";
-  for (const auto& [p, i] : ports) rail_interface(out, p->port, true);
+  for (const auto& [p, i] : ports) rail_interface(out, p->port);
   out << "!\n"
       << "router bgp " << asn << "\n"
       << " bgp router-id " << router_id_of(asn) << "\n"

@@ -135,7 +135,8 @@ TEST_CASE("node frr.conf: a session per rail, only its /32s out, only the fabric
   CHECK(has_line(c, "  neighbor " + r1 + " route-map RAILYARD-IN in"));
   CHECK(has_line(c, "  neighbor " + r1 + " route-map RAILYARD-OUT out"));
   CHECK(has_line(c, "interface " + r0));
-  CHECK(c.find("allowas-in") == std::string::npos);
+  CHECK(has_line(c, "  neighbor " + r0 + " allowas-in origin"));
+  CHECK(has_line(c, " ipv6 nd ra-lifetime 0"));
   const PlannedFile* daemons = file(p, kFrrDaemonsPath);
   REQUIRE(daemons);
   CHECK(has_line(daemons->content, "bgpd=yes"));
@@ -199,4 +200,70 @@ TEST_CASE("AS numbers: the reserved ones are refused with the reason") {
   CHECK(check_asn(23456)->find("AS_TRANS") != std::string::npos);
   CHECK(check_asn(65535)->find("reserved") != std::string::npos);
   CHECK(check_asn(4294967295));
+}
+
+namespace {
+
+Recipe with_tenant() {
+  Recipe r = routed();
+  r.tenant.vni = 100;
+  r.tenant.flood = {"198.18.255.11", "198.18.255.12"};
+  r.tenant.isolation_probe = "10.100.0.99";
+  return r;
+}
+
+NodeEntry tenant_node() {
+  NodeEntry n = routed_node();
+  n.vtep = "198.18.255.11";
+  n.tenant_address = "10.100.0.11/24";
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("tenant: a VXLAN device from the node's VTEP, its own VTEP left out of the flood list, three checks") {
+  Plan p = routed_plan(with_tenant(), tenant_node());
+  REQUIRE(p.ok());
+  REQUIRE(p.tenant);
+  CHECK(p.tenant->vni == 100);
+  CHECK(p.tenant->vxlan == "vxlan100");
+  CHECK(p.tenant->vtep == "198.18.255.11");
+  CHECK(p.tenant->address == "10.100.0.11/24");
+  CHECK(p.tenant->mtu == 9000 - 50);
+  CHECK(p.tenant->flood == std::vector<std::string>{"198.18.255.12"});
+  std::vector<std::string> names;
+  for (const auto& c : p.checks) names.push_back(c.id.name());
+  for (const char* n : {"tenant.vxlan", "tenant.vtep", "tenant.isolation"})
+    CHECK(std::find(names.begin(), names.end(), n) != names.end());
+  // bgpd announces the VTEP beside the rail /32s.
+  const std::string& c = file(p, kFrrConfigPath)->content;
+  CHECK(has_line(c, "  network 198.18.255.11/32"));
+  CHECK(has_line(c, "ip prefix-list RAILYARD-OWN seq 30 permit 198.18.255.11/32"));
+}
+
+TEST_CASE("tenant: none without a VNI, a problem without the node's VTEP") {
+  CHECK_FALSE(routed_plan(routed(), tenant_node()).tenant);
+  Plan p = routed_plan(with_tenant(), routed_node());
+  CHECK_FALSE(p.ok());
+  CHECK(p.problems.back().find("vtep and tenant_address") != std::string::npos);
+}
+
+TEST_CASE("tenant: each leaf port accepts its node's VTEP as well as its rail address") {
+  Recipe r = with_tenant();
+  NodeEntry n = tenant_node();
+  LeafPlan plan = plan_leaves(r, {n});
+  REQUIRE(plan.ok());
+  std::string c = frr_leaf_config(plan.leaves[0], r);
+  CHECK(has_line(c, "ip prefix-list RAILYARD-NODE0 seq 10 permit 198.18.0.11/32"));
+  CHECK(has_line(c, "ip prefix-list RAILYARD-NODE0 seq 20 permit 198.18.255.11/32"));
+  CHECK(to_json(plan.leaves[0], r)["ports"][0]["bgp"]["accept"] ==
+        nlohmann::json::array({"198.18.0.11/32", "198.18.255.11/32"}));
+}
+
+TEST_CASE("routed rails: a route probe is never an address of the node's own") {
+  NodeEntry n = routed_node();
+  n.rails = {"198.18.0.1", "198.18.1.11"};
+  Plan p = routed_plan(routed(), n);
+  REQUIRE(p.ok());
+  CHECK(p.rails[0].route_probes == std::vector<std::string>{"198.18.0.2"});
 }

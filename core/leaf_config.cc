@@ -42,7 +42,8 @@ LeafPlan plan_leaves(const Recipe& recipe, const std::vector<NodeEntry>& nodes) 
       if (std::find(leaf.rails.begin(), leaf.rails.end(), rail) == leaf.rails.end()) leaf.rails.push_back(rail);
       std::string address = static_cast<std::size_t>(rail) < node.rails.size() ? node.rails[static_cast<std::size_t>(rail)] : "";
       std::int64_t asn = recipe.routing.mode == RoutingMode::bgp_unnumbered ? node_asn(node, recipe) : 0;
-      leaf.ports.push_back({port, rail, node.hostname, address, asn});
+      std::string vtep = asn != 0 && recipe.tenant.vni != 0 ? node.vtep : "";
+      leaf.ports.push_back({port, rail, node.hostname, address, asn, vtep});
     }
   for (auto& [key, leaf] : by_name) {
     std::set<std::string> taken;
@@ -81,10 +82,12 @@ J to_json(const LeafIntent& leaf, const Recipe& r) {
               {"node_address", or_null(p.node_address)},
               {"vlan", f.vlan ? J(*f.vlan) : J(nullptr)},
               {"expected_neighbor", {{"system_name", p.node}}}};
-    if (routed)
-      port["bgp"] = {{"remote_as", p.remote_as},
-                     {"accept", p.node_address.empty() ? J::array()
-                                                       : J::array({p.node_address.substr(0, p.node_address.find('/')) + "/32"})}};
+    if (routed) {
+      J accept = J::array();
+      if (!p.node_address.empty()) accept.push_back(p.node_address.substr(0, p.node_address.find('/')) + "/32");
+      if (!p.vtep.empty()) accept.push_back(p.vtep + "/32");
+      port["bgp"] = {{"remote_as", p.remote_as}, {"accept", accept}};
+    }
     ports.push_back(std::move(port));
   }
   J bgp = nullptr;

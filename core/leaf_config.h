@@ -24,6 +24,7 @@ struct LeafPort {
   std::string node;          // the node's host name: the neighbour the port must see
   std::string node_address;  // the node's rail address; "" when the inventory has none
   std::int64_t remote_as = 0;  // routed rails: the node's AS (core/frr.h node_asn); 0 otherwise
+  std::string vtep;            // routed rails with [tenant]: the node's VTEP, also accepted from it
 };
 
 struct LeafIntent {

@@ -1,5 +1,6 @@
 #include "node_inventory.h"
 
+#include <algorithm>
 #include <cctype>
 #include <functional>
 #include <map>
@@ -31,7 +32,14 @@ void node_fields(schema::Fields<NodeEntry>& f) {
       .integer64("asn", &NodeEntry::asn, 0, 0, 4294967294,
                  "routing.mode = \"bgp-unnumbered\": the node's own AS number; 0 takes the recipe's "
                  "routing.node_asn.",
-                 [](std::int64_t v) { return v == 0 ? std::nullopt : check_asn(v); }, "0, or an AS number");
+                 [](std::int64_t v) { return v == 0 ? std::nullopt : check_asn(v); }, "0, or an AS number")
+      .string("vtep", &NodeEntry::vtep, "",
+              "[tenant]: the node's VXLAN tunnel endpoint, a /32 inside routing.fabric_prefixes that it announces over "
+              "BGP on every rail.",
+              [](const std::string& v) { return check_ipv4(v); }, "an IPv4 address")
+      .string("tenant_address", &NodeEntry::tenant_address, "",
+              "[tenant]: the node's address on its tenant network, with its prefix (\"10.100.0.11/24\").",
+              [](const std::string& v) { return check_interface_address(v); }, "an IPv4 address with prefix");
 }
 
 schema::Schema<NodeInventory> build() {
@@ -76,6 +84,11 @@ void validate_routed_rails(const NodeEntry& n, const std::string& key, const Loc
   if (rails > 0 && static_cast<int>(n.rails.size()) != rails && !failed.count(sub("rails")) && !failed.count(key))
     diags.error(at(sub("rails")), sub("rails") + ": " + n.hostname + " has " + std::to_string(n.rails.size()) +
                                       " rail addresses; recipe '" + recipe.name + "' has " + std::to_string(rails) + " rails");
+  const std::int64_t leaf = recipe.routing.leaf_asn;
+  const int leaves = std::max(rails, 1);
+  if (n.asn != 0 && leaf != 0 && n.asn >= leaf && n.asn < leaf + leaves)
+    diags.error(at(sub("asn")), sub("asn") + ": " + std::to_string(n.asn) + " is a leaf's AS (routing.leaf_asn + rail): "
+                                                "the sessions would be internal BGP, which the node refuses");
   if (n.asn == 0 && recipe.routing.node_asn == 0 && !failed.count(sub("asn")))
     diags.error(at(key.empty() ? "hostname" : key), (key.empty() ? std::string("node") : key) + ": " + n.hostname +
                                                         " has no asn and recipe '" + recipe.name +
@@ -83,6 +96,27 @@ void validate_routed_rails(const NodeEntry& n, const std::string& key, const Loc
   std::vector<Cidr> nets;
   for (const auto& p : recipe.routing.fabric_prefixes)
     if (auto c = parse_cidr(p)) nets.push_back(*c);
+  auto in_fabric = [&](Ipv4 a) {
+    for (const auto& net : nets)
+      if (net.contains(a)) return true;
+    return nets.empty();
+  };
+  if (recipe.tenant.vni != 0) {
+    std::string who = key.empty() ? std::string("node") : key;
+    if (n.vtep.empty() && !failed.count(sub("vtep")))
+      diags.error(at(key.empty() ? "hostname" : key), who + ": " + n.hostname + " has no vtep, and recipe '" + recipe.name +
+                                                          "' has a tenant network (tenant.vni " + std::to_string(recipe.tenant.vni) + ")");
+    else if (auto v = parse_ipv4(n.vtep); v && !in_fabric(*v))
+      diags.error(at(sub("vtep")), sub("vtep") + ": " + n.vtep + " is outside routing.fabric_prefixes: the leaves would not "
+                                                                  "carry it");
+    if (n.tenant_address.empty() && !failed.count(sub("tenant_address")))
+      diags.error(at(key.empty() ? "hostname" : key), who + ": " + n.hostname + " has no tenant_address, and recipe '" +
+                                                          recipe.name + "' has a tenant network");
+    else if (auto t = parse_interface_address(n.tenant_address); t && in_fabric(t->address) && !nets.empty())
+      diags.error(at(sub("tenant_address")), sub("tenant_address") + ": " + n.tenant_address +
+                                                 " is inside routing.fabric_prefixes: tenant addresses live only in the "
+                                                 "VXLAN segment");
+  }
   for (std::size_t r = 0; r < n.rails.size(); ++r) {
     auto a = parse_interface_address(n.rails[r]);
     if (!a) continue;

@@ -25,6 +25,10 @@ struct NodeEntry {
   // The node's BGP AS number on routed rails ([routing] bgp-unnumbered); 0: the recipe's
   // routing.node_asn.
   std::int64_t asn = 0;
+  // [tenant]: the node's VTEP (a /32 inside routing.fabric_prefixes) and its address on the
+  // tenant network ("10.100.0.11/24"); "" without a tenant network.
+  std::string vtep{};
+  std::string tenant_address{};
 };
 
 struct NodeInventory {

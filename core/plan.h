@@ -71,6 +71,17 @@ struct BgpPlan {
   int min_prefixes = 1;
 };
 
+// The tenant network ([tenant]): a VXLAN device from the node's VTEP, the tenant address on it.
+struct TenantPlan {
+  int vni = 0;
+  std::string vxlan;    // the device, "vxlan<VNI>"
+  std::string vtep;     // this node's VTEP address, on the loopback as a /32 (announced by bgpd)
+  std::string address;  // the tenant address with its prefix, on the VXLAN device
+  int mtu = 0;
+  std::vector<std::string> flood;  // remote VTEPs, this node's own left out
+  std::string isolation_probe;     // "": no probe
+};
+
 struct NvmeofConnection {
   NvmeTransport transport = NvmeTransport::rdma;
   std::string address;
@@ -111,6 +122,7 @@ struct Plan {
   std::vector<std::string> acs_disable;  // bridge addresses
   std::vector<NvmeofConnection> nvmeof;
   std::optional<BgpPlan> bgp;  // routed rails; none on layer-2 rails
+  std::optional<TenantPlan> tenant;  // none without [tenant] or the node's identity
   std::vector<PlannedFile> files;
   std::vector<PlannedCheck> checks;
   std::vector<std::string> notes;     // what the plan chose to leave out, and why

@@ -72,6 +72,16 @@ ordered_json to_json(const Plan& plan) {
            {"fabric_prefixes", plan.bgp->fabric_prefixes},
            {"session_wait_s", plan.bgp->session_wait_s},
            {"min_prefixes", plan.bgp->min_prefixes}};
+  ordered_json tenant = nullptr;
+  if (plan.tenant)
+    tenant = {{"vni", plan.tenant->vni},
+              {"vxlan", plan.tenant->vxlan},
+              {"vtep", plan.tenant->vtep},
+              {"address", plan.tenant->address},
+              {"mtu", plan.tenant->mtu},
+              {"flood", plan.tenant->flood},
+              {"isolation_probe", plan.tenant->isolation_probe.empty() ? ordered_json(nullptr)
+                                                                       : ordered_json(plan.tenant->isolation_probe)}};
   ordered_json files = ordered_json::array();
   for (const auto& f : plan.files) {
     std::ostringstream mode;
@@ -109,6 +119,7 @@ ordered_json to_json(const Plan& plan) {
           {"gpudirect", {{"peermem", plan.peermem}, {"acs_disable", plan.acs_disable}}},
           {"nvmeof", nvmeof},
           {"bgp", bgp},
+          {"tenant", tenant},
           {"files", files},
           {"hardware", hardware},
           {"selftest", selftest},
@@ -166,6 +177,10 @@ std::string to_text(const Plan& plan) {
         out << "  rail " << r.index << ": from " << r.address->substr(0, r.address->find('/')) << " lookup table "
             << *r.table << " (the fabric via " << r.netdev << "'s leaf)\n";
   }
+  if (plan.tenant)
+    out << "tenant: VNI " << plan.tenant->vni << " on " << plan.tenant->vxlan << " from VTEP " << plan.tenant->vtep << ", "
+        << plan.tenant->address << ", mtu " << plan.tenant->mtu
+        << (plan.tenant->flood.empty() ? "" : ", flood to " + join(plan.tenant->flood, ", ")) << "\n";
   out << "files:\n";
   for (const auto& f : plan.files) out << "  " << f.path << " (" << f.content.size() << " bytes)\n";
   out << "checks: " << plan.checks.size() << "\n";

@@ -102,6 +102,7 @@ class Planner {
     gpudirect(map);
     nvmeof();
     bgp();
+    tenant();
     if (!plan_.ok()) return plan_;
     checks();
     plan_.files = nccl_files(inv_, r_, plan_);
@@ -130,6 +131,26 @@ class Planner {
     if (b.asn == 0) plan_.problems.push_back("routed rails need an AS number: the node's asn or the recipe's routing.node_asn");
     if (b.router_id.empty()) plan_.problems.push_back("routed rails need the node's rail addresses: its identity gives none");
     plan_.bgp = std::move(b);
+  }
+
+  // The tenant network rides the routed fabric from the node's VTEP.
+  void tenant() {
+    const TenantSpec& t = r_.tenant;
+    if (t.vni == 0 || !plan_.bgp) return;
+    if (node_->vtep.empty() || node_->tenant_address.empty()) {
+      plan_.problems.push_back("tenant network " + std::to_string(t.vni) + " needs the node's vtep and tenant_address");
+      return;
+    }
+    TenantPlan p;
+    p.vni = t.vni;
+    p.vxlan = "vxlan" + std::to_string(t.vni);
+    p.vtep = node_->vtep;
+    p.address = node_->tenant_address;
+    p.mtu = t.mtu > 0 ? t.mtu : r_.fabric.mtu - 50;
+    for (const auto& v : t.flood)
+      if (v != p.vtep && std::find(p.flood.begin(), p.flood.end(), v) == p.flood.end()) p.flood.push_back(v);
+    p.isolation_probe = t.isolation_probe;
+    plan_.tenant = std::move(p);
   }
 
   RailPlan rail_plan(const Rail& rail) {
@@ -183,8 +204,20 @@ class Planner {
       p.table = r_.addressing.table_base + rail.index;
       p.sysctls.push_back({conf + "rp_filter", "2"});
       p.sysctls.push_back({"net/ipv6/conf/" + p.netdev + "/accept_ra", "0"});
+      // A probe the node holds itself would be answered by its loopback: never one of those.
+      auto own = [&](const std::string& ip) {
+        if (!node_) return false;
+        for (const auto& a : node_->rails)
+          if (a.substr(0, a.find('/')) == ip) return true;
+        return node_->vtep == ip;
+      };
       for (const auto& prefix : r_.routing.fabric_prefixes)
-        if (auto c = parse_cidr(prefix)) p.route_probes.push_back(Ipv4{c->network.value + (c->prefix < 32 ? 1u : 0u)}.str());
+        if (auto c = parse_cidr(prefix))
+          for (std::uint32_t host = c->prefix < 32 ? 1u : 0u; host < 4; ++host)
+            if (std::string ip = Ipv4{c->network.value + host}.str(); !own(ip)) {
+              p.route_probes.push_back(ip);
+              break;
+            }
       for (const auto& t : r_.nvmeof)
         if (t.rail == rail.index && std::find(p.route_probes.begin(), p.route_probes.end(), t.address) == p.route_probes.end())
           p.route_probes.push_back(t.address);
@@ -307,6 +340,13 @@ class Planner {
       if (r_.lldp.wait_s > 0) lldp_checks(rail, pfc ? f.pfc : Requirement::off);
     }
     if (plan_.rails.size() >= 2) check(CheckId::node(K::rails_cross_rdma_write), "RDMA WRITE between every pair of rails");
+    if (const auto& t = plan_.tenant) {
+      check(CheckId::node(K::tenant_vxlan), t->vxlan + " up, VNI " + std::to_string(t->vni) + " from " + t->vtep + ", " +
+                                                t->address);
+      if (!t->flood.empty()) check(CheckId::node(K::tenant_vtep), "flood to " + join(t->flood, ", ") + ", each routed");
+      if (!t->isolation_probe.empty())
+        check(CheckId::node(K::tenant_isolation), t->isolation_probe + " (another VNI) unreachable");
+    }
     for (std::size_t i = 0; i < plan_.nvmeof.size(); ++i) {
       const auto& c = plan_.nvmeof[i];
       int n = static_cast<int>(i);

@@ -120,6 +120,16 @@ struct RoutingSpec {
   int min_prefixes = 1;     // fabric prefixes each rail's session must have received
 };
 
+// [tenant]: the node's tenant-facing network (front end, storage access; never the rails'
+// RoCE traffic) as a VXLAN segment over the routed fabric, from the node's VTEP address (a
+// /32 it announces over BGP on every rail). Remote VTEPs by a static flood list.
+struct TenantSpec {
+  int vni = 0;  // 0: no tenant network
+  std::vector<std::string> flood;  // the VNI's VTEPs (this node's own is left out)
+  int mtu = 0;                     // 0: the rails' MTU less the VXLAN encapsulation (50 bytes)
+  std::string isolation_probe;     // an address of another VNI this node must not reach; "": none
+};
+
 // The AS numbers a recipe or an inventory may give: 1–4294967294 but the reserved 23456
 // (AS_TRANS, RFC 6793) and 65535 (RFC 7300).
 std::optional<std::string> check_asn(std::int64_t asn);
@@ -203,6 +213,7 @@ struct Recipe {
   LeafSpec leaf;  // [fabric.leaf]
   AddressingSpec addressing;
   RoutingSpec routing;
+  TenantSpec tenant;
   ManagementSpec management;
   NcclSpec nccl;
   GpuDirectSpec gpudirect;

@@ -278,6 +278,24 @@ schema::Schema<Recipe> build() {
       .integer("min_prefixes", &RoutingSpec::min_prefixes, 1, 0, 1000000,
                "bgp-unnumbered: fabric routes each rail's session must have received (rail.N.bgp_prefixes).");
 
+  s.section("tenant", &Recipe::tenant,
+            "The node's tenant network on routed rails (docs/routing.md): front-end and storage-access traffic in a "
+            "VXLAN segment of its own, never the rails' RoCE traffic. VXLAN keeps tenants apart on a shared routed "
+            "fabric without a VLAN stretched across it: a node reaches only its own VNI's members.")
+      .integer("vni", &TenantSpec::vni, 0, 0, 16777215,
+               "The VXLAN network identifier of the node's tenant; 0: no tenant network. Needs routing.mode = "
+               "\"bgp-unnumbered\" and, per node, vtep and tenant_address in the inventory.")
+      .strings("flood", &TenantSpec::flood, {},
+               "The VNI's VTEPs (every member node's inventory vtep): broadcast and unknown traffic is sent to each "
+               "(a static flood list; this node's own is left out).",
+               [](const std::string& v) { return check_ipv4(v); }, "IPv4 addresses")
+      .integer("mtu", &TenantSpec::mtu, 0, 0, 9166,
+               "MTU of the tenant device; 0: the rails' MTU less the 50 bytes of VXLAN over IPv4.")
+      .string("isolation_probe", &TenantSpec::isolation_probe, "",
+              "An address of another VNI that this node must not reach: tenant.isolation fails if it answers an ICMP "
+              "echo from the tenant address. \"\": no probe.",
+              [](const std::string& v) { return check_ipv4(v); }, "an IPv4 address");
+
   s.section("management", &Recipe::management,
             "How the management interface is recognised; it is never a rail and never touched. Empty: the "
             "node inventory's management MAC, else the interface of the default route.")

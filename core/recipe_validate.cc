@@ -66,6 +66,11 @@ class Checker {
     if (ok({"hardware", "hardware.rails", "hardware.rail_count", "hardware.gpu_count"})) hardware();
     if (ok({"fabric"})) fabric();
     const bool routed = r_.routing.mode == RoutingMode::bgp_unnumbered;
+    if (r_.tenant.vni != 0 && !routed && ok({"routing.mode", "tenant.vni"}))
+      error("tenant.vni", "tenant.vni needs routing.mode = \"bgp-unnumbered\": the VTEPs reach each other over the "
+                          "routed fabric");
+    if (r_.tenant.vni == 0 && (!r_.tenant.flood.empty() || !r_.tenant.isolation_probe.empty()) && ok({"tenant.vni"}))
+      error("tenant", "[tenant] without tenant.vni: flood and isolation_probe describe no network");
     if (!ok({"routing.mode"})) {
       // Whether rails are subnets or routed links is unknown: neither set of rules applies.
     } else if (routed) {
@@ -258,9 +263,35 @@ class Checker {
       nets.push_back(*c);
     }
     int rails = std::max(fixed_rail_count(r_), 1);
+    // Rail r's leaf is AS leaf_asn + r: every one of them a usable AS.
+    if (g.leaf_asn != 0 && ok({"routing.leaf_asn", "hardware.rail_count", "hardware.rails"}))
+      for (int r = 0; r < rails; ++r)
+        if (auto e = check_asn(g.leaf_asn + r)) {
+          error("routing.leaf_asn", "routing.leaf_asn: rail " + std::to_string(r) + "'s leaf would be AS " +
+                                        std::to_string(g.leaf_asn + r) + ": " + *e);
+          break;
+        }
+    if (g.leaf_asn != 0 && g.node_asn >= g.leaf_asn && g.node_asn < g.leaf_asn + rails &&
+        ok({"routing.leaf_asn", "routing.node_asn"}))
+      error("routing.node_asn", "routing.node_asn " + std::to_string(g.node_asn) +
+                                    " is a leaf's AS (leaf_asn + rail): the sessions would be internal BGP, which "
+                                    "the nodes' remote-as external refuses");
     if (a.table_base + rails - 1 > 252 && ok({"addressing.table_base", "hardware.rail_count", "hardware.rails"}))
       error("addressing.table_base", "addressing.table_base " + std::to_string(a.table_base) + " with " +
                                          std::to_string(rails) + " rail(s) reaches the kernel's reserved tables (253–255)");
+    const TenantSpec& t = r_.tenant;
+    for (std::size_t i = 0; i < t.flood.size(); ++i) {
+      auto ip = parse_ipv4(t.flood[i]);
+      bool inside = false;
+      for (const auto& n : nets) inside = inside || (ip && n.contains(*ip));
+      if (ip && !nets.empty() && !inside && ok({"tenant.flood"}))
+        error("tenant.flood[" + std::to_string(i) + "]", "tenant.flood[" + std::to_string(i) + "]: " + t.flood[i] +
+                                                             " is outside routing.fabric_prefixes: no leaf routes it");
+    }
+    if (t.vni != 0 && t.mtu > r_.fabric.mtu - 50 && ok({"tenant.mtu", "fabric.mtu"}))
+      error("tenant.mtu", "tenant.mtu " + std::to_string(t.mtu) + " does not fit in the rails' MTU " +
+                              std::to_string(r_.fabric.mtu) + " with the 50 bytes of VXLAN over IPv4 (at most " +
+                              std::to_string(r_.fabric.mtu - 50) + ")");
     if (ok({"nvmeof"}))
       for (std::size_t i = 0; i < r_.nvmeof.size(); ++i) {
         auto ip = parse_ipv4(r_.nvmeof[i].address);

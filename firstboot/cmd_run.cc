@@ -231,6 +231,7 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
                      bgp->waited_ms);
       apply_rail_tables(plan, bgp->sessions, kernel, changes);
       bgp_ms = ms_since(tb);
+      apply_nvmeof(plan, kernel, changes);
     }
     // Before settling: the inventory settle returns, which verify reads, must list the
     // controllers the retries connected.

@@ -73,6 +73,9 @@ std::string render_node_identity(const NodeEntry& node) {
   for (const auto& [key, value] : {std::pair{"lldp_system", node.lldp_system}, std::pair{"lldp_port", node.lldp_port}})
     if (!value.empty()) out += std::string(key) + " = \"" + value + "\"\n";
   if (node.asn != 0) out += "asn = " + std::to_string(node.asn) + "\n";
+  // Validated addresses: nothing to quote.
+  if (!node.vtep.empty()) out += "vtep = \"" + node.vtep + "\"\n";
+  if (!node.tenant_address.empty()) out += "tenant_address = \"" + node.tenant_address + "\"\n";
   return out;
 }
 

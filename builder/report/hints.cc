@@ -135,6 +135,12 @@ const std::vector<Hint>& hints() {
                                      "up yet, or the leaf filters the fabric's prefixes"},
       {CheckKind::rail_route, "from this rail's address some of the fabric leaves by another rail: the rail's table or "
                               "source rule is missing (see apply's changes), so RoCE traffic would cross rails"},
+      {CheckKind::tenant_vxlan, "the tenant VXLAN device is missing, down or on another VNI or VTEP: see apply's "
+                                "changes; another network manager may hold the device"},
+      {CheckKind::tenant_vtep, "a remote VTEP of the tenant is not flooded to or not routed: its node's VTEP /32 is not "
+                               "announced (no [tenant] there, or its sessions are down) or the leaves filter it"},
+      {CheckKind::tenant_isolation, "an address of another tenant's VNI answers: the two VNIs are bridged or routed "
+                                    "together somewhere (a VTEP in both, a leaf or gateway leaking between them)"},
       {CheckKind::nvmeof_connected, "NVMe-oF is not live: the target is unreachable on the rail, its ACL lacks this host's NQN "
                              "(allowed_hosts), the subsystem NQN is wrong, or nvme-rdma is not loaded"},
       {CheckKind::nvmeof_namespace_read, "the controller is live but no namespace is readable: the namespace is not enabled on "

@@ -12,6 +12,7 @@
 #include "objects/routing.h"
 #include "objects/soft_roce.h"
 #include "objects/storm.h"
+#include "objects/tenant.h"
 #include "objects/sysctl.h"
 #include "objects/trust.h"
 #include "objects/vlan.h"
@@ -45,8 +46,14 @@ std::vector<Change> apply_plan(const Plan& plan, Kernel& kernel) {
                                {apply_vlans, false},    {apply_addresses, false}, {apply_routing, false},
                                {apply_sysctls, false},  {apply_pfc, true},        {apply_dscp_app, true},
                                {apply_trust, true},     {apply_ecn, true},        {apply_roce_tos, false},
-                               {apply_storm, true},     {apply_acs, false},       {apply_nvmeof, false}};
-  for (const Step& s : steps) s.apply(s.per_port ? ports : plan, kernel, out);
+                               {apply_storm, true},     {apply_acs, false},       {apply_tenant, false},
+                               {apply_nvmeof, false}};
+  for (const Step& s : steps) {
+    // Routed rails reach the storage targets through their leaves: NVMe-oF connects once the
+    // BGP sessions are up and the rails' tables filled (cmd_run.cc), not before.
+    if (s.apply == apply_nvmeof && plan.bgp) continue;
+    s.apply(s.per_port ? ports : plan, kernel, out);
+  }
   return out;
 }
 

@@ -9,6 +9,9 @@ namespace railyard {
 namespace {
 
 constexpr std::size_t kVtyshLimit = 4 * 1024 * 1024;  // about 4 KiB per session
+// A wedged bgpd or systemd must not hold first boot: each call is bounded.
+constexpr int kVtyshTimeoutMs = 10000;
+constexpr int kStartTimeoutMs = 30000;
 
 std::string text_of(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
@@ -42,8 +45,8 @@ Outcome<std::vector<BgpSession>> parse_frr_neighbors(std::string_view text) {
     if (s.peer.empty()) s.peer = text_of(n, "bgpNeighborAddr");
     // An interface peer whose AS is not known yet says "external" or nothing.
     s.remote_as = number_of(n, "remoteAs", 0);
-    s.last_error = text_of(n, "lastNotificationReason");
-    if (s.last_error.empty()) s.last_error = text_of(n, "lastResetDueTo");
+    s.last_error = text_of(n, "lastResetDueTo");
+    s.notification = text_of(n, "lastNotificationReason");
     if (s.established()) s.up_ms = number_of(n, "bgpTimerUpMsec", -1);
     if (auto af = n.find("addressFamilyInfo"); af != n.end() && af->is_object())
       if (auto v4 = af->find("ipv4Unicast"); v4 != af->end() && v4->is_object())
@@ -54,7 +57,9 @@ Outcome<std::vector<BgpSession>> parse_frr_neighbors(std::string_view text) {
 }
 
 Status NativeBgp::start() {
-  int rc = run_process({"systemctl", "restart", "frr.service"}, {}, nullptr, 0);
+  int rc = run_process({"systemctl", "restart", "frr.service"}, {}, nullptr, 0, kStartTimeoutMs);
+  if (rc == 124) return Status::fail(ETIMEDOUT, "systemctl restart frr.service: no answer within " +
+                                                    std::to_string(kStartTimeoutMs / 1000) + " s");
   if (rc != 0)
     return Status::fail(EIO, "systemctl restart frr.service: exit " + std::to_string(rc) +
                                  (rc == 5 ? " (no frr.service: is the frr package in the image?)" : ""));
@@ -66,7 +71,10 @@ Outcome<std::vector<BgpSession>> NativeBgp::sessions() {
   std::vector<std::string> argv = {"vtysh"};
   if (!vty_socket_.empty()) argv.insert(argv.end(), {"--vty_socket", vty_socket_});
   argv.insert(argv.end(), {"-c", "show bgp vrf default neighbors json"});
-  int rc = run_process(argv, {}, &out, kVtyshLimit);
+  int rc = run_process(argv, {}, &out, kVtyshLimit, kVtyshTimeoutMs);
+  if (rc == 124)
+    return Outcome<std::vector<BgpSession>>::fail(ETIMEDOUT, "vtysh show bgp neighbors: no answer within " +
+                                                                 std::to_string(kVtyshTimeoutMs / 1000) + " s");
   if (rc != 0)
     return Outcome<std::vector<BgpSession>>::fail(
         Status::fail(EIO, "vtysh show bgp neighbors: exit " + std::to_string(rc) + (out.empty() ? "" : ": " + first_line(out))));

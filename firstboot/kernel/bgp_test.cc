@@ -46,7 +46,8 @@ TEST_CASE("bgpd's neighbours: a leaf that refuses the node's AS says so") {
   const BgpSession& r1 = on(*s, "rail1");
   CHECK(r1.state == "Idle");
   CHECK_FALSE(r1.established());
-  CHECK(r1.last_error == "OPEN Message Error/Bad Peer AS");
+  CHECK(r1.notification == "OPEN Message Error/Bad Peer AS");
+  CHECK(r1.last_error == "BGP Notification received");
   CHECK(r1.prefixes == 0);
   CHECK(r1.up_ms == -1);
   CHECK(on(*s, "rail0").established());

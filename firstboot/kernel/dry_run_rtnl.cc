@@ -87,4 +87,32 @@ Status DryRunRtnl::add_rule(const RuleInfo& rule) {
   return success();
 }
 
+Status DryRunRtnl::add_vxlan(const std::string& name, int vni, const std::string& local) {
+  log_.push_back("would add VXLAN " + std::to_string(vni) + " from " + local + " as " + name);
+  LinkInfo v;
+  v.name = name;
+  v.vni = vni;
+  v.vxlan_local = local;
+  v.mtu = 1450;  // the kernel's default for VXLAN over IPv4 without a lower device
+  created_[name] = v;
+  return success();
+}
+
+Outcome<std::vector<std::string>> DryRunRtnl::flood_list(const std::string& name) {
+  std::vector<std::string> out;
+  if (!created_.count(name)) {
+    auto real = real_.flood_list(name);
+    if (!real.ok()) return real;
+    out = std::move(*real);
+  }
+  if (auto it = flood_.find(name); it != flood_.end()) out.insert(out.end(), it->second.begin(), it->second.end());
+  return Outcome<std::vector<std::string>>(std::move(out));
+}
+
+Status DryRunRtnl::add_flood(const std::string& name, const std::string& vtep) {
+  log_.push_back("would flood " + name + "'s broadcast to " + vtep);
+  flood_[name].push_back(vtep);
+  return success();
+}
+
 }  // namespace railyard

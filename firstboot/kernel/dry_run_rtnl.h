@@ -25,6 +25,9 @@ class DryRunRtnl : public Rtnl {
   Status add_route(const RouteInfo& route) override;
   Outcome<std::vector<RuleInfo>> rules() override;
   Status add_rule(const RuleInfo& rule) override;
+  Status add_vxlan(const std::string& name, int vni, const std::string& local) override;
+  Outcome<std::vector<std::string>> flood_list(const std::string& name) override;
+  Status add_flood(const std::string& name, const std::string& vtep) override;
 
  private:
   // What would have been set on an existing link, laid over what the kernel answers.
@@ -35,11 +38,12 @@ class DryRunRtnl : public Rtnl {
 
   Rtnl& real_;
   std::vector<std::string>& log_;
-  std::map<std::string, LinkInfo> created_;  // VLANs "created": empty and down
+  std::map<std::string, LinkInfo> created_;  // VLAN and VXLAN devices "created": empty and down
   std::map<std::string, LinkOverlay> overlay_;
   std::map<std::string, std::vector<std::string>> addresses_;
   std::vector<RouteInfo> routes_;
   std::vector<RuleInfo> rules_;
+  std::map<std::string, std::vector<std::string>> flood_;
 };
 
 }  // namespace railyard

@@ -26,6 +26,12 @@ class Host {
   virtual Status write_pci_config_u16(const std::string& bdf, std::uint32_t offset, std::uint16_t value) = 0;
   // One write of the options to /dev/nvme-fabrics; returns the reply ("instance=N,cntlid=M").
   virtual Outcome<std::string> nvme_fabrics_connect(const std::string& options) = 0;
+  // One ICMP echo from the local address `from` to `to`: whether a reply came within
+  // `timeout_ms`. Only the tenant network's isolation probe needs it.
+  virtual Outcome<bool> echo(const std::string& from, const std::string& to, int timeout_ms) {
+    (void)timeout_ms;
+    return Outcome<bool>::from_errno(ENOSYS, "echo " + to + " from " + from);
+  }
 };
 
 }  // namespace railyard

@@ -22,6 +22,7 @@ class NativeHost : public Host {
   Outcome<std::vector<std::uint8_t>> pci_config(const std::string& bdf) override;
   Status write_pci_config_u16(const std::string& bdf, std::uint32_t offset, std::uint16_t value) override;
   Outcome<std::string> nvme_fabrics_connect(const std::string& options) override;
+  Outcome<bool> echo(const std::string& from, const std::string& to, int timeout_ms) override;
 
  private:
   std::string where(const std::string& path) const;

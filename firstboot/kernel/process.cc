@@ -2,11 +2,14 @@
 #include "kernel/process.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <string_view>
 
 extern char** environ;
@@ -14,7 +17,7 @@ extern char** environ;
 namespace railyard {
 
 int run_process(const std::vector<std::string>& argv, const std::vector<std::string>& env, std::string* out,
-                std::size_t limit) {
+                std::size_t limit, int timeout_ms) {
   if (argv.empty()) return 127;
   // Everything the child needs is made before the fork: after it, only exec and _exit.
   std::vector<std::string> environment;
@@ -42,11 +45,25 @@ int run_process(const std::vector<std::string>& argv, const std::vector<std::str
     ::execvpe(args[0], args.data(), envp.data());
     ::_exit(127);
   }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  auto left_ms = [&]() -> int {
+    if (timeout_ms <= 0) return -1;  // poll(2): no limit
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    return left > 0 ? static_cast<int>(left) : 0;
+  };
+  bool timed_out = false;
   if (out) {
     ::close(pipe_fds[1]);
     out->clear();
     char buf[4096];
     for (;;) {
+      pollfd p{pipe_fds[0], POLLIN, 0};
+      int ready = ::poll(&p, 1, left_ms());
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0) {
+        timed_out = true;
+        break;
+      }
       ssize_t n = ::read(pipe_fds[0], buf, sizeof buf);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
@@ -56,8 +73,20 @@ int run_process(const std::vector<std::string>& argv, const std::vector<std::str
     ::close(pipe_fds[0]);
   }
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return 127;
+  for (;;) {
+    if (timed_out) {  // still running at the deadline: killed, then reaped
+      ::kill(pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      return 124;
+    }
+    pid_t done = ::waitpid(pid, &status, timeout_ms <= 0 ? 0 : WNOHANG);
+    if (done < 0 && errno == EINTR) continue;
+    if (done < 0) return 127;
+    if (done == pid) break;
+    if (left_ms() == 0) timed_out = true;
+    else ::usleep(20000);
+  }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

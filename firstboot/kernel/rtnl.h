@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cerrno>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@ struct LinkInfo {
   bool up = false;             // administratively up (IFF_UP)
   std::optional<int> vlan_id;  // set for VLAN devices
   std::string parent;          // a VLAN's lower device
+  std::optional<int> vni;      // set for VXLAN devices
+  std::string vxlan_local;     // a VXLAN device's source address
 };
 
 struct RouteInfo {
@@ -59,6 +62,18 @@ class Rtnl {
   // included); "" as source: from any. Only routed rails need it.
   virtual Outcome<RouteLookup> route_get(const std::string& destination, const std::string& source) {
     return Outcome<RouteLookup>::from_errno(ENOSYS, "route " + destination + " from " + source + ": lookup");
+  }
+  // The tenant network's VXLAN device (UDP 4789, learning on) and its flood list: the remote
+  // VTEPs of its all-zero forwarding entries (`bridge fdb append 00:00:00:00:00:00 dst VTEP`).
+  // Only a tenant network needs them.
+  virtual Status add_vxlan(const std::string& name, int vni, const std::string& local) {
+    return Status::from_errno(ENOSYS, name + ": add VXLAN " + std::to_string(vni) + " from " + local);
+  }
+  virtual Outcome<std::vector<std::string>> flood_list(const std::string& name) {
+    return Outcome<std::vector<std::string>>::from_errno(ENOSYS, name + ": read flood list");
+  }
+  virtual Status add_flood(const std::string& name, const std::string& vtep) {
+    return Status::from_errno(ENOSYS, name + ": flood to " + vtep);
   }
 };
 

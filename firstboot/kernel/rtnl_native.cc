@@ -11,6 +11,9 @@
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
 #include <netlink/route/link/vlan.h>
+#include <netlink/route/link/vxlan.h>
+#include <linux/neighbour.h>
+#include <netlink/route/neighbour.h>
 #include <netlink/route/nexthop.h>
 #include <netlink/route/route.h>
 #include <netlink/route/rule.h>
@@ -144,6 +147,15 @@ Outcome<LinkInfo> NativeRtnl::link(const std::string& name) {
       auto p = get_link(sock_, lower, "", name + ": read parent");
       if (!p.ok()) return Outcome<LinkInfo>::fail(p);
       info.parent = rtnl_link_get_name(p->get()) ? rtnl_link_get_name(p->get()) : "";
+    }
+  }
+  if (rtnl_link_is_vxlan(raw)) {
+    std::uint32_t vni = 0;
+    if (rtnl_link_vxlan_get_id(raw, &vni) == 0) info.vni = static_cast<int>(vni);
+    nl_addr* local = nullptr;
+    if (rtnl_link_vxlan_get_local(raw, &local) == 0 && local) {
+      info.vxlan_local = ipv4_text(local);
+      nl_addr_put(local);  // a copy the getter made for us
     }
   }
   return Outcome<LinkInfo>(std::move(info));
@@ -397,15 +409,13 @@ Outcome<RouteLookup> NativeRtnl::route_get(const std::string& destination, const
       (!source.empty() && nla_put(msg.get(), RTA_SRC, 4, &src) < 0))
     return Result::from_errno(ENOMEM, what);
   if (int rc = nl_send_auto(sock_, msg.get()); rc < 0) return Result::fail(nl_error(rc, what));
-  std::unique_ptr<nl_cb, CbPut> cb(nl_cb_clone(nl_socket_get_cb(sock_)));
+  std::unique_ptr<nl_cb, CbPut> socket_cb(nl_socket_get_cb(sock_));  // a reference of ours
+  std::unique_ptr<nl_cb, CbPut> cb(socket_cb ? nl_cb_clone(socket_cb.get()) : nullptr);
   if (!cb) return Result::from_errno(ENOMEM, what);
   LookupReply reply;
   nl_cb_set(cb.get(), NL_CB_VALID, NL_CB_CUSTOM, on_route_reply, &reply);
-  if (int rc = nl_recvmsgs(sock_, cb.get()); rc < 0) {
-    // The kernel's answer for no route is ENETUNREACH, which libnl folds into a generic code.
-    return Result::fail(Status::from_errno(std::abs(rc) == NLE_OBJ_NOTFOUND ? ENETUNREACH : errno_from_nl(rc),
-                                           what + ": no route (" + std::string(nl_geterror(rc)) + ")"));
-  }
+  if (int rc = nl_recvmsgs(sock_, cb.get()); rc < 0)
+    return Result::fail(errno_from_nl(rc), what + ": " + nl_geterror(rc));
   // The request asked for an acknowledgement too (libnl's auto-ack): take it, or the next
   // request on this socket would read it as its answer.
   if (int rc = nl_wait_for_ack(sock_); rc < 0) return Result::fail(nl_error(rc, what));
@@ -413,9 +423,109 @@ Outcome<RouteLookup> NativeRtnl::route_get(const std::string& destination, const
   if (reply.oif > 0) {
     auto l = get_link(sock_, reply.oif, "", what);
     if (!l.ok()) return Result::fail(l);
-    reply.route.dev = rtnl_link_get_name(l->get());
+    const char* name = rtnl_link_get_name(l->get());
+    reply.route.dev = name ? name : "ifindex " + std::to_string(reply.oif);
   }
   return Result(std::move(reply.route));
+}
+
+}  // namespace railyard
+
+namespace railyard {
+
+namespace {
+
+struct NeighPut {
+  void operator()(rtnl_neigh* n) const { rtnl_neigh_put(n); }
+};
+
+struct FloodDump {
+  int ifindex = 0;
+  std::vector<std::string> vteps;
+};
+
+// One forwarding entry of the bridge family's dump: an all-zero MAC on the device, with the
+// remote VTEP as its destination.
+int on_fdb_entry(nl_msg* msg, void* arg) {
+  auto* dump = static_cast<FloodDump*>(arg);
+  nlmsghdr* hdr = nlmsg_hdr(msg);
+  if (hdr->nlmsg_type != RTM_NEWNEIGH) return NL_SKIP;
+  const auto* ndm = static_cast<const ndmsg*>(nlmsg_data(hdr));
+  if (ndm->ndm_family != AF_BRIDGE || ndm->ndm_ifindex != dump->ifindex) return NL_SKIP;
+  nlattr* tb[NDA_MAX + 1] = {};
+  if (nlmsg_parse(hdr, sizeof(ndmsg), tb, NDA_MAX, nullptr) < 0) return NL_SKIP;
+  if (!tb[NDA_LLADDR] || nla_len(tb[NDA_LLADDR]) != 6 || !tb[NDA_DST] || nla_len(tb[NDA_DST]) != 4) return NL_SKIP;
+  const auto* mac = static_cast<const unsigned char*>(nla_data(tb[NDA_LLADDR]));
+  for (int i = 0; i < 6; ++i)
+    if (mac[i] != 0) return NL_SKIP;
+  char buf[INET_ADDRSTRLEN] = "";
+  if (inet_ntop(AF_INET, nla_data(tb[NDA_DST]), buf, sizeof buf)) dump->vteps.emplace_back(buf);
+  return NL_OK;
+}
+
+}  // namespace
+
+Status NativeRtnl::add_vxlan(const std::string& name, int vni, const std::string& local) {
+  std::string what = name + ": add VXLAN " + std::to_string(vni) + " from " + local;
+  if (!open_.ok()) return open_;
+  AddrPtr src;
+  if (Status s = parse_ipv4(local, src, what); !s.ok()) return s;
+  LinkPtr vxlan(rtnl_link_vxlan_alloc());
+  if (!vxlan) return Status::from_errno(ENOMEM, what);
+  rtnl_link_set_name(vxlan.get(), name.c_str());
+  int rc = rtnl_link_vxlan_set_id(vxlan.get(), static_cast<std::uint32_t>(vni));
+  if (rc >= 0) rc = rtnl_link_vxlan_set_local(vxlan.get(), src.get());
+  if (rc >= 0) rc = rtnl_link_vxlan_set_port(vxlan.get(), 4789);  // IANA's, not the kernel's old 8472
+  if (rc >= 0) rc = rtnl_link_vxlan_enable_learning(vxlan.get());
+  if (rc >= 0) rc = rtnl_link_add(sock_, vxlan.get(), NLM_F_CREATE | NLM_F_EXCL);
+  return rc < 0 ? nl_error(rc, what) : success();
+}
+
+Outcome<std::vector<std::string>> NativeRtnl::flood_list(const std::string& name) {
+  using Result = Outcome<std::vector<std::string>>;
+  std::string what = name + ": read flood list";
+  if (!open_.ok()) return Result::fail(open_);
+  auto l = get_link(sock_, 0, name, what);
+  if (!l.ok()) return Result::fail(l);
+  FloodDump dump;
+  dump.ifindex = rtnl_link_get_ifindex(l->get());
+  // The bridge family's neighbour dump is the forwarding table (`bridge fdb show`); a dump of
+  // every family would list only the ARP and neighbour tables.
+  ndmsg req{};
+  req.ndm_family = AF_BRIDGE;
+  if (int rc = nl_send_simple(sock_, RTM_GETNEIGH, NLM_F_DUMP, &req, sizeof req); rc < 0)
+    return Result::fail(nl_error(rc, what));
+  std::unique_ptr<nl_cb, CbPut> socket_cb(nl_socket_get_cb(sock_));
+  std::unique_ptr<nl_cb, CbPut> cb(socket_cb ? nl_cb_clone(socket_cb.get()) : nullptr);
+  if (!cb) return Result::from_errno(ENOMEM, what);
+  nl_cb_set(cb.get(), NL_CB_VALID, NL_CB_CUSTOM, on_fdb_entry, &dump);
+  if (int rc = nl_recvmsgs(sock_, cb.get()); rc < 0) return Result::fail(errno_from_nl(rc), what + ": " + nl_geterror(rc));
+  return Result(std::move(dump.vteps));
+}
+
+Status NativeRtnl::add_flood(const std::string& name, const std::string& vtep) {
+  std::string what = name + ": flood to " + vtep;
+  if (!open_.ok()) return open_;
+  auto l = get_link(sock_, 0, name, what);
+  if (!l.ok()) return l.status();
+  AddrPtr dst;
+  if (Status s = parse_ipv4(vtep, dst, what); !s.ok()) return s;
+  nl_addr* zero_raw = nullptr;
+  if (nl_addr_parse("00:00:00:00:00:00", AF_LLC, &zero_raw) < 0 || !zero_raw) return Status::from_errno(ENOMEM, what);
+  AddrPtr zero(zero_raw);
+  std::unique_ptr<rtnl_neigh, NeighPut> n(rtnl_neigh_alloc());
+  if (!n) return Status::from_errno(ENOMEM, what);
+  // libnl takes a neighbour's family from its destination and refuses another one: the
+  // destination first, then the bridge family the forwarding entry belongs to.
+  int rc = rtnl_neigh_set_dst(n.get(), dst.get());
+  rtnl_neigh_set_family(n.get(), AF_BRIDGE);
+  rtnl_neigh_set_ifindex(n.get(), rtnl_link_get_ifindex(l->get()));
+  rtnl_neigh_set_lladdr(n.get(), zero.get());
+  rtnl_neigh_set_state(n.get(), NUD_NOARP | NUD_PERMANENT);
+  rtnl_neigh_set_flags(n.get(), NTF_SELF);
+  // APPEND: one all-zero entry per remote VTEP, as `bridge fdb append` makes them.
+  if (rc >= 0) rc = rtnl_neigh_add(sock_, n.get(), NLM_F_CREATE | NLM_F_APPEND);
+  return rc < 0 ? nl_error(rc, what) : success();
 }
 
 }  // namespace railyard

@@ -28,6 +28,9 @@ class NativeRtnl : public Rtnl {
   Outcome<std::vector<RuleInfo>> rules() override;
   Status add_rule(const RuleInfo& rule) override;
   Outcome<RouteLookup> route_get(const std::string& destination, const std::string& source) override;
+  Status add_vxlan(const std::string& name, int vni, const std::string& local) override;
+  Outcome<std::vector<std::string>> flood_list(const std::string& name) override;
+  Status add_flood(const std::string& name, const std::string& vtep) override;
 
  private:
   nl_sock* sock_ = nullptr;

@@ -39,12 +39,14 @@ BgpSession up(const std::string& ifname, const std::string& peer, long long pref
   return s;
 }
 
-BgpSession down(const std::string& ifname, const std::string& state, const std::string& peer, const std::string& error) {
+BgpSession down(const std::string& ifname, const std::string& state, const std::string& peer, const std::string& error,
+                const std::string& notification = "") {
   BgpSession s;
   s.interface = ifname;
   s.state = state;
   s.peer = peer;
   s.last_error = error;
+  s.notification = notification;
   return s;
 }
 
@@ -90,6 +92,18 @@ TEST_CASE("bgp bring-up: started once, polled every 500 ms until every rail is E
   CHECK(b.error.empty());
   CHECK(b.waited_ms == 1500);
   CHECK(clock.sleeps == std::vector<std::chrono::milliseconds>(3, std::chrono::milliseconds(500)));
+}
+
+TEST_CASE("bgp bring-up: the leaf's NOTIFICATION is kept when the session cycles past it") {
+  FakeBgp bgp;
+  bgp.answers = {std::vector<BgpSession>{up("rail0", "fe80::1"), down("rail1", "Idle", "fe80::2", "BGP Notification received",
+                                                                      "OPEN Message Error/Bad Peer AS")},
+                 std::vector<BgpSession>{up("rail0", "fe80::1"), down("rail1", "Active", "fe80::2", "Waiting for peer OPEN")}};
+  FakeClock clock;
+  BgpBringUp b = bring_up_bgp(routed_plan(), bgp, clock);
+  REQUIRE(b.sessions.size() == 2);
+  CHECK(b.sessions[1].state == "Active");
+  CHECK(b.sessions[1].notification == "OPEN Message Error/Bad Peer AS");
 }
 
 TEST_CASE("bgp bring-up: a session that never comes stops the wait at session_wait_s, not later") {
@@ -151,7 +165,8 @@ TEST_CASE("rail.N.bgp: Established passes with the leaf's AS; each failure says 
   FakeKernel f;
   Plan plan = routed_plan();
   BgpBringUp b;
-  b.sessions = {up("rail0", "fe80::1"), down("rail1", "Idle", "fe80::2", "OPEN Message Error/Bad Peer AS")};
+  b.sessions = {up("rail0", "fe80::1"),
+                down("rail1", "Idle", "fe80::2", "BGP Notification received", "OPEN Message Error/Bad Peer AS")};
   b.waited_ms = 10000;
   CheckResult r0 = evaluate(verify_bgp_session, plan, 0, f.kernel, &b);
   CHECK(r0.status == CheckStatus::pass);

@@ -4,6 +4,7 @@
 // carry a default route; one found is reported, not deleted (verify fails on it as well).
 #include "objects/routing.h"
 
+#include <map>
 #include <optional>
 
 #include "net.h"
@@ -119,10 +120,20 @@ BgpBringUp bring_up_bgp(const Plan& plan, Bgp& bgp, Clock& clock) {
     out.error = s.error();
     return out;
   }
+  // A leaf's NOTIFICATION shows only until the session's next reset: kept from every poll,
+  // so that the checks can say why the leaf refused the session however it cycles.
+  std::map<std::string, std::string> notified;
+  auto remember = [&] {
+    for (auto& s : out.sessions) {
+      if (!s.notification.empty()) notified[s.interface] = s.notification;
+      else if (auto it = notified.find(s.interface); it != notified.end()) s.notification = it->second;
+    }
+  };
   for (;;) {
     auto sessions = bgp.sessions();
     if (sessions.ok()) {
       out.sessions = *sessions;
+      remember();
       out.error.clear();
       bool up = true;
       for (const auto& rail : plan.rails) {
@@ -211,14 +222,15 @@ void verify_bgp_session(const VerifyContext& ctx, const RailPlan& rail, CheckRes
   if (s->peer.empty())
     hint = "no router advertisement from the leaf on " + rail.netdev +
            ": its port is down, not configured for BGP unnumbered, or the cable goes elsewhere";
-  else if (s->last_error.find("Bad Peer AS") != std::string::npos)
+  else if (s->notification.find("Bad Peer AS") != std::string::npos)
     hint = "the leaf refused this node's AS " + std::to_string(ctx.plan.bgp ? ctx.plan.bgp->asn : 0) +
            ": the inventory's asn and the leaf's configuration disagree";
   else
     hint = "the leaf at " + s->peer + " does not complete the session: is BGP configured on its port?";
+  std::string last = !s->notification.empty() ? "the leaf's NOTIFICATION: " + s->notification
+                                              : s->last_error.empty() ? "" : "last: " + s->last_error;
   checks::fail(r, s->state.empty() ? "unknown state" : s->state + " with " + who,
-               (s->last_error.empty() ? "" : "last: " + s->last_error + "; ") + hint + " (waited " +
-                   std::to_string(ctx.bgp->waited_ms / 1000) + " s)");
+               (last.empty() ? "" : last + "; ") + hint + " (waited " + std::to_string(ctx.bgp->waited_ms / 1000) + " s)");
 }
 
 void verify_bgp_prefixes(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
@@ -246,6 +258,10 @@ void verify_rail_route(const VerifyContext& ctx, const RailPlan& rail, CheckResu
     return;
   }
   std::string from = rail.address->substr(0, rail.address->find('/'));
+  // Through the rail's leaf as its session knows it now: a table pinned to a leaf that was
+  // since replaced would black-hole the rail's traffic.
+  const BgpSession* s = ctx.bgp ? session_of(ctx.bgp->sessions, rail) : nullptr;
+  const std::string leaf = s ? s->peer : "";
   std::vector<std::string> seen, wrong;
   for (const auto& probe : rail.route_probes) {
     auto route = ctx.kernel.rtnl.route_get(probe, from);
@@ -256,6 +272,8 @@ void verify_rail_route(const VerifyContext& ctx, const RailPlan& rail, CheckResu
     }
     seen.push_back(probe + " via " + route->dev + (route->table ? " (table " + std::to_string(route->table) + ")" : ""));
     if (route->dev != rail.netdev) wrong.push_back(probe + " leaves by " + route->dev + ", not " + rail.netdev);
+    else if (!leaf.empty() && !route->via.empty() && route->via != leaf)
+      wrong.push_back(probe + " goes via " + route->via + ", but the rail's leaf is " + leaf + " now");
   }
   if (!wrong.empty()) {
     checks::fail(r, join(seen, ", "), join(wrong, "; ") + ": rail " + std::to_string(rail.index) +

@@ -16,6 +16,7 @@
 #include "objects/roce_tos.h"
 #include "objects/routing.h"
 #include "objects/storm.h"
+#include "objects/tenant.h"
 #include "objects/trust.h"
 #include "objects/vlan.h"
 #include "text.h"
@@ -112,6 +113,18 @@ bool evaluate(const VerifyContext& ctx, CheckResult& r) {
     case K::rail_bgp_prefixes: verify_bgp_prefixes(ctx, *rail, r); return true;
     case K::rail_route: verify_rail_route(ctx, *rail, r); return true;
     case K::rails_cross_rdma_write: checks::cross_rdma_write(ctx, r); return true;
+    case K::tenant_vxlan:
+      if (!ctx.plan.tenant) return false;
+      verify_tenant_vxlan(ctx, r);
+      return true;
+    case K::tenant_vtep:
+      if (!ctx.plan.tenant) return false;
+      verify_tenant_vtep(ctx, r);
+      return true;
+    case K::tenant_isolation:
+      if (!ctx.plan.tenant) return false;
+      verify_tenant_isolation(ctx, r);
+      return true;
     case K::nvmeof_connected: verify_nvmeof_connected(ctx, *nvme, r); return true;
     case K::nvmeof_namespace_read: verify_nvmeof_namespace(ctx, *nvme, r); return true;
     case K::gpudirect_peermem: verify_peermem(ctx, r); return true;

@@ -26,6 +26,7 @@
 #include "objects/address.h"
 #include "objects/routing.h"
 #include "objects/sysctl.h"
+#include "objects/tenant.h"
 #include "recipe_loader.h"
 #include "io/disk_source.h"
 #include "support/hardware_builder.h"
@@ -58,6 +59,8 @@ NodeEntry node_entry(const std::string& host, int n, std::int64_t asn) {
   e.rails = {"198.18.0.1" + std::to_string(n), "198.18.1.1" + std::to_string(n)};
   e.lldp_port = "swp" + std::to_string(n);
   e.asn = asn;
+  e.vtep = "198.18.255.1" + std::to_string(n);
+  e.tenant_address = "10.100.0.1" + std::to_string(n) + "/24";
   return e;
 }
 
@@ -152,7 +155,7 @@ TEST_CASE("routed rails: sessions with both leaves, each rail's traffic on its r
 
   NativeKernel k;
   std::vector<Change> changes;
-  for (Applier a : {apply_addresses, apply_routing, apply_sysctls}) a(plan, k.kernel, changes);
+  for (Applier a : {apply_addresses, apply_routing, apply_sysctls, apply_tenant}) a(plan, k.kernel, changes);
   CHECK_MESSAGE(failed(changes) == "", failed(changes));
 
   TestBgp bgp(work + "/node01", "", plan);
@@ -180,7 +183,37 @@ TEST_CASE("routed rails: sessions with both leaves, each rail's traffic on its r
   CHECK(lookup->dev == "rail1");
   CHECK(lookup->table == 101);
   CHECK(lookup->via.rfind("fe80::", 0) == 0);
-  CHECK(run_process({"ping", "-c", "1", "-W", "3", "-I", "198.18.1.11", "198.18.1.12"}, {}, nullptr, 0) == 0);
+  CHECK(run_process({"ping", "-c", "1", "-w", "5", "-I", "198.18.1.11", "198.18.1.12"}, {}, nullptr, 0) == 0);
+  // The tenant network: VNI 100 from this node's VTEP, node02's VTEP learned over BGP, a ping
+  // across the overlay, and node02's other VNI out of reach.
+  REQUIRE(plan.tenant);
+  auto tenant_check = [&](void (*fn)(const VerifyContext&, CheckResult&)) {
+    Inventory now;
+    struct NoData : RdmaDataPath {
+      Outcome<double> write_test(const std::string&, int, const std::string&, int, std::size_t, int) override {
+        return Outcome<double>::fail(ENOSYS, "unused");
+      }
+    } rdma;
+    VerifyContext ctx{plan, now, k.kernel, rdma, real_clock(), nullptr, &up};
+    CheckResult r;
+    fn(ctx, r);
+    return r;
+  };
+  CheckResult vx = tenant_check(verify_tenant_vxlan);
+  CHECK_MESSAGE(vx.status == CheckStatus::pass, vx.observed << " " << vx.detail);
+  CheckResult vt = tenant_check(verify_tenant_vtep);
+  CHECK_MESSAGE(vt.status == CheckStatus::pass, vt.observed << " " << vt.detail);
+  CHECK(run_process({"ping", "-c", "1", "-w", "5", "-I", "10.100.0.11", "10.100.0.12"}, {}, nullptr, 0) == 0);
+  CheckResult iso = tenant_check(verify_tenant_isolation);
+  CHECK_MESSAGE(iso.status == CheckStatus::pass, iso.observed << " " << iso.detail);
+  // node02 stops keeping its VNIs apart: the probe of the other VNI answers, and the check says so.
+  REQUIRE(run_process({"ip", "netns", "exec", env("RAILYARD_BGP_PEER_NS"), "sysctl", "-qw",
+                       "net.ipv4.conf.vxlan100.arp_ignore=0"},
+                      {}, nullptr, 0) == 0);
+  iso = tenant_check(verify_tenant_isolation);
+  CHECK(iso.status == CheckStatus::fail);
+  CHECK(iso.observed == "10.100.0.99 answered from 10.100.0.11");
+
   // No default route came with the sessions, in either family.
   auto main = k.rtnl.routes(254);
   REQUIRE(main.ok());
@@ -218,7 +251,7 @@ TEST_CASE("routed rails: sessions with both leaves, each rail's traffic on its r
     CHECK_FALSE(b.all_up);
     CheckResult s0 = check(verify_bgp_session, wrong, 0, k.kernel, b, CheckKind::rail_bgp);
     CHECK(s0.status == CheckStatus::fail);
-    CHECK(s0.detail.find("Bad Peer AS") != std::string::npos);
+    CHECK_MESSAGE(s0.detail.find("Bad Peer AS") != std::string::npos, s0.observed << ": " << s0.detail);
     CHECK(s0.detail.find("4200000099") != std::string::npos);
   }
 }

@@ -49,6 +49,20 @@ cable "$peer" rail1 "$leaf1" swp2
 for ns in "$leaf0" "$leaf1"; do ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1; done
 ip -n "$peer" addr add 198.18.0.12/32 dev rail0
 ip -n "$peer" addr add 198.18.1.12/32 dev rail1
+# node02's tenant side, as its agent would make it: its VTEP, VNI 100 flooding to node01, and
+# another tenant's VNI 200 holding the address node01's isolation probe must not reach.
+ip -n "$peer" addr add 198.18.255.12/32 dev lo
+ip -n "$peer" link add vxlan100 type vxlan id 100 local 198.18.255.12 dstport 4789
+ip -n "$peer" link add vxlan200 type vxlan id 200 local 198.18.255.12 dstport 4789
+bridge -n "$peer" fdb append 00:00:00:00:00:00 dev vxlan100 dst 198.18.255.11
+bridge -n "$peer" fdb append 00:00:00:00:00:00 dev vxlan200 dst 198.18.255.11
+ip -n "$peer" addr add 10.100.0.12/24 dev vxlan100
+ip -n "$peer" addr add 10.100.0.99/24 dev vxlan200
+ip -n "$peer" link set vxlan100 up
+ip -n "$peer" link set vxlan200 up
+# One host in two VNIs answers ARP for any of its addresses on any device unless told not to:
+# node02 keeps its VNIs apart, as a VTEP serving two tenants must (the test undoes it later).
+ip netns exec "$peer" sysctl -qw net.ipv4.conf.vxlan100.arp_ignore=1
 
 "$railyard" fabric leaf-config --recipe "$src/tests/bgp/routed.toml" --nodes "$src/tests/bgp/nodes.toml" -o "$work/leaves" >/dev/null
 chmod 0755 "$work"

@@ -41,7 +41,8 @@ for r in range(4):
     jsonschema.validate(doc, schema)
     assert doc["bgp"]["asn"] == 65100 + r and doc["bgp"]["config"] == "leaf-r%d.frr.conf" % r, doc["bgp"]
     ports = {p["node"]: p for p in doc["ports"]}
-    assert ports["lab-target01"]["bgp"] == {"remote_as": 4200000100, "accept": ["198.18.%d.100/32" % r]}, ports
+    assert ports["lab-target01"]["bgp"] == {"remote_as": 4200000100,
+                                            "accept": ["198.18.%d.100/32" % r, "198.18.255.100/32"]}, ports
 PY
 grep -qx "router bgp 65102" "$l3/leaf-r2.frr.conf" || fail "leaf-r2.frr.conf: no router bgp 65102"
 grep -qx " neighbor swp2 interface remote-as 4200000100" "$l3/leaf-r2.frr.conf" || fail "leaf-r2.frr.conf: no session with the target"

@@ -25,6 +25,8 @@ class FakeHost : public Host {
   // missing path fails like the kernel's would. Set for ordinary files (/etc/nvme/...).
   bool writes_create = false;
   std::vector<std::pair<std::string, std::string>> rxe_added;  // name, netdev
+  std::set<std::string> answering;  // addresses that answer an ICMP echo
+  std::vector<std::string> echoes;  // "from>to", in order
   std::map<std::string, std::vector<std::uint8_t>> config;     // PCI config spaces
   std::vector<std::string> connects;                           // options written to /dev/nvme-fabrics
   int connect_errno = 0;
@@ -89,6 +91,11 @@ class FakeHost : public Host {
     c[offset + 1] = static_cast<std::uint8_t>(value >> 8);
     return success();
   }
+  Outcome<bool> echo(const std::string& from, const std::string& to, int) override {
+    echoes.push_back(from + ">" + to);
+    return Outcome<bool>(answering.count(to) > 0);
+  }
+
   Outcome<std::string> nvme_fabrics_connect(const std::string& options) override {
     if (connect_errno) return Outcome<std::string>::from_errno(connect_errno, "connect");
     connects.push_back(options);

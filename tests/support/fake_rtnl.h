@@ -147,6 +147,35 @@ class FakeRtnl : public Rtnl {
     return success();
   }
 
+  std::map<std::string, std::vector<std::string>> flood;  // VXLAN device → remote VTEPs
+
+  Status add_vxlan(const std::string& name, int vni, const std::string& local) override {
+    std::string what = name + ": add VXLAN " + std::to_string(vni) + " from " + local;
+    if (Status s = check("add_vxlan", name, what); !s.ok()) return s;
+    if (links.count(name)) return Status::from_errno(EEXIST, what);
+    LinkInfo& l = add_link(name, 1450, false);
+    l.vni = vni;
+    l.vxlan_local = local;
+    writes.push_back("add_vxlan " + name + " " + std::to_string(vni) + " " + local);
+    return success();
+  }
+
+  Outcome<std::vector<std::string>> flood_list(const std::string& name) override {
+    using Result = Outcome<std::vector<std::string>>;
+    if (Status s = check("flood_list", name, name + ": read flood list"); !s.ok()) return Result::fail(s);
+    if (!links.count(name)) return Result::from_errno(ENODEV, name + ": read flood list");
+    return Result(flood[name]);
+  }
+
+  Status add_flood(const std::string& name, const std::string& vtep) override {
+    std::string what = name + ": flood to " + vtep;
+    if (Status s = check("add_flood", name, what); !s.ok()) return s;
+    if (!links.count(name)) return Status::from_errno(ENODEV, what);
+    flood[name].push_back(vtep);
+    writes.push_back("add_flood " + name + " " + vtep);
+    return success();
+  }
+
   // The kernel's choice, simplified: the rules from `source` by priority, then the main
   // table; in a table the longest prefix containing the destination.
   Outcome<RouteLookup> route_get(const std::string& destination, const std::string& source) override {

@@ -4,9 +4,10 @@
 # cabled to leaf i (a veth pair per cable). The leaves run FRR with the configuration
 # `railyard fabric leaf-config` writes for them; the nodes, with what the agent's plan
 # renders (the binary starts them). Needs root and frr; says why and fails otherwise.
-#   run.sh RAILYARD TEST_BINARY SOURCE_DIR
+#   run.sh RAILYARD TEST_BINARY SOURCE_DIR [DOCTEST_OPTION...]
 set -euo pipefail
 railyard=$1 binary=$2 src=$3
+shift 3
 if [[ $(id -u) -ne 0 ]]; then
   echo "bgp tests need root (ip netns add)"
   exit 1
@@ -81,7 +82,7 @@ frrd "$leaf1" "$work/leaf1" "$work/leaves/leaf-r1.frr.conf"
 
 export RAILYARD_BGP_WORK=$work RAILYARD_BGP_SOURCE=$src RAILYARD_BGP_PEER_NS=$peer
 status=0
-ip netns exec "$node" "$binary" || status=$?
+ip netns exec "$node" "$binary" "$@" || status=$?
 if [[ $status -ne 0 ]]; then
   for f in "$work"/*/*.log; do echo "== $f"; tail -20 "$f"; done
 fi

@@ -470,14 +470,30 @@ Status NativeRtnl::add_vxlan(const std::string& name, int vni, const std::string
   if (!open_.ok()) return open_;
   AddrPtr src;
   if (Status s = parse_ipv4(local, src, what); !s.ok()) return s;
-  LinkPtr vxlan(rtnl_link_vxlan_alloc());
-  if (!vxlan) return Status::from_errno(ENOMEM, what);
-  rtnl_link_set_name(vxlan.get(), name.c_str());
-  int rc = rtnl_link_vxlan_set_id(vxlan.get(), static_cast<std::uint32_t>(vni));
-  if (rc >= 0) rc = rtnl_link_vxlan_set_local(vxlan.get(), src.get());
-  if (rc >= 0) rc = rtnl_link_vxlan_set_port(vxlan.get(), 4789);  // IANA's, not the kernel's old 8472
-  if (rc >= 0) rc = rtnl_link_vxlan_enable_learning(vxlan.get());
-  if (rc >= 0) rc = rtnl_link_add(sock_, vxlan.get(), NLM_F_CREATE | NLM_F_EXCL);
+  // The request is built here rather than with libnl's vxlan link type: its
+  // rtnl_link_vxlan_set_port (libnl 3.7) sends IFLA_VXLAN_PORT as 4 bytes where the kernel
+  // wants a 16-bit big-endian port, and the kernel logs an invalid length for every device.
+  std::unique_ptr<nl_msg, MsgFree> msg(nlmsg_alloc_simple(RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL));
+  if (!msg) return Status::from_errno(ENOMEM, what);
+  ifinfomsg ifi{};
+  ifi.ifi_family = AF_UNSPEC;
+  nlattr* info = nullptr;
+  nlattr* data = nullptr;
+  bool built = nlmsg_append(msg.get(), &ifi, sizeof ifi, NLMSG_ALIGNTO) == 0 &&
+               nla_put_string(msg.get(), IFLA_IFNAME, name.c_str()) == 0 &&
+               (info = nla_nest_start(msg.get(), IFLA_LINKINFO)) != nullptr &&
+               nla_put_string(msg.get(), IFLA_INFO_KIND, "vxlan") == 0 &&
+               (data = nla_nest_start(msg.get(), IFLA_INFO_DATA)) != nullptr &&
+               nla_put_u32(msg.get(), IFLA_VXLAN_ID, static_cast<std::uint32_t>(vni)) == 0 &&
+               nla_put(msg.get(), IFLA_VXLAN_LOCAL, static_cast<int>(nl_addr_get_len(src.get())),
+                       nl_addr_get_binary_addr(src.get())) == 0 &&
+               nla_put_u16(msg.get(), IFLA_VXLAN_PORT, htons(4789)) == 0 &&  // IANA's, not the kernel's old 8472
+               nla_put_u8(msg.get(), IFLA_VXLAN_LEARNING, 1) == 0;
+  if (!built) return Status::from_errno(ENOMEM, what);
+  nla_nest_end(msg.get(), data);
+  nla_nest_end(msg.get(), info);
+  // nl_send_sync sends, waits for the kernel's acknowledgement and frees the message.
+  int rc = nl_send_sync(sock_, msg.release());
   return rc < 0 ? nl_error(rc, what) : success();
 }
 

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -28,6 +29,8 @@ std::uint16_t checksum(const void* data, std::size_t len) {
 
 }  // namespace
 
+constexpr int kEchoIntervalMs = 500;
+
 Outcome<bool> NativeHost::echo(const std::string& from, const std::string& to, int timeout_ms) {
   using Result = Outcome<bool>;
   std::string what = "echo " + to + " from " + from;
@@ -43,25 +46,40 @@ Outcome<bool> NativeHost::echo(const std::string& from, const std::string& to, i
   } closer{fd};
   if (::bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src) != 0) return Result::from_errno(errno, what + ": bind");
   const auto id = static_cast<std::uint16_t>(::getpid() & 0xffff);
-  icmphdr req{};
-  req.type = ICMP_ECHO;
-  req.un.echo.id = htons(id);
-  req.un.echo.sequence = htons(1);
-  req.checksum = checksum(&req, sizeof req);
-  if (::sendto(fd, &req, sizeof req, 0, reinterpret_cast<sockaddr*>(&dst), sizeof dst) < 0) {
-    // No route, or the neighbour unreachable: nothing can answer.
-    if (errno == ENETUNREACH || errno == EHOSTUNREACH) return Result(false);
-    return Result::from_errno(errno, what + ": send");
-  }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  // An echo every 500 ms until the deadline: the first may be lost while the neighbour is
+  // resolved (or to a neighbour entry that failed before), and an isolation probe must not
+  // call a leak absent because one packet was dropped.
+  std::uint16_t sequence = 0;
+  auto send_one = [&]() -> Outcome<bool> {
+    icmphdr req{};
+    req.type = ICMP_ECHO;
+    req.un.echo.id = htons(id);
+    req.un.echo.sequence = htons(++sequence);
+    req.checksum = checksum(&req, sizeof req);
+    if (::sendto(fd, &req, sizeof req, 0, reinterpret_cast<sockaddr*>(&dst), sizeof dst) < 0) {
+      // No route, or the neighbour unreachable: nothing can answer.
+      if (errno == ENETUNREACH || errno == EHOSTUNREACH) return Result(false);
+      return Result::from_errno(errno, what + ": send");
+    }
+    return Result(true);
+  };
+  auto now = [] { return std::chrono::steady_clock::now(); };
+  auto deadline = now() + std::chrono::milliseconds(timeout_ms);
+  auto next_send = now();
   for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) return Result(false);
+    if (now() >= next_send) {
+      auto sent = send_one();
+      if (!sent.ok() || !*sent) return sent;
+      next_send += std::chrono::milliseconds(kEchoIntervalMs);
+    }
+    auto until = std::min(deadline, next_send);
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - now()).count();
+    if (now() >= deadline) return Result(false);
     pollfd p{fd, POLLIN, 0};
-    int n = ::poll(&p, 1, static_cast<int>(left));
+    int n = ::poll(&p, 1, static_cast<int>(std::max<long long>(left, 0)));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Result::from_errno(errno, what + ": poll");
-    if (n == 0) return Result(false);
+    if (n == 0) continue;  // time to send again, or the deadline
     unsigned char buf[1500];
     sockaddr_in peer{};
     socklen_t plen = sizeof peer;

@@ -220,11 +220,23 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     double bgp_ms = 0;
     if (plan.bgp) {
       auto tb = Steady::now();
-      Plan frr = plan;
-      std::erase_if(frr.files, [](const PlannedFile& f) { return f.path.rfind("/etc/frr/", 0) != 0; });
-      if (Status s = write_plan_files(frr, root); !s.ok()) changes.push_back({"files", ChangeOutcome::failed, "", "", s.error()});
+      // FRR's files, each a change of its own: bgpd restarts only when one changed, so that a
+      // second run leaves the sessions, and the storage traffic over them, alone.
+      bool frr_changed = false;
+      for (const auto& f : plan.files) {
+        if (f.path.rfind("/etc/frr/", 0) != 0) continue;
+        std::string object = "file " + f.path;
+        if (root_file_matches(root, f.path, f.content, f.mode)) {
+          changes.push_back({object, ChangeOutcome::unchanged, "as planned", "as planned", ""});
+        } else if (auto err = write_root_file(root, f.path, f.content, f.mode); !err.empty()) {
+          changes.push_back({object, ChangeOutcome::failed, "", "as planned", err});
+        } else {
+          changes.push_back({object, ChangeOutcome::changed, "other", "as planned", ""});
+          frr_changed = true;
+        }
+      }
       NativeBgp speaker;
-      bgp = bring_up_bgp(plan, speaker, real_clock());
+      bgp = bring_up_bgp(plan, speaker, real_clock(), frr_changed);
       if (!bgp->error.empty()) spdlog::error("bgp: {}", bgp->error);
       else
         spdlog::info("bgp: {} after {} ms", bgp->all_up ? "every rail's session Established" : "not every session up",

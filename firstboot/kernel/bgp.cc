@@ -56,12 +56,14 @@ Outcome<std::vector<BgpSession>> parse_frr_neighbors(std::string_view text) {
   return Result(std::move(out));
 }
 
-Status NativeBgp::start() {
-  int rc = run_process({"systemctl", "restart", "frr.service"}, {}, nullptr, 0, kStartTimeoutMs);
-  if (rc == 124) return Status::fail(ETIMEDOUT, "systemctl restart frr.service: no answer within " +
+Status NativeBgp::start(bool restart) {
+  // `systemctl start` leaves a running unit as it is.
+  std::string verb = restart ? "restart" : "start";
+  int rc = run_process({"systemctl", verb, "frr.service"}, {}, nullptr, 0, kStartTimeoutMs);
+  if (rc == 124) return Status::fail(ETIMEDOUT, "systemctl " + verb + " frr.service: no answer within " +
                                                     std::to_string(kStartTimeoutMs / 1000) + " s");
   if (rc != 0)
-    return Status::fail(EIO, "systemctl restart frr.service: exit " + std::to_string(rc) +
+    return Status::fail(EIO, "systemctl " + verb + " frr.service: exit " + std::to_string(rc) +
                                  (rc == 5 ? " (no frr.service: is the frr package in the image?)" : ""));
   return success();
 }

@@ -31,8 +31,10 @@ Outcome<std::vector<BgpSession>> parse_frr_neighbors(std::string_view json);
 class Bgp {
  public:
   virtual ~Bgp() = default;
-  // (Re)starts the speaker with the configuration just written.
-  virtual Status start() = 0;
+  // Starts the speaker with the configuration just written: `restart` when it changed (a
+  // running speaker reads it again, its sessions reset); otherwise only if it is not running,
+  // so that a second run with nothing to change leaves the sessions and their routes alone.
+  virtual Status start(bool restart) = 0;
   virtual Outcome<std::vector<BgpSession>> sessions() = 0;
 };
 
@@ -41,7 +43,7 @@ class Bgp {
 class NativeBgp : public Bgp {
  public:
   explicit NativeBgp(std::string vty_socket = "") : vty_socket_(std::move(vty_socket)) {}
-  Status start() override;
+  Status start(bool restart) override;
   Outcome<std::vector<BgpSession>> sessions() override;
 
  private:

@@ -61,3 +61,16 @@ TEST_CASE("every write lands inside the root: no '..', and no symbolic link out 
   CHECK(write_root_file(root, "/etc/nccl.conf", "NCCL_IB_TC=106\n", 0644) == "");
   CHECK(read_all(tmp / "root/etc/nccl.conf") == "NCCL_IB_TC=106\n");
 }
+
+TEST_CASE("root_file_matches: the same bytes with the same mode, nothing else") {
+  TempDir tmp;
+  tmp.write("root/etc/keep", "");
+  std::string root = tmp / "root";
+  CHECK_FALSE(root_file_matches(root, "/etc/frr/frr.conf", "router bgp 65000\n", 0644));  // absent
+  REQUIRE(write_root_file(root, "/etc/frr/frr.conf", "router bgp 65000\n", 0644) == "");
+  CHECK(root_file_matches(root, "/etc/frr/frr.conf", "router bgp 65000\n", 0644));
+  CHECK_FALSE(root_file_matches(root, "/etc/frr/frr.conf", "router bgp 65000", 0644));    // one byte less
+  CHECK_FALSE(root_file_matches(root, "/etc/frr/frr.conf", "router bgp 65001\n", 0644));
+  CHECK_FALSE(root_file_matches(root, "/etc/frr/frr.conf", "router bgp 65000\n", 0600));  // another mode
+  CHECK_FALSE(root_file_matches(root, "/etc/../../outside/x", "", 0644));                 // never outside
+}

@@ -1,6 +1,8 @@
 #include "kernel/root_files.h"
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "io/atomic_file.h"
 #include "text.h"
@@ -45,6 +47,17 @@ std::string write_root_file(const std::string& root, const std::string& path, co
   if (!target.ok()) return target.error();
   Status s = write_file_atomically(*target, content, static_cast<unsigned>(mode));
   return s.ok() ? "" : s.error();
+}
+
+bool root_file_matches(const std::string& root, const std::string& path, const std::string& content, int mode) {
+  auto target = resolve_under_root(root, path);
+  if (!target.ok()) return false;
+  std::error_code ec;
+  auto status = fs::status(*target, ec);
+  if (ec || !fs::is_regular_file(status) || (static_cast<int>(status.permissions()) & 07777) != mode) return false;
+  std::ifstream in(*target, std::ios::binary);
+  std::string have((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return in.good() || in.eof() ? have == content : false;
 }
 
 }  // namespace railyard

@@ -19,4 +19,8 @@ Outcome<std::string> resolve_under_root(const std::string& root, const std::stri
 // message, or "" on success.
 std::string write_root_file(const std::string& root, const std::string& path, const std::string& content, int mode);
 
+// Whether root + path already holds exactly `content` with `mode` (false when absent or
+// unreadable): what a second run checks before rewriting a file someone reads on change.
+bool root_file_matches(const std::string& root, const std::string& path, const std::string& content, int mode);
+
 }  // namespace railyard

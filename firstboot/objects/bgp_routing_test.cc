@@ -17,9 +17,10 @@ class FakeBgp : public Bgp {
  public:
   std::vector<Outcome<std::vector<BgpSession>>> answers;
   Status start_status = success();
-  int started = 0, asked = 0;
-  Status start() override {
+  int started = 0, restarted = 0, asked = 0;
+  Status start(bool restart) override {
     ++started;
+    restarted += restart;
     return start_status;
   }
   Outcome<std::vector<BgpSession>> sessions() override {
@@ -87,11 +88,23 @@ TEST_CASE("bgp bring-up: started once, polled every 500 ms until every rail is E
   FakeClock clock;
   BgpBringUp b = bring_up_bgp(routed_plan(), bgp, clock);
   CHECK(bgp.started == 1);
+  CHECK(bgp.restarted == 1);  // the configuration was just written
   CHECK(bgp.asked == 4);
   CHECK(b.all_up);
   CHECK(b.error.empty());
   CHECK(b.waited_ms == 1500);
   CHECK(clock.sleeps == std::vector<std::chrono::milliseconds>(3, std::chrono::milliseconds(500)));
+}
+
+TEST_CASE("bgp bring-up: a configuration already in place leaves a running bgpd and its sessions alone") {
+  FakeBgp bgp;
+  bgp.answers = {std::vector<BgpSession>{up("rail0", "fe80::1"), up("rail1", "fe80::2")}};
+  FakeClock clock;
+  BgpBringUp b = bring_up_bgp(routed_plan(), bgp, clock, false);
+  CHECK(bgp.started == 1);
+  CHECK(bgp.restarted == 0);
+  CHECK(b.all_up);
+  CHECK(b.waited_ms == 0);
 }
 
 TEST_CASE("bgp bring-up: the leaf's NOTIFICATION is kept when the session cycles past it") {

@@ -110,13 +110,13 @@ void apply_routing(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
   }
 }
 
-BgpBringUp bring_up_bgp(const Plan& plan, Bgp& bgp, Clock& clock) {
+BgpBringUp bring_up_bgp(const Plan& plan, Bgp& bgp, Clock& clock, bool config_changed) {
   BgpBringUp out;
   if (!plan.bgp) return out;
   auto start = clock.now();
   auto deadline = start + std::chrono::seconds(plan.bgp->session_wait_s);
   auto waited = [&] { return std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - start).count(); };
-  if (Status s = bgp.start(); !s.ok()) {
+  if (Status s = bgp.start(config_changed); !s.ok()) {
     out.error = s.error();
     return out;
   }

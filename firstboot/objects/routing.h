@@ -25,7 +25,9 @@ struct BgpBringUp {
   bool all_up = false;
   long long waited_ms = 0;  // from the start of bgpd to all up, or to the bound
 };
-BgpBringUp bring_up_bgp(const Plan& plan, Bgp& bgp, Clock& clock);
+// `config_changed`: the FRR files were just rewritten (bgpd restarts to read them); otherwise
+// a running bgpd is left alone.
+BgpBringUp bring_up_bgp(const Plan& plan, Bgp& bgp, Clock& clock, bool config_changed = true);
 
 // Each routed rail's table: every fabric prefix via the rail's leaf (its session's link-local
 // address), so that the rule sending the rail's address to the table keeps its traffic on the

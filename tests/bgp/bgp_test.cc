@@ -82,7 +82,7 @@ class TestBgp : public NativeBgp {
       : NativeBgp(dir), dir_(std::move(dir)), netns_(std::move(netns)), plan_(plan) {}
   ~TestBgp() override { stop(); }
 
-  Status start() override {
+  Status start(bool) override {  // always afresh: each test case starts its own daemons
     stop();
     std::filesystem::create_directories(dir_);
     for (const auto& f : frr_node_files(plan_))
@@ -151,7 +151,7 @@ TEST_CASE("routed rails: sessions with both leaves, each rail's traffic on its r
   Plan plan = plan_for(r, node_entry("node01", 1, 4200000011));
   Plan peer_plan = plan_for(r, node_entry("node02", 2, 4200000012));
   TestBgp peer(work + "/node02", env("RAILYARD_BGP_PEER_NS"), peer_plan);
-  REQUIRE(peer.start().ok());
+  REQUIRE(peer.start(true).ok());
 
   NativeKernel k;
   std::vector<Change> changes;

@@ -586,11 +586,16 @@ TEST_CASE("checks: GPU count and models from the recipe") {
   CHECK(check(p, "rails.count") == "2");
 }
 
-TEST_CASE("checks: rails.cross_rdma_write only with two rails or more") {
+TEST_CASE("checks: rails.cross_rdma_write only with two rails or more, and never on routed rails") {
   CHECK(check(plan(two_rails(), recipe()), "rails.cross_rdma_write") == "RDMA WRITE between every pair of rails");
   Plan one = plan(managed_server({{1, 1}}), recipe());
   CHECK(one.rails.size() == 1);
   CHECK(check(one, "rails.cross_rdma_write") == "(absent)");
+  // Routed rails: the other rail's address resolves to that NIC's MAC, which a leaf does not
+  // forward; the write would never cross the fabric.
+  Recipe routed = recipe();
+  routed.routing.mode = RoutingMode::bgp_unnumbered;
+  CHECK(check(plan(two_rails(), routed), "rails.cross_rdma_write") == "(absent)");
 }
 
 TEST_CASE("checks: two per NVMe-oF target, required as the target says") {

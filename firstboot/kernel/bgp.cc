@@ -1,5 +1,8 @@
 #include "kernel/bgp.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <nlohmann/json.hpp>
 
 #include "kernel/process.h"
@@ -23,6 +26,11 @@ long long number_of(const nlohmann::json& j, const char* key, long long fallback
   return it != j.end() && it->is_number_integer() ? it->get<long long>() : fallback;
 }
 
+std::string address_or_empty(const std::string& s) {
+  unsigned char buf[sizeof(in6_addr)];
+  return inet_pton(AF_INET6, s.c_str(), buf) == 1 || inet_pton(AF_INET, s.c_str(), buf) == 1 ? s : "";
+}
+
 std::string first_line(std::string_view s) {
   std::string line(s.substr(0, s.find('\n')));
   return line.size() > 200 ? line.substr(0, 200) + "…" : line;
@@ -41,8 +49,9 @@ Outcome<std::vector<BgpSession>> parse_frr_neighbors(std::string_view text) {
     BgpSession s;
     s.interface = name;
     s.state = text_of(n, "bgpState");
-    s.peer = text_of(n, "hostForeign");
-    if (s.peer.empty()) s.peer = text_of(n, "bgpNeighborAddr");
+    // The peer's address, once bgpd knows it: before, FRR says "Unknown" or "none" there.
+    s.peer = address_or_empty(text_of(n, "hostForeign"));
+    if (s.peer.empty()) s.peer = address_or_empty(text_of(n, "bgpNeighborAddr"));
     // An interface peer whose AS is not known yet says "external" or nothing.
     s.remote_as = number_of(n, "remoteAs", 0);
     s.last_error = text_of(n, "lastResetDueTo");

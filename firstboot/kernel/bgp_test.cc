@@ -62,6 +62,15 @@ TEST_CASE("bgpd's neighbours: a leaf without a neighbour on the port leaves the 
   CHECK(r1.last_error == "Waiting for peer OPEN");
 }
 
+TEST_CASE("bgpd's neighbours: a far end that never speaks has no address, whatever words FRR puts there") {
+  auto s = parse_frr_neighbors(fixture("neighbors-no-lla.json"));
+  REQUIRE(s.ok());
+  const BgpSession& r1 = on(*s, "rail1");
+  CHECK(r1.state == "Idle");
+  CHECK(r1.peer.empty());  // FRR: hostForeign "Unknown", bgpNeighborAddr "none"
+  CHECK(r1.last_error == "Waiting for Peer IPv6 LLA");
+}
+
 TEST_CASE("bgpd's neighbours: what is not FRR's JSON is an error quoting it; no neighbours is none") {
   auto bad = parse_frr_neighbors("% Unknown command: show bgp vrf default neighbors json\n");
   CHECK_FALSE(bad.ok());

@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "io/log.h"
+#include "frr.h"
 #include "qemu/lab_faults.h"
 #include "qemu/lab_run.h"
 #include "qemu/lab_slurm.h"
@@ -80,7 +81,8 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
   for (const auto& f : a.faults)
     if (auto s = add_lab_fault(f, o.rails, o.faults); !s.ok()) return bad(s.error());
   if (o.faults.any_leaf() && !o.storage_target)
-    return bad("--fault swap-rails, leaf-pfc and no-lldp change the lab leaf, which is the storage target VM: add "
+    return bad("--fault swap-rails, leaf-pfc, no-lldp, leaf-bgp-down, leaf-refuse-asn and tenant-leak change the lab "
+               "leaf, which is the storage target VM: add "
                "--storage-target");
   if (!a.node_name.empty() || !a.target_name.empty()) {
     if (a.nodes.empty()) return bad("--node and --target-node name nodes of an inventory: give it with --nodes FILE");
@@ -128,6 +130,23 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
     o.target = {t->hostname, t->mac, t, {}};
   } else if (o.recipe && o.storage_target) {
     o.target.node = implied_identity(*o.recipe, o.target.hostname, o.target.management_mac, LabRole::storage_target);
+  }
+  const bool routed = o.recipe && o.recipe->routing.mode == RoutingMode::bgp_unnumbered;
+  if (o.faults.any_routed() && !routed)
+    return bad("--fault leaf-bgp-down, leaf-refuse-asn and tenant-leak need routed rails: the image's recipe has "
+               "routing.mode = \"l2\"");
+  if (routed && o.storage_target) {
+    // The lab leaf routes: it peers with both VMs, so both need what an inventory gives a
+    // routed node (its rail addresses, its AS; its VTEP with a tenant network).
+    for (const auto* id : {&o.node, &o.target}) {
+      const char* option = id == &o.node ? "--node" : "--target-node";
+      if (!id->node || id->node->rails.empty() || node_asn(*id->node, *o.recipe) == 0)
+        return bad(std::string("routed rails (routing.mode = \"bgp-unnumbered\"): the lab leaf peers with both VMs; "
+                               "give each its inventory entry, with rail addresses and an AS (--nodes FILE ") +
+                   option + " NAME)");
+      if (o.recipe->tenant.vni != 0 && id->node->vtep.empty())
+        return bad(std::string(option) + " " + id->hostname + ": the recipe's [tenant] needs the node's vtep in the inventory");
+    }
   }
   if (normalize_mac(o.node.management_mac) == normalize_mac(o.target.management_mac))
     return bad("the node and the storage target would share the MAC " + o.node.management_mac);

@@ -235,7 +235,7 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
           frr_changed = true;
         }
       }
-      NativeBgp speaker;
+      NativeBgp speaker("", plan.bgp->session_wait_s * 1000);
       bgp = bring_up_bgp(plan, speaker, real_clock(), frr_changed);
       if (!bgp->error.empty()) spdlog::error("bgp: {}", bgp->error);
       else

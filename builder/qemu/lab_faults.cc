@@ -19,7 +19,9 @@ std::optional<int> small_number(const std::string& s) {
 std::string lab_fault_help() {
   return "link-down=R (rail R's NIC has no link), pause-storm=R (rail R's NIC receives pause frames at storm rate), "
          "swap-rails=A,B (the cables of rails A and B cross at the leaf), leaf-pfc=P (the leaf advertises PFC on "
-         "priority P instead), no-lldp (the leaf sends no LLDP)";
+         "priority P instead), no-lldp (the leaf sends no LLDP); with routed rails: leaf-bgp-down=R (rail R's leaf "
+         "runs no BGP), leaf-refuse-asn=R (rail R's leaf expects another AS of the node), tenant-leak (the target "
+         "answers for another tenant's address)";
 }
 
 Status add_lab_fault(const std::string& spec, int rails, LabFaults& f) {
@@ -32,10 +34,13 @@ Status add_lab_fault(const std::string& spec, int rails, LabFaults& f) {
     return r;
   };
   std::string rails_allowed = "a rail 0–" + std::to_string(rails - 1);
-  if (name == "link-down" || name == "pause-storm") {
+  if (name == "link-down" || name == "pause-storm" || name == "leaf-bgp-down" || name == "leaf-refuse-asn") {
     auto r = rail(arg);
     if (!r) return bad("expected " + name + "=R, R " + rails_allowed);
-    auto& list = name == "link-down" ? f.links_down : f.pause_storms;
+    auto& list = name == "link-down"       ? f.links_down
+                 : name == "pause-storm"   ? f.pause_storms
+                 : name == "leaf-bgp-down" ? f.leaf_bgp_down
+                                           : f.leaf_refuse_asn;
     if (std::find(list.begin(), list.end(), *r) == list.end()) list.push_back(*r);
     return success();
   }
@@ -53,9 +58,9 @@ Status add_lab_fault(const std::string& spec, int rails, LabFaults& f) {
     f.leaf_pfc = *p;
     return success();
   }
-  if (name == "no-lldp") {
-    if (!arg.empty()) return bad("no-lldp takes no argument");
-    f.no_lldp = true;
+  if (name == "no-lldp" || name == "tenant-leak") {
+    if (!arg.empty()) return bad(name + " takes no argument");
+    (name == "no-lldp" ? f.no_lldp : f.tenant_leak) = true;
     return success();
   }
   return Status::fail("--fault " + spec + ": unknown fault '" + name + "'; allowed: " + lab_fault_help());

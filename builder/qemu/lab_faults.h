@@ -17,7 +17,12 @@ struct LabFaults {
   std::optional<std::pair<int, int>> swapped;  // swap-rails=A,B: the cables of rails A and B cross at the leaf
   std::optional<int> leaf_pfc;       // leaf-pfc=P: the leaf advertises PFC on priority P instead
   bool no_lldp = false;              // no-lldp: the leaf sends no LLDP
-  bool any_leaf() const { return swapped || leaf_pfc || no_lldp; }
+  // Routed rails (routing.mode = "bgp-unnumbered"):
+  std::vector<int> leaf_bgp_down;    // leaf-bgp-down=R: rail R's leaf runs no bgpd
+  std::vector<int> leaf_refuse_asn;  // leaf-refuse-asn=R: rail R's leaf expects another AS of the node
+  bool tenant_leak = false;          // tenant-leak: the target answers for another VNI's address
+  bool any_routed() const { return !leaf_bgp_down.empty() || !leaf_refuse_asn.empty() || tenant_leak; }
+  bool any_leaf() const { return swapped || leaf_pfc || no_lldp || any_routed(); }
 };
 
 // The rate the lab's DCB stand-in counts received pauses at for pause-storm=R, far above any

@@ -5,6 +5,7 @@
 // emits the way a misconfigured switch would).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,29 @@ std::string lldpd_config(const nlohmann::json& leaf, const nlohmann::json& port,
 // configuration per port, and `ports`, a line per leaf port: its MAC, the rail whose leaf it
 // is, and its configuration's name ("-": no LLDP). Port k of the leaf is rail k's;
 // `port_macs` are the leaf's port NICs.
+//
+// Routed rails (routing.mode = "bgp-unnumbered") need `routed`: then each rail's leaf is a
+// router of its own in the guest (a network namespace running zebra and bgpd with the
+// frr.conf leaf-config writes for it), peering with the node and with the storage target,
+// which is a routed host beside the leaves (lab_leaf_routed_files).
+struct LabRoutedLeaf {
+  NodeEntry target;               // the storage target's inventory entry: its rail /32s, AS, VTEP
+  std::string storage_port_mac;   // rail 0's leaf port the target's storage NIC is cabled to
+  std::string storage_ifname;     // the target's storage NIC in the guest (enp0s6)
+};
 Outcome<std::vector<LabLeafFile>> lab_leaf_files(const Recipe& recipe, const NodeEntry& node,
-                                                 const std::vector<std::string>& port_macs, const LabFaults& faults);
+                                                 const std::vector<std::string>& port_macs, const LabFaults& faults,
+                                                 const std::optional<LabRoutedLeaf>& routed = std::nullopt);
+
+// The routed parts, in kLabLeafDir: `routed`, a line per rail (the rail, its leaf's frr.conf
+// or "-" for no bgpd, the leaf's port names toward the node and toward the target);
+// `storage-port`, the MAC of rail 0's port toward the target's storage NIC; the target's own
+// FRR files (`target-frr.conf`, `target-daemons`, what the agent would write for it: the
+// storage NIC as rail 0, veths rail1.. to the other leaves); and `target.env`, the target's
+// rail addresses beyond rail 0 and its tenant side beyond what railyard-firstboot target
+// makes: another VNI from its VTEP holding the node's isolation probe address, and whether
+// the node's VNI leaks to it (tenant-leak).
+Outcome<std::vector<LabLeafFile>> lab_leaf_routed_files(const Recipe& recipe, const NodeEntry& node,
+                                                        const LabRoutedLeaf& routed, int rails, const LabFaults& faults);
 
 }  // namespace railyard

@@ -297,7 +297,14 @@ int run_in(const LabOptions& o, const fs::path& run) {
     target.spec.host_forwards = target_host_forwards;
     if (o.recipe) {
       NodeEntry cabled = o.node.node.value_or(NodeEntry{o.node.hostname, o.node.management_mac, {}, "", ""});
-      auto leaf = lab_leaf_files(*o.recipe, cabled, target.spec.rail_macs, o.faults);
+      std::optional<LabRoutedLeaf> routed;
+      if (o.recipe->routing.mode == RoutingMode::bgp_unnumbered && o.target.node) {
+        // Routed rails: the leaf routes, so the storage NIC is cabled to a port of rail 0's
+        // leaf rather than plugged into the node's segment.
+        target.spec.storage_port_mac = leaf_port_macs(o.target.management_mac, o.rails + 1).back();
+        routed = LabRoutedLeaf{*o.target.node, target.spec.storage_port_mac, "enp0s" + std::to_string(kStorageSlot)};
+      }
+      auto leaf = lab_leaf_files(*o.recipe, cabled, target.spec.rail_macs, o.faults, routed);
       if (!leaf.ok()) return harness_error(leaf.error(), nullptr);
       for (const auto& f : *leaf) id.files.push_back({f.path, f.content});
     }

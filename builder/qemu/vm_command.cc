@@ -106,9 +106,17 @@ void rails(const VmSpec& s, std::vector<std::string>& argv) {
                              ",bus=" + slot.qemu_bus + ",romfile=");
   }
   if (s.wiring == RailWiring::leaf) {
-    add(argv, "-netdev", "hubport,id=" + s.name + "-storage,hubid=0");
+    // Hub ids 0..rails-1 are the rails'; the cable of routed rails takes the next.
+    std::string hub = s.storage_port_mac.empty() ? "0" : std::to_string(s.rail_macs.size());
+    add(argv, "-netdev", "hubport,id=" + s.name + "-storage,hubid=" + hub);
     add(argv, "-device", "virtio-net-pci,id=" + s.name + "-storage,netdev=" + s.name + "-storage,mac=" + s.storage_mac +
                              ",bus=pcie.0,addr=" + std::to_string(kStorageSlot) + ",romfile=");
+    if (!s.storage_port_mac.empty()) {
+      add(argv, "-netdev", "hubport,id=" + s.name + "-storage-port,hubid=" + hub);
+      add(argv, "-device", "virtio-net-pci,id=" + s.name + "-storage-port,netdev=" + s.name +
+                               "-storage-port,mac=" + s.storage_port_mac + ",bus=pcie.0,addr=" +
+                               std::to_string(kStoragePortSlot) + ",romfile=");
+    }
   }
 }
 
@@ -151,6 +159,8 @@ std::string vm_spec_error(const VmSpec& s) {
       if (port <= 0 || port > 65535) return "host forward port " + std::to_string(port) + " is not a TCP port";
   if (s.wiring == RailWiring::leaf && !normalize_mac(s.storage_mac))
     return "storage NIC MAC '" + s.storage_mac + "' is not a MAC address";
+  if (s.wiring == RailWiring::leaf && !s.storage_port_mac.empty() && !normalize_mac(s.storage_port_mac))
+    return "storage port MAC '" + s.storage_port_mac + "' is not a MAC address";
   if (s.kernel.empty() && (s.tftp_root.empty() || s.bootfile.empty()))
     return "a network boot needs a TFTP tree and a boot file";
   if (s.console_log.empty()) return "no console log file";

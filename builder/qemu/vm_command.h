@@ -30,6 +30,8 @@ enum class RailWiring {
   // The lab leaf: port k's NIC on QEMU hub k with the wire rail_wires[k], and the storage
   // server's NIC (storage_mac) on hub 0, plugged into rail 0's segment. The leaf guest bridges
   // its ports (frames cross between rails there, LLDP does not) and speaks LLDP on each.
+  // With storage_port_mac (routed rails), the storage NIC is instead cabled, on a hub of
+  // its own, to that NIC of the same VM: one more port of rail 0's leaf, which routes.
   leaf,
 };
 
@@ -79,6 +81,7 @@ struct VmSpec {
   UdpWire wire;                     // hub
   std::vector<UdpWire> rail_wires;  // cables, leaf: one per rail
   std::string storage_mac;          // leaf: the storage server's NIC
+  std::string storage_port_mac;     // leaf, routed rails: rail 0's leaf port the storage NIC is cabled to
   std::vector<SerialPort> ports;
   std::string console_log;
   std::string qmp_socket;  // a QMP server socket, for link changes before the guest runs
@@ -96,5 +99,6 @@ std::string rail_nic_id(const VmSpec& spec, int index);
 
 // Root-complex slot of the lab leaf's storage NIC (enp0s6 in the guest).
 inline constexpr int kStorageSlot = 6;
+inline constexpr int kStoragePortSlot = 7;  // routed rails: the leaf's port for the storage NIC
 
 }  // namespace railyard

@@ -14,7 +14,6 @@ namespace {
 constexpr std::size_t kVtyshLimit = 4 * 1024 * 1024;  // about 4 KiB per session
 // A wedged bgpd or systemd must not hold first boot: each call is bounded.
 constexpr int kVtyshTimeoutMs = 10000;
-constexpr int kStartTimeoutMs = 30000;
 
 std::string text_of(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
@@ -68,9 +67,9 @@ Outcome<std::vector<BgpSession>> parse_frr_neighbors(std::string_view text) {
 Status NativeBgp::start(bool restart) {
   // `systemctl start` leaves a running unit as it is.
   std::string verb = restart ? "restart" : "start";
-  int rc = run_process({"systemctl", verb, "frr.service"}, {}, nullptr, 0, kStartTimeoutMs);
+  int rc = run_process({"systemctl", verb, "frr.service"}, {}, nullptr, 0, start_timeout_ms_);
   if (rc == 124) return Status::fail(ETIMEDOUT, "systemctl " + verb + " frr.service: no answer within " +
-                                                    std::to_string(kStartTimeoutMs / 1000) + " s");
+                                                    std::to_string(start_timeout_ms_ / 1000) + " s");
   if (rc != 0)
     return Status::fail(EIO, "systemctl " + verb + " frr.service: exit " + std::to_string(rc) +
                                  (rc == 5 ? " (no frr.service: is the frr package in the image?)" : ""));

@@ -40,14 +40,18 @@ class Bgp {
 
 // FRR through systemd (frr.service) and vtysh; `vty_socket`: the daemons' socket directory
 // when they were started with another than FRR's own (tests run them in namespaces).
+// `start_timeout_ms` bounds systemctl's answer: the caller's own bound on the whole bring-up
+// (routing.session_wait_s), for a slow machine starts FRR's daemons slowly.
 class NativeBgp : public Bgp {
  public:
-  explicit NativeBgp(std::string vty_socket = "") : vty_socket_(std::move(vty_socket)) {}
+  explicit NativeBgp(std::string vty_socket = "", int start_timeout_ms = 30000)
+      : vty_socket_(std::move(vty_socket)), start_timeout_ms_(start_timeout_ms) {}
   Status start(bool restart) override;
   Outcome<std::vector<BgpSession>> sessions() override;
 
  private:
   std::string vty_socket_;
+  int start_timeout_ms_;
 };
 
 }  // namespace railyard

@@ -31,7 +31,8 @@ BgpBringUp bring_up_bgp(const Plan& plan, Bgp& bgp, Clock& clock, bool config_ch
 
 // Each routed rail's table: every fabric prefix via the rail's leaf (its session's link-local
 // address), so that the rule sending the rail's address to the table keeps its traffic on the
-// rail whatever BGP spreads over the others. A rail whose leaf is unknown gets nothing.
+// rail whatever BGP spreads over the others. A rail whose leaf is unknown gets no
+// route, and a failed change saying so.
 void apply_rail_tables(const Plan& plan, const std::vector<BgpSession>& sessions, Kernel& kernel,
                        std::vector<Change>& out);
 

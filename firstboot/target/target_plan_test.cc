@@ -105,3 +105,31 @@ TEST_CASE("two targets on one rail must share its address") {
   CHECK(shared.rails.rails.size() == 1);
   CHECK(shared.exports.size() == 2);
 }
+
+TEST_CASE("on routed rails the target is a routed host: its storage rail a /32, the node's VNI from its VTEP") {
+  Recipe r = lab_recipe();
+  r.fabric.vlan.reset();  // untagged: on a routed link the DSCP carries the priority
+  r.addressing.subnets.clear();
+  r.routing.mode = RoutingMode::bgp_unnumbered;
+  r.routing.leaf_asn = 65100;
+  r.routing.fabric_prefixes = {"198.18.0.0/16"};
+  r.tenant.vni = 100;
+  r.tenant.flood = {"198.18.255.11", "198.18.255.100"};
+  r.tenant.isolation_probe = "10.100.0.200";
+  NodeEntry target{"lab-target01", "52:54:00:00:00:02",
+                   {"198.18.0.100", "198.18.1.100", "198.18.2.100", "198.18.3.100"}, "", "swp2"};
+  target.asn = 4200000100;
+  target.vtep = "198.18.255.100";
+  target.tenant_address = "10.100.0.100/24";
+  TargetPlan t = plan_target(lab_vm(), r, target);
+  REQUIRE_MESSAGE(t.ok(), (t.problems.empty() ? "" : t.problems.front()));
+  REQUIRE(t.rails.rails.size() == 1);
+  CHECK(t.rails.rails[0].address == std::optional<std::string>("198.18.0.100/32"));
+  CHECK(t.rails.rails[0].netdev == t.rails.rails[0].ifname);
+  REQUIRE(t.rails.tenant);
+  CHECK(t.rails.tenant->vtep == "198.18.255.100");
+  CHECK(t.rails.tenant->address == "10.100.0.100/24");
+  CHECK(t.rails.tenant->flood == std::vector<std::string>{"198.18.255.11"});
+  CHECK(t.rails.checks.empty());
+  CHECK(t.exports.size() == 1);
+}

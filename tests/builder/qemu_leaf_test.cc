@@ -61,6 +61,19 @@ TEST_CASE("lab faults: each is parsed, bounded by the rails, and refused with wh
   CHECK(add_lab_fault("leaf-pfc=8", 4, g).error() == "--fault leaf-pfc=8: expected leaf-pfc=P, P a priority 0–7");
   CHECK(add_lab_fault("no-lldp=1", 4, g).error() == "--fault no-lldp=1: no-lldp takes no argument");
   CHECK(add_lab_fault("melt", 4, g).error().starts_with("--fault melt: unknown fault 'melt'; allowed: link-down=R"));
+
+  LabFaults routed;
+  CHECK(add_lab_fault("leaf-bgp-down=1", 4, routed).ok());
+  CHECK(add_lab_fault("leaf-refuse-asn=2", 4, routed).ok());
+  CHECK(add_lab_fault("tenant-leak", 4, routed).ok());
+  CHECK(routed.leaf_bgp_down == std::vector<int>{1});
+  CHECK(routed.leaf_refuse_asn == std::vector<int>{2});
+  CHECK(routed.tenant_leak);
+  CHECK(routed.any_routed());
+  CHECK(routed.any_leaf());
+  CHECK(add_lab_fault("leaf-bgp-down=4", 4, g).error() == "--fault leaf-bgp-down=4: expected leaf-bgp-down=R, R a rail 0–3");
+  CHECK(add_lab_fault("tenant-leak=1", 4, g).error() == "--fault tenant-leak=1: tenant-leak takes no argument");
+  CHECK_FALSE(g.any_routed());
 }
 
 TEST_CASE("the lab leaf: leaf-config's JSON per leaf, an lldpd configuration per port, the ports by MAC") {
@@ -105,4 +118,91 @@ TEST_CASE("a lab VM without an inventory: the addresses the recipe implies") {
   CHECK(target.rails == std::vector<std::string>{"198.18.0.100", "198.18.1.100"});
   CHECK(target.mac == "52:54:00:00:00:fe");
   CHECK(leaf_port_macs("52:54:00:00:00:fe", 2) == std::vector<std::string>{"52:54:00:30:00:fe", "52:54:00:31:00:fe"});
+}
+
+namespace {
+
+Recipe routed_recipe() {
+  Recipe r = lab_recipe();
+  r.fabric.vlan.reset();
+  r.routing.mode = RoutingMode::bgp_unnumbered;
+  r.routing.leaf_asn = 65100;
+  r.routing.fabric_prefixes = {"198.18.0.0/16"};
+  r.tenant.vni = 100;
+  r.tenant.flood = {"198.18.255.11", "198.18.255.100"};
+  r.tenant.isolation_probe = "10.100.0.200";
+  return r;
+}
+
+NodeEntry routed_node() {
+  NodeEntry n = lab_node();
+  n.asn = 4200000011;
+  n.vtep = "198.18.255.11";
+  n.tenant_address = "10.100.0.11/24";
+  return n;
+}
+
+LabRoutedLeaf routed_target() {
+  NodeEntry t{"lab-target01", "52:54:00:00:00:02", {"198.18.0.100", "198.18.1.100"}, "", "swp2"};
+  t.asn = 4200000100;
+  t.vtep = "198.18.255.100";
+  t.tenant_address = "10.100.0.100/24";
+  return {t, "52:54:00:32:00:02", "enp0s6"};
+}
+
+const std::vector<std::string> kPorts = {"52:54:00:30:00:02", "52:54:00:31:00:02"};
+
+}  // namespace
+
+TEST_CASE("the routed lab leaf: a router per rail from leaf-config's frr.conf, the target a routed host beside them") {
+  auto files = lab_leaf_files(routed_recipe(), routed_node(), kPorts, {}, routed_target());
+  REQUIRE(files.ok());
+  const std::string dir = "etc/railyard/lab-leaf/";
+  // Rail r's leaf: its frr.conf (as leaf-config writes it), the node's port, the target's.
+  CHECK(file(*files, dir + "routed") == "0 leaf-r0-rail0.frr.conf swp1 swp2\n1 leaf-r1-rail1.frr.conf swp1 swp2\n");
+  CHECK(file(*files, dir + "storage-port") == "52:54:00:32:00:02\n");
+  std::string leaf1 = file(*files, dir + "leaf-r1-rail1.frr.conf");
+  CAPTURE(leaf1);
+  CHECK(leaf1.find("router bgp 65101\n") != std::string::npos);
+  CHECK(leaf1.find(" neighbor swp1 interface remote-as 4200000011\n") != std::string::npos);
+  CHECK(leaf1.find(" neighbor swp2 interface remote-as 4200000100\n") != std::string::npos);
+  // The lldpd of each leaf still describes the node's port.
+  CHECK(file(*files, dir + "leaf-r1-port1.conf").find("description \"to lab-node01 rail 1\"") != std::string::npos);
+
+  // The target: what the agent would write for it, rail 0 on its storage NIC.
+  std::string target = file(*files, dir + "target-frr.conf");
+  CAPTURE(target);
+  CHECK(target.find("router bgp 4200000100\n") != std::string::npos);
+  CHECK(target.find(" neighbor enp0s6 interface remote-as external\n") != std::string::npos);
+  CHECK(target.find(" neighbor rail1 interface remote-as external\n") != std::string::npos);
+  CHECK(target.find("  network 198.18.1.100/32\n") != std::string::npos);
+  CHECK(target.find("  network 198.18.255.100/32\n") != std::string::npos);
+  CHECK(file(*files, dir + "target-daemons").find("bgpd=yes\n") != std::string::npos);
+  std::string env = file(*files, dir + "target.env");
+  CAPTURE(env);
+  CHECK(env.find("TARGET_RAILS='1=198.18.1.100/32'\n") != std::string::npos);
+  CHECK(env.find("VNI='100'\nVTEP='198.18.255.100'\nFLOOD='198.18.255.11'\nOTHER_VNI='101'\n"
+                 "OTHER_ADDRESS='10.100.0.200/32'\nTENANT_LEAK='0'\n") != std::string::npos);
+}
+
+TEST_CASE("the routed lab leaf: leaf-bgp-down starts no bgpd, leaf-refuse-asn expects another AS, tenant-leak") {
+  LabFaults f;
+  f.leaf_bgp_down = {1};
+  f.leaf_refuse_asn = {0};
+  f.tenant_leak = true;
+  auto files = lab_leaf_files(routed_recipe(), routed_node(), kPorts, f, routed_target());
+  REQUIRE(files.ok());
+  const std::string dir = "etc/railyard/lab-leaf/";
+  CHECK(file(*files, dir + "routed") == "0 leaf-r0-rail0.frr.conf swp1 swp2\n1 - swp1 swp2\n");
+  std::string leaf0 = file(*files, dir + "leaf-r0-rail0.frr.conf");
+  CHECK(leaf0.find(" neighbor swp1 interface remote-as 4200000012\n") != std::string::npos);
+  CHECK(leaf0.find(" neighbor swp2 interface remote-as 4200000100\n") != std::string::npos);
+  CHECK(file(*files, dir + "target.env").find("TENANT_LEAK='1'\n") != std::string::npos);
+
+  // Both VMs need a port name on every leaf: a session is named by its port.
+  LabRoutedLeaf unnamed = routed_target();
+  unnamed.target.lldp_port = "";
+  auto refused = lab_leaf_files(routed_recipe(), routed_node(), kPorts, {}, unnamed);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().find("lab-target01's port on rail 0") != std::string::npos);
 }

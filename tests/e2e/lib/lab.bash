@@ -83,7 +83,8 @@ lab_collector() {
 }
 
 # lab_boot NAME [railyard qemu options...]: boots LAB_IMAGE as lab-node01 of the lab
-# inventory (with LAB_IDENTITY=implied: with no inventory, the identity the recipe implies),
+# inventory (LAB_INVENTORY, recipes/inventories/qemu-lab.toml unless set; with
+# LAB_IDENTITY=implied: with no inventory, the identity the recipe implies),
 # its run kept in LAB_WORK/NAME; sets LAB_RUN and LAB_RC (railyard qemu's exit).
 lab_boot() {
   local name=$1
@@ -93,7 +94,7 @@ lab_boot() {
   local limit=${LAB_TIMEOUT:-900}
   local collector=()
   [[ -n ${LAB_COLLECTOR:-} ]] && collector=(--collector "$LAB_COLLECTOR")
-  local identity=(--nodes "$SRC/recipes/inventories/qemu-lab.toml" --node lab-node01)
+  local identity=(--nodes "${LAB_INVENTORY:-$SRC/recipes/inventories/qemu-lab.toml}" --node lab-node01)
   [[ ${LAB_IDENTITY:-inventory} == implied ]] && identity=()
   echo "e2e: railyard qemu $name: ${identity[*]} $*"
   local start=$SECONDS

@@ -17,8 +17,8 @@ packages=(
   python3-jsonschema
   # PXE trees and image CI: dnsmasq to check its snippet, iPXE to chainload, YAML checks
   dnsmasq-base ipxe python3-yaml yamllint
-  # image builds: bootstrap, packing, the agent .deb
-  mmdebstrap dpkg-dev zstd squashfs-tools cpio
+  # image builds: bootstrap, packing, the agent .deb; modinfo reads the modules DKMS built
+  mmdebstrap dpkg-dev zstd squashfs-tools cpio kmod
   # vendor apt keys fetched by key_url are read and checked with gpg
   gpg
   # end to end: QEMU (TCG) with its iPXE ROMs, the fetch tests' HTTP server

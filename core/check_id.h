@@ -26,8 +26,18 @@ enum class CheckKind {
   gpu_count,
   gpu_model,
   gpu_pcie_link,
+  gpu_nvml,         // NVML has the GPU: its name and UUID (NVML through dlopen, firstboot/gpu)
+  gpu_persistence,  // persistence mode on
+  gpu_ecc,          // ECC on, volatile uncorrectable errors within the recipe's bound
+  gpu_row_remap,    // no row remap or page retirement pending, no remap failure
+  gpu_xid,          // no XID error in the kernel log since boot (fatal ones fail)
+  gpu_throttle,     // no hardware slowdown (thermal, power brake)
+  gpu_temperature,  // within the recipe's bound
+  gpu_nvml_pcie,    // NVML's PCIe link: its width at the maximum
+  gpu_nvlink,       // every NVLink active (and as many as the recipe says)
   rails_count,
   rail_affinity,
+  rail_gpu_topology,  // NVML's view of the rail GPU's place agrees with railyard's affinity
   rail_pcie_link,
   rail_link,
   rail_speed,

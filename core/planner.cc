@@ -285,6 +285,37 @@ class Planner {
     plan_.checks.push_back({std::move(id), std::move(expected), required});
   }
 
+  bool nvml_checks() const {
+    return r_.hardware.gpu_vendor == GpuVendor::nvidia && r_.selftest.gpu_health != Requirement::off && !inv_.gpus.empty();
+  }
+
+  // NVML's checks per GPU (firstboot/gpu): on NVIDIA GPUs unless the recipe turns them off;
+  // best-effort ones warn. Persistence mode only ever warns.
+  void gpu_health() {
+    if (!nvml_checks()) return;
+    const SelftestSpec& st = r_.selftest;
+    const bool req = st.gpu_health == Requirement::required;
+    const std::string be = requirement_suffix(st.gpu_health);
+    const int links = r_.hardware.nvlinks_per_gpu;
+    using K = CheckKind;
+    for (std::size_t i = 0; i < inv_.gpus.size(); ++i) {
+      auto id = [&](CheckKind k) { return CheckId::gpu(k, static_cast<int>(i)); };
+      check(id(K::gpu_nvml), "NVML has " + inv_.gpus[i].pci.bdf + be, req);
+      check(id(K::gpu_persistence), "persistence mode on", false);
+      check(id(K::gpu_ecc), "ECC on, <= " + std::to_string(st.gpu_max_ecc_uncorrected) + " volatile uncorrectable errors" + be,
+            req);
+      check(id(K::gpu_row_remap), "no row remap or page retirement pending, no remap failure" + be, req);
+      std::vector<std::string> xids;
+      for (int x : st.gpu_fatal_xids) xids.push_back(std::to_string(x));
+      check(id(K::gpu_xid), "no XID " + join(xids, ", ") + " in the kernel log since boot" + be, req);
+      check(id(K::gpu_throttle), "no hardware slowdown" + be, req);
+      check(id(K::gpu_temperature), "<= " + std::to_string(st.gpu_max_temp_c) + " °C" + be, req);
+      check(id(K::gpu_nvml_pcie), "link at its maximum width" + be, req);
+      check(id(K::gpu_nvlink), (links > 0 ? ">= " + std::to_string(links) + " NVLinks active" : std::string("every NVLink active")) + be,
+            req);
+    }
+  }
+
   void checks() {
     const HardwareSpec& hw = r_.hardware;
     const FabricSpec& f = r_.fabric;
@@ -298,11 +329,14 @@ class Planner {
     std::string link = pcie_expectation();
     if (!link.empty())
       for (std::size_t g = 0; g < inv_.gpus.size(); ++g) check(CheckId::gpu(K::gpu_pcie_link, static_cast<int>(g)), link);
+    gpu_health();
     check(CheckId::node(K::rails_count), std::to_string(plan_.rails.size()));
     const bool pfc = f.pfc != Requirement::off, pfc_required = f.pfc == Requirement::required;
     for (const auto& rail : plan_.rails) {
       auto id = [&](CheckKind k) { return CheckId::rail(k, rail.index); };
       if (rail.affinity) check(id(K::rail_affinity), "at worst " + to_string(hw.max_affinity));
+      if (nvml_checks() && !rail.gpu_pcis.empty())
+        check(id(K::rail_gpu_topology), "NVML's view of " + join(rail.gpu_pcis, ", ") + " agrees with the pairing", false);
       if (!link.empty()) check(id(K::rail_pcie_link), link);
       // A bonded rail: every port up and at speed, and the per-port settings on each.
       const std::string ports = rail.bond_ports.empty() ? "" : " on each of " + join(rail.bond_ports, ", ");

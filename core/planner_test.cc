@@ -534,7 +534,7 @@ TEST_CASE("checks: off → no PFC or ECN checks at all") {
   r.fabric.ecn = Requirement::off;
   Plan p = plan(two_rails(), r);
   CHECK(checks(p, "rail.0.") ==
-        "rail.0.affinity rail.0.link rail.0.mtu rail.0.address rail.0.no_default_route rail.0.roce_tos "
+        "rail.0.affinity rail.0.gpu_topology rail.0.link rail.0.mtu rail.0.address rail.0.no_default_route rail.0.roce_tos "
         "rail.0.rdma_port rail.0.roce_v2_gid rail.0.rdma_write rail.0.lldp rail.0.lldp_mtu");
 }
 
@@ -545,7 +545,7 @@ TEST_CASE("checks: the full list of a rail with everything on") {
   r.hardware.pcie_gen = 4;
   Plan p = plan(two_rails(), r);
   CHECK(checks(p, "rail.1.") ==
-        "rail.1.affinity rail.1.pcie_link rail.1.link rail.1.speed rail.1.mtu rail.1.vlan rail.1.address "
+        "rail.1.affinity rail.1.gpu_topology rail.1.pcie_link rail.1.link rail.1.speed rail.1.mtu rail.1.vlan rail.1.address "
         "rail.1.no_default_route rail.1.pfc rail.1.trust rail.1.dscp_map rail.1.ecn rail.1.roce_tos "
         "rail.1.storm_prevention rail.1.rdma_port rail.1.roce_v2_gid rail.1.rdma_write rail.1.pause_storm "
         "rail.1.lldp rail.1.lldp_pfc rail.1.lldp_mtu rail.1.lldp_vlan");
@@ -558,6 +558,7 @@ TEST_CASE("checks: the full list of a rail with everything on") {
 
 TEST_CASE("checks: gpu.N.pcie_link only when hardware.pcie_gen or pcie_width is set") {
   Recipe r = recipe();
+  r.selftest.gpu_health = Requirement::off;  // NVML's checks: tests below
   Plan p = plan(two_rails(), r);
   CHECK(checks(p, "gpu.") == "gpu.count");
   CHECK(check(p, "rail.0.pcie_link") == "(absent)");
@@ -574,6 +575,25 @@ TEST_CASE("checks: gpu.N.pcie_link only when hardware.pcie_gen or pcie_width is 
   r.hardware.pcie_gen = 4;
   r.hardware.pcie_width = 0;
   CHECK(check(plan(two_rails(), r), "gpu.0.pcie_link") == ">= Gen4");
+}
+
+TEST_CASE("checks: NVML's per GPU after the sysfs ones, the rail's GPU topology beside its affinity") {
+  Recipe r = recipe();
+  Plan p = plan(two_rails(), r);
+  CHECK(checks(p, "gpu.1.") ==
+        "gpu.1.nvml gpu.1.persistence gpu.1.ecc gpu.1.row_remap gpu.1.xid gpu.1.throttle gpu.1.temperature "
+        "gpu.1.nvml_pcie gpu.1.nvlink");
+  CHECK(check(p, "gpu.1.xid") == "no XID 48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120 in the kernel log since boot");
+  CHECK(check(p, "gpu.1.persistence") == "persistence mode on [not required]");
+  CHECK(check(p, "gpu.1.nvlink") == "every NVLink active");
+  CHECK(check(p, "rail.1.gpu_topology").find("agrees with the pairing [not required]") != std::string::npos);
+  r.hardware.nvlinks_per_gpu = 18;
+  r.selftest.gpu_max_temp_c = 80;
+  p = plan(two_rails(), r);
+  CHECK(check(p, "gpu.0.nvlink") == ">= 18 NVLinks active");
+  CHECK(check(p, "gpu.0.temperature") == "<= 80 °C");
+  r.hardware.gpu_vendor = GpuVendor::amd;
+  CHECK(checks(plan(two_rails(), r), "gpu.0.") == "");
 }
 
 TEST_CASE("checks: GPU count and models from the recipe") {

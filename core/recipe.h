@@ -62,6 +62,7 @@ struct HardwareSpec {
   int pcie_gen = 0;
   int pcie_width = 0;
   Affinity max_affinity = Affinity::PXB;
+  int nvlinks_per_gpu = 0;  // active NVLinks each GPU must have; 0: every link NVML reports
 };
 
 struct FabricSpec {
@@ -174,6 +175,13 @@ struct SelftestSpec {
   int rdma_min_mbps = 0;
   int pause_sample_ms = 1000;
   int pause_storm_pps = 1000;
+  // The GPUs' health as NVML reports it (firstboot/gpu): off, best-effort (warn only) or
+  // required. Only on recipes with NVIDIA GPUs.
+  Requirement gpu_health = Requirement::required;
+  int gpu_max_temp_c = 85;
+  int gpu_max_ecc_uncorrected = 0;  // volatile uncorrectable ECC errors tolerated
+  // XIDs that fail gpu.N.xid; any other XID in the kernel log warns.
+  std::vector<int> gpu_fatal_xids = {48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120};
 };
 
 struct JoinSpec {

@@ -184,7 +184,10 @@ schema::Schema<Recipe> build() {
                },
                "0, 1, 2, 4, 8, 16")
       .choice("max_affinity", &HardwareSpec::max_affinity, Affinity::PXB, kAffinities,
-              "Worst GPU↔NIC pairing accepted (PIX best ... SYS worst, as nvidia-smi topo -m).");
+              "Worst GPU↔NIC pairing accepted (PIX best ... SYS worst, as nvidia-smi topo -m).")
+      .integer("nvlinks_per_gpu", &HardwareSpec::nvlinks_per_gpu, 0, 0, 18,
+               "Active NVLinks each NVIDIA GPU must have (18 on an HGX H100/H200 board); 0: every link NVML "
+               "reports must be active, whatever their number.");
 
   s.section("fabric", &Recipe::fabric, "How the rails are made lossless and isolated (docs/fabric.md says which kernel interface each value reaches).")
       .choice("pfc", &FabricSpec::pfc, Requirement::required, kRequirements,
@@ -353,7 +356,21 @@ schema::Schema<Recipe> build() {
       .integer("pause_sample_ms", &SelftestSpec::pause_sample_ms, 1000, 100, 60000,
                "Interval between the two pause-counter samples.")
       .integer("pause_storm_pps", &SelftestSpec::pause_storm_pps, 1000, 1, 100000000,
-               "Pause frames per second above which a rail is in a PFC storm.");
+               "Pause frames per second above which a rail is in a PFC storm.")
+      .choice("gpu_health", &SelftestSpec::gpu_health, Requirement::required, kRequirements,
+              "The NVIDIA GPUs' health through NVML (libnvidia-ml.so.1, loaded at run time): identity, persistence "
+              "mode, ECC, pending row remaps, XIDs since boot, throttling, temperature, PCIe link, NVLinks, and the "
+              "GPU↔NIC pairing cross-checked with NVML's topology. best-effort: findings warn. Without NVML on the "
+              "node the checks are unsupported.")
+      .integer("gpu_max_temp_c", &SelftestSpec::gpu_max_temp_c, 85, 30, 120,
+               "Highest GPU temperature (°C) gpu.N.temperature passes; an idle GPU above it at boot has a cooling "
+               "problem.")
+      .integer("gpu_max_ecc_uncorrected", &SelftestSpec::gpu_max_ecc_uncorrected, 0, 0, 1000000,
+               "Volatile (since the driver loaded) uncorrectable ECC errors gpu.N.ecc tolerates.")
+      .integers("gpu_fatal_xids", &SelftestSpec::gpu_fatal_xids, {48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120}, 1,
+                9999,
+                "XIDs that fail gpu.N.xid when the kernel log has them for the GPU since boot; any other XID warns "
+                "(many are an application's fault, not the GPU's).");
 
   s.section("join", &Recipe::join, "What happens after the self-test.")
       .string("report_url", &JoinSpec::report_url, "", "Where the report is POSTed; empty: kept locally only.",

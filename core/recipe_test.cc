@@ -1135,3 +1135,23 @@ rootfs_sha256 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde
   CHECK(b.recipe().image.rootfs_url == "https://vendor.example/rootfs.tar.zst");
   CHECK(render_recipe_json(a.recipe()).find("\"mirror\"") == std::string::npos);
 }
+
+// ---------------------------------------------------------------------------------------------
+// selftest: the GPUs' health
+
+TEST_CASE("selftest.gpu_fatal_xids: integers, the bad element named at its column") {
+  auto ok = load(R"(
+[selftest]
+gpu_fatal_xids = [79, 48]
+gpu_health = "best-effort"
+)");
+  CHECK(all(ok.diags) == "");
+  CHECK(ok.recipe().selftest.gpu_fatal_xids == std::vector<int>{79, 48});
+  CHECK(ok.recipe().selftest.gpu_health == Requirement::best_effort);
+  auto bad = load(R"(
+[selftest]
+gpu_fatal_xids = [79, "48"]
+)");
+  CHECK(one(bad.diags, "selftest.gpu_fatal_xids: element 1: expected an integer (integers 1–9999), found a string") ==
+        "r.toml:3:23");
+}

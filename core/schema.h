@@ -228,6 +228,34 @@ class Fields {
     return add(std::move(f));
   }
 
+  // An array of integers, each in [lo, hi] (XID numbers, ports).
+  Fields& integers(std::string name, std::vector<int> S::*m, std::vector<int> def, int lo, int hi, std::string help) {
+    std::vector<std::string> shown;
+    for (int d : def) shown.push_back(std::to_string(d));
+    std::string allowed = "integers " + std::to_string(lo) + "–" + std::to_string(hi);
+    Field f{{name, "array of integers", "[" + join(shown, ", ") + "]", allowed, std::move(help)}};
+    f.set_default = [m, def](S& s) { s.*m = def; };
+    f.parse = [m, lo, hi, allowed](const toml::node& n, S& s) -> Result {
+      if (!n.is_array()) return "expected an array of integers, found " + type_name(n);
+      std::vector<int> out;
+      std::size_t i = 0;
+      for (const auto& el : *n.as_array()) {
+        auto v = take_int(el, lo, hi, allowed);
+        if (!v.first) return Rejection("element " + std::to_string(i) + ": " + v.second, i);
+        out.push_back(*v.first);
+        ++i;
+      }
+      s.*m = std::move(out);
+      return std::nullopt;
+    };
+    f.render = [m, name](const S& s, toml::table& t) {
+      toml::array a;
+      for (int v : s.*m) a.push_back(static_cast<int64_t>(v));
+      t.insert_or_assign(name, std::move(a));
+    };
+    return add(std::move(f));
+  }
+
   // A table of string values under free-form keys (e.g. extra environment variables).
   Fields& string_map(std::string name, std::map<std::string, std::string> S::*m, std::string help,
                      Check key_check = {}, std::string allowed = "table of strings") {

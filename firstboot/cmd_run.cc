@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "apply/apply.h"
+#include "checks/gpu_health.h"
 #include "checks/hardware.h"
 #include "checks/ibverbs_data_path.h"
 #include "checks/image_modules.h"
@@ -23,6 +24,7 @@
 #include "commands.h"
 #include "discover/default_route.h"
 #include "discover/discover.h"
+#include "gpu/nvml.h"
 #include "join/join.h"
 #include "kernel/dcb_native.h"
 #include "kernel/dry_run_dcb.h"
@@ -266,6 +268,9 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     report.inventory = to_json(now);
     IbverbsDataPath rdma;
     VerifyContext ctx{plan, now, kernel, rdma, real_clock(), lldp.get(), bgp ? &*bgp : nullptr};
+    std::optional<NvmlReading> nvml;
+    if (checks::plans_gpu_health(plan)) nvml = read_nvml(plan.gpus);
+    ctx.nvml = nvml ? &*nvml : nullptr;
     auto results = verify(ctx);
     if (lldp) report.lldp = checks::lldp_report(plan, *lldp);
     report.checks.insert(report.checks.end(), results.begin(), results.end());

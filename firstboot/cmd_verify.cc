@@ -11,8 +11,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "checks/gpu_health.h"
 #include "checks/ibverbs_data_path.h"
 #include "commands.h"
+#include "gpu/nvml.h"
 #include "join/join.h"
 #include "join_gate.h"
 #include "kernel/dcb_native.h"
@@ -99,6 +101,9 @@ int cmd_verify(const InputPaths& paths, const std::string& root, bool json) {
       else bgp->error = sessions.error();
     }
     VerifyContext ctx{plan, in->inventory, kernel, rdma, real_clock(), nullptr, bgp ? &*bgp : nullptr};
+    std::optional<NvmlReading> nvml;
+    if (checks::plans_gpu_health(plan)) nvml = read_nvml(plan.gpus);
+    ctx.nvml = nvml ? &*nvml : nullptr;
     report.checks = verify(ctx);
   }
   const bool joined = std::filesystem::exists(rooted(root, kJoinedMarker));

@@ -3,8 +3,10 @@
 #include <algorithm>
 
 #include "checks/data_path.h"
+#include "checks/gpu_health.h"
 #include "checks/hardware.h"
 #include "checks/lldp.h"
+#include "gpu/nvml.h"
 #include "objects/acs.h"
 #include "objects/address.h"
 #include "objects/dscp_app.h"
@@ -86,8 +88,18 @@ bool evaluate(const VerifyContext& ctx, CheckResult& r) {
     case K::gpu_count: checks::gpu_count(ctx, r); return true;
     case K::gpu_model: checks::gpu_model(ctx, r); return true;
     case K::gpu_pcie_link: checks::gpu_pcie_link(ctx, id.index, r); return true;
+    case K::gpu_nvml: checks::gpu_nvml(ctx, id.index, r); return true;
+    case K::gpu_persistence: checks::gpu_persistence(ctx, id.index, r); return true;
+    case K::gpu_ecc: checks::gpu_ecc(ctx, id.index, r); return true;
+    case K::gpu_row_remap: checks::gpu_row_remap(ctx, id.index, r); return true;
+    case K::gpu_xid: checks::gpu_xid(ctx, id.index, r); return true;
+    case K::gpu_throttle: checks::gpu_throttle(ctx, id.index, r); return true;
+    case K::gpu_temperature: checks::gpu_temperature(ctx, id.index, r); return true;
+    case K::gpu_nvml_pcie: checks::gpu_nvml_pcie(ctx, id.index, r); return true;
+    case K::gpu_nvlink: checks::gpu_nvlink(ctx, id.index, r); return true;
     case K::rails_count: checks::rails_count(ctx, r); return true;
     case K::rail_affinity: checks::rail_affinity(ctx, *rail, r); return true;
+    case K::rail_gpu_topology: checks::rail_gpu_topology(ctx, *rail, r); return true;
     case K::rail_pcie_link: checks::rail_pcie_link(ctx, *rail, r); return true;
     case K::rail_link: verify_link(ctx, *rail, r); return true;
     case K::rail_speed: checks::rail_speed(ctx, *rail, r); return true;
@@ -145,6 +157,10 @@ bool reads_dcb(CheckKind k) {
 
 // So that no one reads a lab pass as hardware's: the emulating module is named on the check.
 void name_emulation(const VerifyContext& ctx, CheckResult& r) {
+  if (ctx.nvml && ctx.nvml->stand_in && checks::reads_nvml(r.id.kind)) {
+    r.detail += std::string(r.detail.empty() ? "" : "; ") + "read from " + *ctx.nvml->stand_in + ", not from a GPU";
+    return;
+  }
   const RailPlan* rail = r.id.scope() == CheckScope::rail ? rail_of(ctx.plan, r.id.index) : nullptr;
   if (!rail || !reads_dcb(r.id.kind)) return;
   std::vector<std::string> ports = rail->bond_ports.empty() ? std::vector<std::string>{rail->ifname} : rail->bond_ports;

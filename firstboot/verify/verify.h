@@ -27,6 +27,7 @@ class RdmaDataPath {
 };
 
 struct BgpBringUp;  // objects/routing.h
+struct NvmlReading;  // gpu/nvml.h
 
 struct VerifyContext {
   const Plan& plan;
@@ -36,6 +37,7 @@ struct VerifyContext {
   Clock& clock = real_clock();  // the pause counters' sampling interval
   LldpNeighbors* lldp = nullptr;  // the rails' neighbours; none when nothing listens (LLDP checks skip)
   const BgpBringUp* bgp = nullptr;  // routed rails: bgpd's sessions as the wait left them
+  const NvmlReading* nvml = nullptr;  // the GPUs as NVML saw them; none: the NVML checks are unsupported
 };
 
 std::vector<CheckResult> verify(const VerifyContext& ctx);

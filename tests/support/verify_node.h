@@ -21,6 +21,8 @@
 #include "support/fake_host.h"
 #include "support/fake_rtnl.h"
 #include "support/hardware_builder.h"
+#include "affinity.h"
+#include "gpu/nvml.h"
 #include "verify/verify.h"
 
 using namespace railyard;
@@ -139,6 +141,40 @@ inline Inventory three_bonded_rails() {
 // x16 at least, 200 Gb/s rails, ACS off, one NVMe-oF target on rail 0) and the kernel, the
 // post-apply inventory and the data path set up as a successful apply leaves them, so that
 // every check passes until a test breaks something.
+// What NVML reports for healthy GPUs of `inv`: named, persistence and ECC on, nothing pending,
+// idle, cool, at full PCIe width, 18 NVLinks up, on their NUMA node, and NVML's topology of
+// every pair what railyard reads from the same PCI tree.
+inline NvmlReading healthy_nvml(const Inventory& inv) {
+  NvmlReading r;
+  r.library_present = true;
+  r.library = "libnvidia-ml.so.1";
+  r.driver_version = "550.54.15";
+  r.xids = std::vector<Xid>{};
+  for (std::size_t i = 0; i < inv.gpus.size(); ++i) {
+    const Gpu& g = inv.gpus[i];
+    NvmlGpu n;
+    n.pci = g.pci.bdf;
+    n.name = std::string("NVIDIA H100 80GB HBM3");
+    n.uuid = "GPU-0000000" + std::to_string(i) + "-1111-2222-3333-444444444444";
+    n.persistence = true;
+    n.ecc = NvmlEcc{true, true, 0};
+    n.remap = NvmlRemap{true, 0, 0, false, false};
+    n.throttle = std::uint64_t{0x1};  // idle
+    n.temperature_c = 38u;
+    n.pcie = NvmlPcie{5, 16, 5, 16};
+    n.nvlinks = std::vector<bool>(18, true);
+    n.numa_node = g.pci.numa_node;
+    r.gpus.push_back(std::move(n));
+  }
+  static constexpr NvmlTopology kLevels[] = {NvmlTopology::single, NvmlTopology::multiple, NvmlTopology::hostbridge,
+                                              NvmlTopology::node, NvmlTopology::system};
+  for (std::size_t i = 0; i < inv.gpus.size(); ++i)
+    for (std::size_t j = i + 1; j < inv.gpus.size(); ++j)
+      r.topology.push_back({inv.gpus[i].pci.bdf, inv.gpus[j].pci.bdf,
+                            kLevels[static_cast<int>(classify_affinity(inv.gpus[i].pci, inv.gpus[j].pci))]});
+  return r;
+}
+
 struct Node {
   Recipe recipe;
   Inventory before;  // what the planner saw
@@ -152,6 +188,7 @@ struct Node {
   FakeLldp lldp;
   test::FakeClock clock;  // pause samples take no time
   Kernel kernel{rtnl, dcb, ethtool, host};
+  NvmlReading nvml;  // healthy GPUs, as NVML would report them (healthy_nvml)
 
   explicit Node(const std::function<void(Recipe&)>& tweak = {}, Inventory inventory = three_rails())
       : before(std::move(inventory)) {
@@ -193,7 +230,9 @@ struct Node {
   }
 
   // Every check of the plan.
-  std::vector<CheckResult> verify_all() { return verify(VerifyContext{plan, now, kernel, rdma, clock, &lldp}); }
+  std::vector<CheckResult> verify_all() {
+    return verify(VerifyContext{plan, now, kernel, rdma, clock, &lldp, nullptr, &nvml});
+  }
 
   // The one planned check `name`, verified alone (the plan's rails and targets unchanged).
   CheckResult check(const std::string& name) {
@@ -202,7 +241,7 @@ struct Node {
     for (const auto& c : plan.checks)
       if (c.id.name() == name) one.checks.push_back(c);
     REQUIRE_MESSAGE(one.checks.size() == 1, "the plan has no check " << name);
-    auto results = verify(VerifyContext{one, now, kernel, rdma, clock, &lldp});
+    auto results = verify(VerifyContext{one, now, kernel, rdma, clock, &lldp, nullptr, &nvml});
     REQUIRE(results.size() == 1);
     return results.front();
   }
@@ -213,6 +252,7 @@ struct Node {
   // after it, links at full PCIe width, rails at speed, RoCE v2 GIDs on the VLAN devices.
   void applied() {
     now = before;
+    nvml = healthy_nvml(before);
     for (auto& g : now.gpus) {
       g.pci.max_link_speed = g.pci.current_link_speed;
       g.pci.max_link_width = g.pci.current_link_width;

@@ -28,6 +28,24 @@ const std::vector<Hint>& hints() {
       {CheckKind::gpu_model, "a GPU of another model than the recipe's: the wrong SKU's recipe for this node, or a swapped board"},
       {CheckKind::gpu_pcie_link, "the GPU's PCIe link is slower or narrower than the recipe wants: reseat the GPU or its riser, "
                           "check the slot and the BIOS PCIe generation setting"},
+      {CheckKind::gpu_nvml, "NVML cannot reach the GPU: the nvidia module not loaded or failed (dmesg: NVRM), "
+                            "libnvidia-ml.so.1 of another driver version than the module, or the GPU fell off the bus"},
+      {CheckKind::gpu_persistence, "persistence mode off: enable nvidia-persistenced so the driver keeps the GPU "
+                                   "initialised between jobs"},
+      {CheckKind::gpu_ecc, "uncorrectable memory errors or ECC off: keep the node out of jobs, run dcgmi diag -r 3; a GPU "
+                           "that keeps having them goes back to the vendor"},
+      {CheckKind::gpu_row_remap, "a row remap waits for a GPU reset (reset the GPU or reboot), or failed (no spare rows: "
+                                 "the GPU needs service)"},
+      {CheckKind::gpu_xid, "the driver logged a GPU fault since boot: look the XID up in NVIDIA's XID catalog; 79 is a "
+                           "GPU fallen off the bus (power, riser, thermal), 48/63/64 memory, 74 NVLink"},
+      {CheckKind::gpu_throttle, "the GPU slows itself down in hardware: cooling (fans, airflow, heatsink) or power "
+                                "(a power brake asserted by the system, PSU cabling)"},
+      {CheckKind::gpu_temperature, "hot before any job runs: a failed fan, blocked airflow, or a heatsink off its die"},
+      {CheckKind::gpu_nvml_pcie, "the GPU's link trained narrower than it can: reseat the GPU or its riser, check the slot"},
+      {CheckKind::gpu_nvlink, "NVLinks down: check nvidia-fabricmanager and the NVSwitch trays (nvidia-smi nvlink -s); a "
+                              "link that stays down after a reset needs service"},
+      {CheckKind::rail_gpu_topology, "NVML and the PCI tree railyard read disagree on where the GPU sits: compare "
+                                     "nvidia-smi topo -m with the plan's rails (a BIOS that hides PCIe switches?)"},
       {CheckKind::devices_ready, "devices the recipe needs never appeared: a card not seated or dead (lspci), a driver that "
        "did not bind or failed its firmware load (dmesg), or a recipe written for other hardware"},
       {CheckKind::rails_count, "rail NICs disappeared after planning: a NIC reset or firmware fault (dmesg: mlx5_core), or the "

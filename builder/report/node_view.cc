@@ -106,6 +106,48 @@ std::vector<std::string> far_end_lines(const Report& r) {
   return out;
 }
 
+std::vector<std::string> gpu_lines(const Report& r) {
+  std::vector<std::string> out;
+  if (!r.plan.is_object() || !r.plan.contains("gpus") || !r.plan["gpus"].is_array()) return out;
+  const auto& gpus = r.plan["gpus"];
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    if (!gpus[i].is_string()) continue;
+    const std::string pci = gpus[i].get<std::string>();
+    std::string rail = "(no rail)";
+    if (r.plan.contains("rails") && r.plan["rails"].is_array())
+      for (const auto& rl : r.plan["rails"]) {
+        if (!rl.is_object() || !rl.contains("gpu_pcis") || !rl["gpu_pcis"].is_array()) continue;
+        for (const auto& g : rl["gpu_pcis"])
+          if (g.is_string() && g.get<std::string>() == pci)
+            rail = "rail " + (rl.contains("index") ? rl["index"].dump() : std::string("?")) + "  " + json_text(rl, "ifname");
+      }
+    std::string name, temp, nvlink;
+    std::vector<std::string> findings;
+    std::map<CheckStatus, std::size_t> n;
+    for (const auto& c : r.checks) {
+      if (c.id.scope() != CheckScope::gpu || c.id.index != static_cast<int>(i)) continue;
+      ++n[c.status];
+      if (c.status == CheckStatus::pass) {
+        if (c.id.kind == CheckKind::gpu_nvml) name = c.observed.substr(0, c.observed.find(','));
+        if (c.id.kind == CheckKind::gpu_temperature) temp = c.observed;
+        if (c.id.kind == CheckKind::gpu_nvlink) nvlink = "NVLink " + c.observed;
+      } else if (c.status != CheckStatus::skip) {
+        findings.push_back(to_string(c.status) + " " + c.name() + (c.observed.empty() ? "" : " (" + c.observed + ")"));
+      }
+    }
+    std::vector<std::string> parts;
+    for (auto s : kStatuses)
+      if (n[s]) parts.push_back(std::to_string(n[s]) + " " + to_string(s));
+    std::string line = pad_right(escape_control(rail), 16) + " ← GPU " + std::to_string(i) + " " + escape_control(pci) +
+                       (name.empty() ? "" : " " + escape_control(name)) + ": " + (parts.empty() ? "no checks" : join(parts, ", "));
+    for (const auto& extra : {temp, nvlink})
+      if (!extra.empty()) line += "; " + escape_control(extra);
+    for (const auto& f : findings) line += "; " + escape_control(f);
+    out.push_back(line);
+  }
+  return out;
+}
+
 // "labofed      1.1      loaded  labofed-1.1, DKMS 1.1, srcversion 0F1E2D3C4B5A": the driver
 // bundles' modules as the node's kernel had them (escaped by the caller).
 std::vector<std::string> module_lines(const Report& r) {
@@ -220,6 +262,11 @@ std::string node_text(const LoadedReport& lr, const TextStyle& st) {
     for (const auto& line : far) out << "  " << line << "\n";
   }
 
+  if (auto gpus = gpu_lines(r); !gpus.empty()) {
+    out << "\n" << st.bold("GPUs by rail") << "\n";
+    for (const auto& line : gpus) out << "  " << line << "\n";
+  }
+
   if (auto modules = module_lines(r); !modules.empty()) {
     out << "\n" << st.bold("Driver modules") << "\n";
     for (const auto& line : modules) out << "  " << e(line) << "\n";
@@ -284,6 +331,7 @@ ordered_json node_json(const LoadedReport& lr) {
           {"other", other},
           {"phases", phases},
           {"far_ends", far_end_lines(r)},
+          {"gpus", gpu_lines(r)},
           {"join", join_lines(r)},
           {"total_ms", total}};
 }

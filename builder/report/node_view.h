@@ -23,6 +23,10 @@ std::vector<PhaseSummary> phase_summaries(const Report& r);
 // Each rail's LLDP neighbour as the report says it was heard, a line per rail ("rail 0
 // enp17s0 → leaf-r0 port swp1 (PFC 0x08, frame 9216, VLAN 100); expected leaf-r0 port swp1").
 std::vector<std::string> far_end_lines(const Report& r);
+// Each GPU beside the rail it is pinned to, with its gpu.N checks summed up ("rail 0  ens1f0
+// ← GPU 0 0000:18:00.0 NVIDIA H100 80GB HBM3: 10 pass; 38 °C; NVLink 18 of 18 active"), the
+// failing or warning ones named with what was observed; none when the plan has no GPU.
+std::vector<std::string> gpu_lines(const Report& r);
 
 // What joining did, a line each (the report's "join": the gate, each join unit's state, the
 // on-fail command, the report's POST attempts); none when the report has no join record.

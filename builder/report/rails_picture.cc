@@ -86,6 +86,12 @@ std::string html_escape(const std::string& s) {
   return out;
 }
 
+std::string PictureGpu::state() const {
+  if (!checked) return "";
+  if (!failing.empty()) return "bad";
+  return findings.empty() ? "ok" : "warn";
+}
+
 std::string PictureNic::state() const {
   if (!failing.empty() || (!operstate.empty() && operstate != "up")) return "bad";
   if (operstate.empty()) return "unknown";
@@ -98,7 +104,8 @@ RailsPicture rails_picture(const Report& r) {
   const ordered_json& inv = r.inventory;
   p.has_inventory = inv.is_object();
   for (const auto& g : array_at(inv, "gpus"))
-    p.gpus.push_back({static_cast<int>(p.gpus.size()), str(g, "pci"), str(g, "device"), num(g, "numa_node"), str(g, "model")});
+    p.gpus.push_back({static_cast<int>(p.gpus.size()), str(g, "pci"), str(g, "device"), num(g, "numa_node"), str(g, "model"),
+                      false, {}, {}});
   std::map<std::string, std::string> port_state;  // rdma device → state of its first port
   for (const auto& d : array_at(inv, "rdma_devices")) {
     const auto& ports = array_at(d, "ports");
@@ -159,8 +166,20 @@ RailsPicture rails_picture(const Report& r) {
     }
     for (const auto& pci : pr.gpu_pcis)
       if (std::none_of(p.gpus.begin(), p.gpus.end(), [&](const PictureGpu& g) { return g.pci == pci; }))
-        p.gpus.push_back({static_cast<int>(p.gpus.size()), pci, "", -1, ""});
+        p.gpus.push_back({static_cast<int>(p.gpus.size()), pci, "", -1, "", false, {}, {}});
     p.rails.push_back(std::move(pr));
+  }
+  // Each GPU's own checks, by the plan's GPU order (gpu.N is the plan's N-th GPU).
+  const auto& planned = array_at(r.plan, "gpus");
+  for (const auto& c : r.checks) {
+    if (c.id.scope() != CheckScope::gpu || c.id.index < 0 || static_cast<std::size_t>(c.id.index) >= planned.size()) continue;
+    const auto& pci = planned[static_cast<std::size_t>(c.id.index)];
+    auto g = std::find_if(p.gpus.begin(), p.gpus.end(), [&](const PictureGpu& x) { return pci.is_string() && x.pci == pci; });
+    if (g == p.gpus.end()) continue;
+    g->checked = true;
+    std::string what = c.name() + (c.observed.empty() ? "" : ": " + c.observed);
+    if (c.failing()) g->failing.push_back(what);
+    else if (c.status != CheckStatus::pass && c.status != CheckStatus::skip) g->findings.push_back(to_string(c.status) + " " + what);
   }
   return p;
 }
@@ -224,8 +243,14 @@ std::string rails_svg(const RailsPicture& p) {
         auto g = gpu_of(r->gpu_pcis[static_cast<std::size_t>(i)]);
         int gy = row_y + i * kRow;
         std::string numa_note = g->numa != nic.numa ? "  NUMA " + (g->numa >= 0 ? std::to_string(g->numa) : "?") : "";
-        body.rect(kGpuX, gy, kGpuW, kBox, {"#e8eefc", "#3f5fa8"}, "gpu",
-                  "GPU " + std::to_string(g->ordinal) + " " + g->pci + (g->model.empty() ? "" : " " + g->model));
+        std::string gpu_title = "GPU " + std::to_string(g->ordinal) + " " + g->pci + (g->model.empty() ? "" : " " + g->model);
+        if (!g->failing.empty()) gpu_title += "; failing: " + join(g->failing, "; ");
+        if (!g->findings.empty()) gpu_title += "; " + join(g->findings, "; ");
+        const std::string gs = g->state();
+        body.rect(kGpuX, gy, kGpuW, kBox, gs.empty() || gs == "ok" ? Colours{"#e8eefc", "#3f5fa8"} : state_colours(gs),
+                  "gpu" + (gs.empty() ? std::string() : " state-" + gs), gpu_title);
+        if (!g->failing.empty())
+          body.text(kGpuX + kGpuW - 10, gy + 14, std::to_string(g->failing.size()) + " failing", 11, "end", "#c62828", "bold");
         body.text(kGpuX + 10, gy + 14, "GPU " + std::to_string(g->ordinal) + numa_note, 12, "start", "#1b2a4a", "bold");
         const std::string& what = g->model.empty() ? g->device : g->model;
         body.text(kGpuX + 10, gy + 27, g->pci + (what.empty() ? "" : "  " + what), 11, "start", "#444");

@@ -16,6 +16,12 @@ struct PictureGpu {
   std::string device;  // PCI device id
   int numa = -1;       // -1: unknown
   std::string model;   // udev's hardware database name, "" when the report has none
+  // Its gpu.N checks (NVML's health, the PCIe link): those failing, and those that warn or
+  // could not be verified; `checked` when it has any.
+  bool checked = false;
+  std::vector<std::string> failing, findings;
+  // bad: a check failing; warn: one warned or unverified; ok: all passed; "" unchecked.
+  std::string state() const;
 };
 
 struct PictureNic {

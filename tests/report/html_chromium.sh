@@ -34,6 +34,7 @@ class Count(html.parser.HTMLParser):
         self.rows = {"pass": 0, "fail": 0}
         self.svgs = self.rails = self.gpus = self.pins = self.sections = 0
         self.states = {}
+        self.gpu_states = {}
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         cls = a.get("class", "").split()
@@ -46,6 +47,8 @@ class Count(html.parser.HTMLParser):
             self.states[a.get("data-state")] = self.states.get(a.get("data-state"), 0) + 1
         elif tag == "rect" and "gpu" in cls:
             self.gpus += 1
+            state = next((c[6:] for c in cls if c.startswith("state-")), "")
+            self.gpu_states[state] = self.gpu_states.get(state, 0) + 1
         elif tag == "line" and "pin" in cls:
             self.pins += 1
         elif tag == "section" and "node" in cls:
@@ -54,15 +57,18 @@ class Count(html.parser.HTMLParser):
 c = Count()
 c.feed(open(sys.argv[1], encoding="utf-8").read())
 print("dom: rows %s, sections %d, svgs %d, rails %d %s, GPUs %d, pins %d" % (c.rows, c.sections, c.svgs, c.rails, c.states, c.gpus, c.pins))
-assert c.rows == {"pass": 2, "fail": 5}, c.rows
-assert c.sections == 7 and c.svgs == 7, (c.sections, c.svgs)
-assert c.rails == 8 + 8 + 4 + 4 + 2 + 3 + 4, c.rails
+assert c.rows == {"pass": 2, "fail": 6}, c.rows
+assert c.sections == 8 and c.svgs == 8, (c.sections, c.svgs)
+assert c.rails == 8 + 8 + 4 + 4 + 2 + 3 + 4 + 8, c.rails
 # A rail is coloured by its worst: red, a link down or a check failing (hgx-pfc-link's rails
 # 5 and 7, gpu8-nic4-no-gid's 0 and 2, gpu-nic-sys-default-route's 0). lab-soft-roce's rails
 # pass: the lab's DCB stand-in answers what plain virtio cannot.
 assert c.states.get("bad") == 5 and c.states.get("warn") is None, c.states
-assert c.gpus == 8 + 8 + 4 + 8 + 2, c.gpus
+assert c.gpus == 8 + 8 + 4 + 8 + 2 + 8, c.gpus
 assert c.pins == c.gpus, c.pins
+# A GPU is coloured by its own checks: gpu4-downtrained-nvmeof's GPU 1 (its PCIe link) and
+# hgx-gpu-health's GPUs 2 (ECC) and 5 (an NVLink down) are red.
+assert c.gpu_states.get("bad") == 3 and c.gpu_states.get("warn") is None, c.gpu_states
 PY
 
 # A page of two nodes, so that the picture of the one with a rail down is in the window.

@@ -60,6 +60,10 @@ def load(src, fixture, name):
         return json.load(f)
 
 
+# The gpu.N checks NVML answers (firstboot/checks/gpu_health.cc).
+GPU_HEALTH = ("nvml", "persistence", "ecc", "row_remap", "xid", "throttle", "temperature", "nvml_pcie", "nvlink")
+
+
 def pcie_observed(expected):
     # ">= Gen5 x16" -> what a healthy link reads back.
     speed = {"Gen3": "8.0 GT/s PCIe", "Gen4": "16.0 GT/s PCIe", "Gen5": "32.0 GT/s PCIe"}
@@ -152,11 +156,43 @@ class Node:
             r["observed"] = "maximum frame size 9216"
         elif kind == "lldp_vlan":
             r["observed"] = "port VLAN 1, VLAN %d 'rail%d'" % (rail["vlan"], rail["index"])
+        elif name.startswith("gpu.") and kind in GPU_HEALTH:
+            self.observe_gpu(r, int(name.split(".")[1]), kind)
+        elif kind == "gpu_topology":
+            pairs = len(self.inventory["gpus"]) - 1
+            r["observed"] = "%s; %s agrees with NVML on %d GPU pair%s" % (
+                rail["affinity"] or "-", ", ".join(rail["gpu_pcis"]), pairs, "" if pairs == 1 else "s")
         elif name == "gpudirect.peermem":
             r["observed"] = "loaded"
         elif name.startswith("gpudirect.acs."):
             r["observed"] = "0x0000"
         return r
+
+    def observe_gpu(self, r, g, kind):
+        """NVML's answers for a healthy GPU g, without a random draw (the fleet's faults stay where
+        they were)."""
+        gpu = self.inventory["gpus"][g]
+        gen = {"8.0": 3, "16.0": 4, "32.0": 5}.get(gpu["link"]["max_speed"].split()[0], 4)
+        width = gpu["link"]["max_width"]
+        links = {"0x2330": 18, "0x20b0": 12, "0x20b2": 12}.get(gpu["device"], 0)
+        if kind == "nvml":
+            name = {"0x2330": "NVIDIA H100 80GB HBM3", "0x20b2": "NVIDIA A100-SXM4-80GB"}.get(gpu["device"], "NVIDIA L40S")
+            uid = hashlib.sha256((self.name + gpu["pci"]).encode()).hexdigest()
+            r["observed"] = "%s, GPU-%s-%s-%s-%s-%s" % (name, uid[:8], uid[8:12], uid[12:16], uid[16:20], uid[20:32])
+            r["detail"] = "driver 580.65.06"
+        elif kind == "nvlink" and not links:
+            r["status"], r["observed"], r["detail"] = "skip", "no NVLink", "this GPU has no NVLink"
+        else:
+            r["observed"] = {
+                "persistence": "on",
+                "ecc": "on, 0 volatile uncorrectable errors",
+                "row_remap": "none pending; 0 correctable, 0 uncorrectable rows remapped",
+                "xid": "none since boot",
+                "throttle": "idle",
+                "temperature": "%d °C" % (33 + (g * 7) % 9),
+                "nvml_pcie": "Gen%d x%d (max Gen%d x%d)" % (gen, width, gen, width),
+                "nvlink": "%d of %d active" % (links, links),
+            }[kind]
 
     def neighbor(self, rail):
         """The leaf port at the far end of `rail`, as the agent reports it: the expected one, or
@@ -241,6 +277,14 @@ class Node:
             return self.fail("gpu.%d.pcie_link" % g, "16.0 GT/s PCIe x8",
                              "downtrained: the device can do %s x%d (reseat the card or riser, check the slot)"
                              % (gpu["link"]["max_speed"], gpu["link"]["max_width"]))
+        if fault == "gpu_health" and len(self.inventory["gpus"]) > 5:  # golden reports only
+            self.fail("gpu.2.ecc", "on, 2 volatile uncorrectable errors",
+                      "uncorrectable memory errors since the driver loaded: keep the node out, run the DCGM "
+                      "diagnostics; a GPU that keeps having them needs service")
+            self.fail("gpu.5.nvlink", "17 of 18 active; link 3 inactive",
+                      "GPU-to-GPU traffic over NVLink is degraded or falls back to PCIe: check the NVSwitch fabric "
+                      "(nvidia-fabricmanager) and nvidia-smi nvlink -s; a link that stays down needs service")
+            return True
         if fault == "no_gid" and r and r["address"]:
             self.fail("rail.%d.address" % i, "no address")
             self.fail("rail.%d.roce_v2_gid" % i, "none",
@@ -427,6 +471,7 @@ def golden(src, out):
         ("gpu-nic-sys-default-route", "gpu-nic-sys", "gsys-r004-n02", ["default_route"], 5),
         ("storage-problem", "storage-node", "stor-r005-n03", ["problem"], 6),
         ("lab-soft-roce", "qemu-virt", "lab-node01", None, 7),
+        ("hgx-gpu-health", "hgx-8x8", "hgx-r001-n03", ["gpu_health"], 8),
     ]
     cache = {}
     for name, fixture, node_name, faults, seed in cases:

@@ -53,10 +53,42 @@ TEST_CASE("report rails_picture: 8 GPUs pinned one to one to 8 rail NICs over tw
   CHECK(svg.substr(svg.size() - 6) == "</svg>");
   CHECK(count(svg, "<g class=\"rail\"") == 8);
   CHECK(count(svg, "<g class=\"numa\"") == 2);
-  CHECK(count(svg, "<rect class=\"gpu\"") == 8);
+  CHECK(count(svg, "<rect class=\"gpu state-ok\"") == 8);  // each GPU's pcie_link passed
   CHECK(count(svg, "<line class=\"pin\" data-affinity=\"PIX\"") == 8);
   CHECK(count(svg, "class=\"nic rail-nic state-ok\"") == 8);
   CHECK(svg.find("management") != std::string::npos);  // eno1 is drawn, not as a rail
+}
+
+TEST_CASE("report rails_picture: a GPU is coloured by its own checks, the failing ones in its title") {
+  Report r = load("hgx-pass");
+  for (auto& c : r.checks)
+    if (c.name() == "gpu.3.pcie_link") {
+      c.status = CheckStatus::fail;
+      c.observed = "16.0 GT/s PCIe x8";
+    }
+  CheckResult ecc;
+  ecc.id = CheckId::gpu(CheckKind::gpu_ecc, 5);
+  ecc.status = CheckStatus::warn;
+  ecc.observed = "on, 2 volatile uncorrectable errors";
+  r.checks.push_back(ecc);
+  RailsPicture p = rails_picture(r);
+  const std::string gpu3 = r.plan["gpus"][3].get<std::string>(), gpu5 = r.plan["gpus"][5].get<std::string>();
+  for (const auto& g : p.gpus) {
+    CAPTURE(g.pci);
+    if (g.pci == gpu3) {
+      CHECK(g.state() == "bad");
+      CHECK(g.failing == std::vector<std::string>{"gpu.3.pcie_link: 16.0 GT/s PCIe x8"});
+    } else if (g.pci == gpu5) {
+      CHECK(g.state() == "warn");
+      CHECK(g.findings == std::vector<std::string>{"warn gpu.5.ecc: on, 2 volatile uncorrectable errors"});
+    } else {
+      CHECK(g.state() == "ok");
+    }
+  }
+  std::string svg = rails_svg(p);
+  CHECK(count(svg, "<rect class=\"gpu state-bad\"") == 1);
+  CHECK(count(svg, "<rect class=\"gpu state-warn\"") == 1);
+  CHECK(svg.find("failing: gpu.3.pcie_link: 16.0 GT/s PCIe x8") != std::string::npos);
 }
 
 TEST_CASE("report rails_picture: a rail is coloured by its worst: link down or any failing check is red") {

@@ -38,7 +38,7 @@ TEST_CASE("digest: a passing hgx report") {
   CHECK(d->kernel == "6.8.0-49-generic");
   CHECK(d->drivers == std::vector<std::string>{"doca-ofed-2.10.0", "cuda-13.0"});
   CHECK(d->boot_id.size() == 36);
-  CHECK(d->check_count == 209);
+  CHECK(d->check_count == 289);
   CHECK(d->failures.empty());
   CHECK(d->problems.empty());
   REQUIRE(d->phases.size() == 4);

@@ -269,7 +269,7 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     IbverbsDataPath rdma;
     VerifyContext ctx{plan, now, kernel, rdma, real_clock(), lldp.get(), bgp ? &*bgp : nullptr};
     std::optional<NvmlReading> nvml;
-    if (checks::plans_gpu_health(plan)) nvml = read_nvml(plan.gpus);
+    if (checks::plans_gpu_health(plan)) nvml = read_nvml_bounded(plan.gpus, plan.selftest.check_timeout_ms);
     ctx.nvml = nvml ? &*nvml : nullptr;
     auto results = verify(ctx);
     if (lldp) report.lldp = checks::lldp_report(plan, *lldp);

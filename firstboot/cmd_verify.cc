@@ -102,7 +102,7 @@ int cmd_verify(const InputPaths& paths, const std::string& root, bool json) {
     }
     VerifyContext ctx{plan, in->inventory, kernel, rdma, real_clock(), nullptr, bgp ? &*bgp : nullptr};
     std::optional<NvmlReading> nvml;
-    if (checks::plans_gpu_health(plan)) nvml = read_nvml(plan.gpus);
+    if (checks::plans_gpu_health(plan)) nvml = read_nvml_bounded(plan.gpus, plan.selftest.check_timeout_ms);
     ctx.nvml = nvml ? &*nvml : nullptr;
     report.checks = verify(ctx);
   }

@@ -7,7 +7,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <future>
+#include <memory>
+#include <thread>
 
 namespace railyard {
 
@@ -386,6 +390,21 @@ NvmlReading read_nvml(const std::vector<std::string>& pcis, const NvmlOptions& o
       r.topology.push_back(std::move(p));
     }
   lib.shutdown();
+  return r;
+}
+
+NvmlReading read_nvml_bounded(const std::vector<std::string>& pcis, int timeout_ms, const NvmlOptions& opts) {
+  auto result = std::make_shared<std::promise<NvmlReading>>();
+  std::future<NvmlReading> answer = result->get_future();
+  // Detached: a call that never returns keeps only its own thread; the reading's inputs are
+  // copied into it.
+  std::thread([result, pcis, opts] { result->set_value(read_nvml(pcis, opts)); }).detach();
+  if (answer.wait_for(std::chrono::milliseconds(timeout_ms)) == std::future_status::ready) return answer.get();
+  NvmlReading r;
+  r.library_present = true;
+  r.unavailable = "NVML did not answer within " + std::to_string(timeout_ms) +
+                  " ms (selftest.check_timeout_ms): a GPU or the driver is hung; see dmesg (NVRM) and nvidia-smi";
+  r.xids = Outcome<std::vector<Xid>>::fail("not read: NVML's reading did not finish");
   return r;
 }
 

@@ -108,4 +108,9 @@ struct NvmlOptions {
 // throws; what could not be read is in the reading.
 NvmlReading read_nvml(const std::vector<std::string>& pcis, const NvmlOptions& opts = {});
 
+// read_nvml bounded in time: a GPU or driver in a bad state can keep an NVML call from
+// returning, and first boot must not hang on it. After `timeout_ms` the reading is
+// unavailable ("NVML did not answer within N ms"), and the call is left to its thread.
+NvmlReading read_nvml_bounded(const std::vector<std::string>& pcis, int timeout_ms, const NvmlOptions& opts = {});
+
 }  // namespace railyard

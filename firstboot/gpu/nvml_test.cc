@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -116,4 +117,22 @@ TEST_CASE("parse_xids: the driver's lines with and without PCI:, dmesg's prefix,
   CHECK(x[1].xid == 13);
   CHECK(xid_is_for(x[1], "0000:3B:00.0"));
   CHECK(xid_is_for(Xid{"17:00", 79, ""}, "0000:17:00.0"));
+}
+
+TEST_CASE("read_nvml_bounded: an NVML that does not answer in time is unavailable, and the agent goes on") {
+  ::setenv("RAILYARD_NVML_FIXTURE", (kFixtures + "hung.nvml").c_str(), 1);
+  NvmlOptions o;
+  o.library = RAILYARD_NVML_DOUBLE;
+  o.kernel_log = "/dev/null";
+  auto start = std::chrono::steady_clock::now();
+  auto r = read_nvml_bounded({"0000:18:00.0"}, 200, o);
+  auto took = std::chrono::steady_clock::now() - start;
+  CHECK(took < std::chrono::milliseconds(1000));
+  REQUIRE(r.unavailable);
+  CHECK(r.unavailable->find("NVML did not answer within 200 ms") != std::string::npos);
+  CHECK(r.library_present);  // the checks fail: a hung driver is not a node without one
+  // In time, the same call answers.
+  auto fine = read_nvml_bounded({"0000:18:00.0"}, 5000, o);
+  CHECK_FALSE(fine.unavailable);
+  // The first call's thread finished with the second's: nothing of it is left running.
 }

@@ -5,6 +5,7 @@
 //
 // Fixture lines (# comments):
 //   init RC                     nvmlInit_v2's return (9: driver not loaded)
+//   init_delay_ms MS            nvmlInit_v2 takes that long (a hung driver)
 //   driver VERSION
 //   gpu PCI key=value...        name (underscores for spaces), uuid, persistence, ecc,
 //                               ecc_pending, ecc_unc, remap=CORR,UNC,PENDING,FAILURE or
@@ -17,7 +18,9 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <strings.h>
@@ -47,6 +50,7 @@ struct Topo {
 struct State {
   bool initialized = false;
   int init_rc = kSuccess;
+  int init_delay_ms = 0;
   std::string driver = "000.00.00";
   std::vector<Gpu> gpus;
   std::vector<Topo> topo;
@@ -108,6 +112,7 @@ int load() {
     std::string word;
     if (!(ss >> word)) continue;
     if (word == "init") ss >> s.init_rc;
+    else if (word == "init_delay_ms") ss >> s.init_delay_ms;
     else if (word == "driver") ss >> s.driver;
     else if (word == "topo") {
       Topo t;
@@ -127,6 +132,7 @@ int load() {
     }
   }
   int rc = s.init_rc;
+  if (s.init_delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(s.init_delay_ms));
   s.initialized = rc == kSuccess;
   state() = s;
   return rc;

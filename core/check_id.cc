@@ -47,6 +47,7 @@ constexpr std::array kKinds = {
     KindInfo{CheckKind::rail_rdma_port, CheckScope::rail, "rdma_port"},
     KindInfo{CheckKind::rail_roce_v2_gid, CheckScope::rail, "roce_v2_gid"},
     KindInfo{CheckKind::rail_rdma_write, CheckScope::rail, "rdma_write"},
+    KindInfo{CheckKind::rail_gpudirect_write, CheckScope::rail, "gpudirect_write"},
     KindInfo{CheckKind::rail_pause_storm, CheckScope::rail, "pause_storm"},
     KindInfo{CheckKind::rail_lldp, CheckScope::rail, "lldp"},
     KindInfo{CheckKind::rail_lldp_pfc, CheckScope::rail, "lldp_pfc"},
@@ -63,6 +64,7 @@ constexpr std::array kKinds = {
     KindInfo{CheckKind::nvmeof_namespace_read, CheckScope::nvmeof, "namespace_read"},
     KindInfo{CheckKind::gpudirect_peermem, CheckScope::node, "gpudirect.peermem"},
     KindInfo{CheckKind::gpudirect_acs, CheckScope::bridge, "gpudirect.acs."},
+    KindInfo{CheckKind::nccl_all_reduce, CheckScope::node, "nccl.all_reduce"},
     KindInfo{CheckKind::apply_failed, CheckScope::apply, "apply."},
     KindInfo{CheckKind::other, CheckScope::other, ""},
 };

@@ -54,6 +54,7 @@ enum class CheckKind {
   rail_rdma_port,
   rail_roce_v2_gid,
   rail_rdma_write,
+  rail_gpudirect_write,  // an RDMA WRITE from the rail GPU's memory to its memory (CUDA through dlopen)
   rail_pause_storm,
   rail_lldp,       // the rail's LLDP neighbour: who the cable reaches
   rail_lldp_pfc,   // the neighbour's 802.1Qaz PFC configuration against the rail's
@@ -70,6 +71,7 @@ enum class CheckKind {
   nvmeof_namespace_read,
   gpudirect_peermem,
   gpudirect_acs,
+  nccl_all_reduce,  // nccl-tests' all_reduce_perf across the node's GPUs: its bus bandwidth
   apply_failed,
   other,
 };

@@ -285,9 +285,9 @@ class Planner {
     plan_.checks.push_back({std::move(id), std::move(expected), required});
   }
 
-  bool nvml_checks() const {
-    return r_.hardware.gpu_vendor == GpuVendor::nvidia && r_.selftest.gpu_health != Requirement::off && !inv_.gpus.empty();
-  }
+  bool nvidia() const { return r_.hardware.gpu_vendor == GpuVendor::nvidia && !inv_.gpus.empty(); }
+  bool nvml_checks() const { return nvidia() && r_.selftest.gpu_health != Requirement::off; }
+  bool gpudirect_checks() const { return nvidia() && r_.selftest.gpudirect != Requirement::off; }
 
   // NVML's checks per GPU (firstboot/gpu): on NVIDIA GPUs unless the recipe turns them off;
   // best-effort ones warn. Persistence mode only ever warns.
@@ -369,6 +369,11 @@ class Planner {
       check(id(K::rail_rdma_port), "ACTIVE");
       check(id(K::rail_roce_v2_gid), "RoCE v2 IPv4 GID on " + rail.netdev);
       check(id(K::rail_rdma_write), std::to_string(r_.selftest.rdma_bytes) + " bytes written and verified");
+      if (gpudirect_checks() && !rail.gpu_pcis.empty())
+        check(id(K::rail_gpudirect_write),
+              std::to_string(r_.selftest.rdma_bytes) + " bytes from GPU memory to GPU memory of " + join(rail.gpu_pcis, ", ") +
+                  ", verified" + requirement_suffix(r_.selftest.gpudirect),
+              r_.selftest.gpudirect == Requirement::required);
       if (pfc)
         check(id(K::rail_pause_storm), "< " + std::to_string(r_.selftest.pause_storm_pps) + " pause frames/s" + ports, pfc_required);
       if (r_.lldp.wait_s > 0) lldp_checks(rail, pfc ? f.pfc : Requirement::off);
@@ -395,6 +400,11 @@ class Planner {
     }
     if (plan_.peermem) check(CheckId::node(K::gpudirect_peermem), "nvidia_peermem loaded");
     for (const auto& b : plan_.acs_disable) check(CheckId::acs(b), "ACS P2P redirect off");
+    // A bus bandwidth needs two GPUs at least: nccl-tests reports 0 for one.
+    if (nvidia() && inv_.gpus.size() >= 2 && r_.selftest.nccl_allreduce_min_gbps > 0)
+      check(CheckId::node(K::nccl_all_reduce), "all_reduce_perf across " + std::to_string(inv_.gpus.size()) +
+                                                   " GPUs: bus bandwidth >= " +
+                                                   std::to_string(r_.selftest.nccl_allreduce_min_gbps) + " GB/s");
   }
 
   // The far end of the rail: who its neighbour is (a mismatch always fails; silence fails

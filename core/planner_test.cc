@@ -535,7 +535,7 @@ TEST_CASE("checks: off → no PFC or ECN checks at all") {
   Plan p = plan(two_rails(), r);
   CHECK(checks(p, "rail.0.") ==
         "rail.0.affinity rail.0.gpu_topology rail.0.link rail.0.mtu rail.0.address rail.0.no_default_route rail.0.roce_tos "
-        "rail.0.rdma_port rail.0.roce_v2_gid rail.0.rdma_write rail.0.lldp rail.0.lldp_mtu");
+        "rail.0.rdma_port rail.0.roce_v2_gid rail.0.rdma_write rail.0.gpudirect_write rail.0.lldp rail.0.lldp_mtu");
 }
 
 TEST_CASE("checks: the full list of a rail with everything on") {
@@ -547,7 +547,7 @@ TEST_CASE("checks: the full list of a rail with everything on") {
   CHECK(checks(p, "rail.1.") ==
         "rail.1.affinity rail.1.gpu_topology rail.1.pcie_link rail.1.link rail.1.speed rail.1.mtu rail.1.vlan rail.1.address "
         "rail.1.no_default_route rail.1.pfc rail.1.trust rail.1.dscp_map rail.1.ecn rail.1.roce_tos "
-        "rail.1.storm_prevention rail.1.rdma_port rail.1.roce_v2_gid rail.1.rdma_write rail.1.pause_storm "
+        "rail.1.storm_prevention rail.1.rdma_port rail.1.roce_v2_gid rail.1.rdma_write rail.1.gpudirect_write rail.1.pause_storm "
         "rail.1.lldp rail.1.lldp_pfc rail.1.lldp_mtu rail.1.lldp_vlan");
   CHECK(check(p, "rail.1.speed") == ">= 100000 Mb/s");
   CHECK(check(p, "rail.1.no_default_route") == "no default route via ens1f0.200");
@@ -594,6 +594,22 @@ TEST_CASE("checks: NVML's per GPU after the sysfs ones, the rail's GPU topology 
   CHECK(check(p, "gpu.0.temperature") == "<= 80 °C");
   r.hardware.gpu_vendor = GpuVendor::amd;
   CHECK(checks(plan(two_rails(), r), "gpu.0.") == "");
+}
+
+TEST_CASE("checks: GPUDirect from GPU memory per rail with a GPU; NCCL when asked, on two GPUs or more") {
+  Recipe r = recipe();
+  Plan p = plan(two_rails(), r);
+  REQUIRE(p.rails[0].gpu_pcis.size() == 1);
+  CHECK(check(p, "rail.0.gpudirect_write") ==
+        "1048576 bytes from GPU memory to GPU memory of " + p.rails[0].gpu_pcis[0] + ", verified");
+  CHECK(check(p, "nccl.all_reduce") == "(absent)");
+  r.selftest.nccl_allreduce_min_gbps = 300;
+  r.selftest.gpudirect = Requirement::best_effort;
+  p = plan(two_rails(), r);
+  CHECK(check(p, "nccl.all_reduce") == "all_reduce_perf across 2 GPUs: bus bandwidth >= 300 GB/s");
+  CHECK(check(p, "rail.1.gpudirect_write").find("(best-effort)") != std::string::npos);
+  r.selftest.gpudirect = Requirement::off;
+  CHECK(check(plan(two_rails(), r), "rail.1.gpudirect_write") == "(absent)");
 }
 
 TEST_CASE("checks: GPU count and models from the recipe") {

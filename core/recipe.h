@@ -182,6 +182,14 @@ struct SelftestSpec {
   int gpu_max_ecc_uncorrected = 0;  // volatile uncorrectable ECC errors tolerated
   // XIDs that fail gpu.N.xid; any other XID in the kernel log warns.
   std::vector<int> gpu_fatal_xids = {48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120};
+  // Per rail, an RDMA WRITE from GPU memory to GPU memory of the rail's GPU: off,
+  // best-effort (warn only) or required. Only on recipes with NVIDIA GPUs.
+  Requirement gpudirect = Requirement::required;
+  // nccl-tests' all_reduce_perf across the node's GPUs: the bus bandwidth (GB/s) it must
+  // reach; 0 does not run it.
+  int nccl_allreduce_min_gbps = 0;
+  std::string nccl_all_reduce_perf = "/usr/local/bin/all_reduce_perf";
+  int nccl_timeout_s = 300;
 };
 
 struct JoinSpec {

@@ -370,7 +370,20 @@ schema::Schema<Recipe> build() {
       .integers("gpu_fatal_xids", &SelftestSpec::gpu_fatal_xids, {48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120}, 1,
                 9999,
                 "XIDs that fail gpu.N.xid when the kernel log has them for the GPU since boot; any other XID warns "
-                "(many are an application's fault, not the GPU's).");
+                "(many are an application's fault, not the GPU's).")
+      .choice("gpudirect", &SelftestSpec::gpudirect, Requirement::required, kRequirements,
+              "GPUDirect RDMA proven per rail: an RDMA WRITE whose source and destination are memory of the rail's "
+              "NVIDIA GPU (CUDA's libcuda.so.1, loaded at run time), registered as a dma-buf where the driver "
+              "exports one, else through nvidia-peermem; bytes compared. best-effort: a failure warns.")
+      .integer("nccl_allreduce_min_gbps", &SelftestSpec::nccl_allreduce_min_gbps, 0, 0, 100000,
+               "Bus bandwidth (GB/s, as nccl-tests reports it) that all_reduce_perf across the node's NVIDIA GPUs "
+               "must reach; 0 does not run it. Without all_reduce_perf in the image the check is skipped, saying "
+               "so.")
+      .string("nccl_all_reduce_perf", &SelftestSpec::nccl_all_reduce_perf, "/usr/local/bin/all_reduce_perf",
+              "Where nccl-tests' all_reduce_perf is in the image (built from nccl-tests; Debian does not ship it).",
+              check_abs_path, "a plain absolute path")
+      .integer("nccl_timeout_s", &SelftestSpec::nccl_timeout_s, 300, 10, 3600,
+               "Upper bound of the all_reduce_perf run; a run still going then is killed and fails.");
 
   s.section("join", &Recipe::join, "What happens after the self-test.")
       .string("report_url", &JoinSpec::report_url, "", "Where the report is POSTed; empty: kept locally only.",

@@ -24,6 +24,7 @@
 #include "commands.h"
 #include "discover/default_route.h"
 #include "discover/discover.h"
+#include "gpu/nccl.h"
 #include "gpu/nvml.h"
 #include "join/join.h"
 #include "kernel/dcb_native.h"
@@ -271,6 +272,11 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     std::optional<NvmlReading> nvml;
     if (checks::plans_gpu_health(plan)) nvml = read_nvml_bounded(plan.gpus, plan.selftest.check_timeout_ms);
     ctx.nvml = nvml ? &*nvml : nullptr;
+    std::optional<NcclRun> nccl;
+    if (checks::plans_nccl(plan))
+      nccl = run_all_reduce_perf(plan.selftest.nccl_all_reduce_perf, static_cast<int>(plan.gpus.size()),
+                                 plan.selftest.nccl_timeout_s);
+    ctx.nccl = nccl ? &*nccl : nullptr;
     auto results = verify(ctx);
     if (lldp) report.lldp = checks::lldp_report(plan, *lldp);
     report.checks.insert(report.checks.end(), results.begin(), results.end());

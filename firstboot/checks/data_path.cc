@@ -1,6 +1,10 @@
 #include "checks/data_path.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "checks/hardware.h"
+#include "text.h"
 #include "verify/result.h"
 
 namespace railyard::checks {
@@ -66,6 +70,50 @@ void rdma_write(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) 
   if (st.rdma_min_mbps > 0 && *t < st.rdma_min_mbps)
     fail(r, obs, "below the recipe's " + mbps(st.rdma_min_mbps) + ": check PFC/ECN on the switch and the link");
   else pass(r, obs);
+}
+
+void gpudirect_write(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
+  const auto& st = ctx.plan.selftest;
+  auto bytes = static_cast<std::size_t>(st.rdma_bytes);
+  auto ep = endpoint(ctx, rail, r);
+  if (!ep) return;
+  std::vector<std::string> seen, failures, unsupported_why;
+  std::optional<std::string> stand_in;
+  double slowest = std::numeric_limits<double>::max();
+  for (const auto& pci : rail.gpu_pcis) {
+    auto t = ctx.rdma.gpu_write_test(ep->dev, ep->gid, pci, bytes, st.check_timeout_ms);
+    if (t.ok()) {
+      seen.push_back(pci + ": " + std::to_string(bytes) + " bytes verified at " + mbps(t->mbps) + " (" + t->registration + ")");
+      if (t->stand_in) stand_in = t->stand_in;
+      slowest = std::min(slowest, t->mbps);
+    } else if (t.unsupported()) {
+      unsupported_why.push_back(t.error());
+    } else {
+      failures.push_back(pci + ": " + t.error());
+    }
+  }
+  // No CUDA driver on the node: nothing could be tried, which proves nothing either way.
+  if (!unsupported_why.empty() && seen.empty() && failures.empty()) {
+    unsupported(r, "no CUDA", unsupported_why.front());
+    return;
+  }
+  for (const auto& u : unsupported_why) failures.push_back(u);
+  std::string observed = seen.empty() ? "failed" : join(seen, "; ");
+  std::string detail = join(failures, "; ");
+  if (stand_in)
+    detail += std::string(detail.empty() ? "" : "; ") + "GPU memory from " + *stand_in + " (host memory), not from a GPU";
+  if (!failures.empty()) {
+    fail(r, observed, detail);
+    return;
+  }
+  if (st.rdma_min_mbps > 0 && slowest < st.rdma_min_mbps) {
+    fail(r, observed,
+         "below the recipe's " + mbps(st.rdma_min_mbps) +
+             ": GPU memory reached through the host bridge is slower than host memory (see rail." +
+             std::to_string(rail.index) + ".affinity and gpudirect.acs)" + (detail.empty() ? "" : "; " + detail));
+    return;
+  }
+  pass(r, observed, detail);
 }
 
 }  // namespace railyard::checks

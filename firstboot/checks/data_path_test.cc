@@ -1,5 +1,5 @@
 // The RDMA data path checks (checks/data_path.cc): a WRITE per rail and between every pair of
-// rails.
+// rails; and GPUDirect, the same write from and to a GPU's memory.
 #include <doctest/doctest.h>
 
 #include "support/verify_node.h"
@@ -135,4 +135,62 @@ TEST_CASE("rails.cross_rdma_write: planned only with two rails or more") {
   auto r = two.check("rails.cross_rdma_write");
   CHECK(r.status == CheckStatus::pass);
   CHECK(r.observed == "0→1 180000 Mb/s");
+}
+
+TEST_CASE("rail.N.gpudirect_write: the rail's GPU memory to itself on the rail's device, how the NIC took it") {
+  Node n;
+  const RailPlan& rail = n.rail(1);
+  REQUIRE(rail.gpu_pcis.size() == 1);
+  const std::string gpu = rail.gpu_pcis[0];
+  auto r = n.check("rail.1.gpudirect_write");
+  CAPTURE(text(r));
+  CHECK(r.required);
+  CHECK(r.expected == "1048576 bytes from GPU memory to GPU memory of " + gpu + ", verified");
+  CHECK(r.status == CheckStatus::pass);
+  CHECK(r.observed == gpu + ": 1048576 bytes verified at 162000 Mb/s (dma-buf)");
+  REQUIRE(n.rdma.gpu_calls.size() == 1);
+  CHECK(n.rdma.gpu_calls[0].dev == "mlx5_1");
+  CHECK(n.rdma.gpu_calls[0].pci == gpu);
+  CHECK(n.rdma.gpu_calls[0].timeout_ms == n.recipe.selftest.check_timeout_ms);
+  CHECK(n.rdma.calls.empty());  // the host-memory write is rail.N.rdma_write's
+
+  // A test double of libcuda is named: its memory is host memory.
+  n.rdma.stand_in = "railyard's test double of libcuda.so.1";
+  n.rdma.registration = "nvidia-peermem";
+  r = n.check("rail.1.gpudirect_write");
+  CHECK(contains(r.observed, "(nvidia-peermem)"));
+  CHECK(r.detail == "GPU memory from railyard's test double of libcuda.so.1 (host memory), not from a GPU");
+}
+
+TEST_CASE("rail.N.gpudirect_write: a failed registration fails; no CUDA is unsupported; off and best-effort") {
+  Node n;
+  const std::string gpu = n.rail(0).gpu_pcis.at(0);
+  n.rdma.gpu_errors[gpu] = {EINVAL, "mlx5_0: register GPU memory (dma-buf: ...; ibv_reg_mr on GPU memory needs "
+                                    "nvidia_peermem loaded): Bad address"};
+  auto r = n.check("rail.0.gpudirect_write");
+  CHECK(r.status == CheckStatus::fail);
+  CHECK(r.observed == "failed");
+  CHECK(contains(r.detail, gpu + ": mlx5_0: register GPU memory"));
+
+  n.rdma.gpu_errors[gpu] = {EOPNOTSUPP, "no CUDA driver library on the node (libcuda.so.1: cannot open shared object file)"};
+  r = n.check("rail.0.gpudirect_write");
+  CHECK(r.status == CheckStatus::unsupported);
+  CHECK(r.observed == "no CUDA");
+
+  Node slow([](Recipe& rc) { rc.selftest.rdma_min_mbps = 170000; });
+  r = slow.check("rail.2.gpudirect_write");
+  CHECK(r.status == CheckStatus::fail);
+  CHECK(contains(r.detail, "below the recipe's 170000 Mb/s"));
+
+  Node best([](Recipe& rc) { rc.selftest.gpudirect = Requirement::best_effort; });
+  best.rdma.gpu_errors[best.rail(0).gpu_pcis.at(0)] = {EIO, "RDMA WRITE completed with remote access error"};
+  r = best.check("rail.0.gpudirect_write");
+  CHECK_FALSE(r.required);
+  CHECK(contains(r.expected, "(best-effort)"));
+  CHECK(r.status == CheckStatus::warn);
+
+  Node off([](Recipe& rc) { rc.selftest.gpudirect = Requirement::off; });
+  for (const auto& c : off.plan.checks) CHECK(c.id.kind != CheckKind::rail_gpudirect_write);
+  Node amd([](Recipe& rc) { rc.hardware.gpu_vendor = GpuVendor::amd; });
+  for (const auto& c : amd.plan.checks) CHECK(c.id.kind != CheckKind::rail_gpudirect_write);
 }

@@ -1,8 +1,10 @@
 #include "checks/gpu_health.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "affinity.h"
+#include "gpu/nccl.h"
 #include "gpu/nvml.h"
 #include "text.h"
 #include "verify/result.h"
@@ -99,6 +101,11 @@ bool reads_nvml(CheckKind k) {
 bool plans_gpu_health(const Plan& plan) {
   return std::any_of(plan.checks.begin(), plan.checks.end(),
                      [](const PlannedCheck& c) { return reads_nvml(c.id.kind) || c.id.kind == CheckKind::gpu_xid; });
+}
+
+bool plans_nccl(const Plan& plan) {
+  return std::any_of(plan.checks.begin(), plan.checks.end(),
+                     [](const PlannedCheck& c) { return c.id.kind == CheckKind::nccl_all_reduce; });
 }
 
 void gpu_nvml(const VerifyContext& ctx, int index, CheckResult& r) {
@@ -285,6 +292,52 @@ void rail_gpu_topology(const VerifyContext& ctx, const RailPlan& rail, CheckResu
   else
     warn(r, obs,
          join(disagree, "; ") + " — the two readings of the PCIe tree differ: compare nvidia-smi topo -m with the plan");
+}
+
+void nccl_all_reduce(const VerifyContext& ctx, CheckResult& r) {
+  const NcclRun* run = ctx.nccl;
+  auto skip = [&](std::string observed, std::string detail) {
+    r.status = CheckStatus::skip;
+    r.observed = std::move(observed);
+    r.detail = std::move(detail);
+  };
+  if (!run) {
+    skip("not run", "only first boot runs all_reduce_perf: on a node in service it would compete with the jobs on the GPUs");
+    return;
+  }
+  if (run->not_run) {
+    skip("not in the image", *run->not_run);
+    return;
+  }
+  if (run->status == 124) {
+    fail(r, "killed", run->command + ": still running after selftest.nccl_timeout_s (a hung GPU or NVLink?)");
+    return;
+  }
+  auto a = parse_all_reduce(run->output);
+  if (!a.ok()) {
+    fail(r, "exit status " + std::to_string(run->status), run->command + ": " + a.error());
+    return;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f GB/s bus bandwidth", a->busbw_gbps);
+  std::string observed = buf;
+  std::string detail = a->largest.empty() ? "" : "largest size: " + a->largest;
+  if (a->wrong != 0) {
+    fail(r, observed, std::to_string(a->wrong) + " wrong results (# Out of bounds values): a GPU or NVLink corrupts data");
+    return;
+  }
+  if (run->status != 0) {
+    fail(r, observed, run->command + " exited with status " + std::to_string(run->status));
+    return;
+  }
+  const int min = ctx.plan.selftest.nccl_allreduce_min_gbps;
+  if (a->busbw_gbps < min) {
+    fail(r, observed,
+         "below the recipe's " + std::to_string(min) + " GB/s: see gpu.N.nvlink, gpu.N.nvml_pcie and gpu.N.throttle" +
+             (detail.empty() ? "" : "; " + detail));
+    return;
+  }
+  pass(r, observed, detail);
 }
 
 }  // namespace railyard::checks

@@ -116,6 +116,7 @@ bool evaluate(const VerifyContext& ctx, CheckResult& r) {
     case K::rail_rdma_port: checks::rdma_port(ctx, *rail, r); return true;
     case K::rail_roce_v2_gid: checks::roce_v2_gid(ctx, *rail, r); return true;
     case K::rail_rdma_write: checks::rdma_write(ctx, *rail, r); return true;
+    case K::rail_gpudirect_write: checks::gpudirect_write(ctx, *rail, r); return true;
     case K::rail_pause_storm: on_ports(ctx, *rail, r, verify_pause_storm); return true;
     case K::rail_lldp: checks::rail_lldp(ctx, *rail, r); return true;
     case K::rail_lldp_pfc: checks::rail_lldp_pfc(ctx, *rail, r); return true;
@@ -141,6 +142,7 @@ bool evaluate(const VerifyContext& ctx, CheckResult& r) {
     case K::nvmeof_namespace_read: verify_nvmeof_namespace(ctx, *nvme, r); return true;
     case K::gpudirect_peermem: verify_peermem(ctx, r); return true;
     case K::gpudirect_acs: verify_acs(ctx, id.subject, r); return true;
+    case K::nccl_all_reduce: checks::nccl_all_reduce(ctx, r); return true;
     case K::devices_ready:  // the wait before planning, never planned
     case K::apply_failed:   // apply's own results, never planned
     case K::other: return false;

@@ -4,6 +4,8 @@
 // every expectation and every bound (selftest) is in the plan.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "clock.h"
@@ -24,10 +26,24 @@ class RdmaDataPath {
   // back and compared. Returns the throughput in Mb/s, or why it failed.
   virtual Outcome<double> write_test(const std::string& from_dev, int from_gid, const std::string& to_dev, int to_gid,
                                       std::size_t bytes, int timeout_ms) = 0;
+
+  // GPUDirect RDMA: the same write from `dev` to itself whose source and destination are
+  // memory of the GPU at `gpu_pci`, registered with the NIC as a dma-buf or through
+  // nvidia-peermem. Bounded by `timeout_ms` for the GPU's set-up and again for the transfer.
+  struct GpuWrite {
+    double mbps = 0;
+    std::string registration;  // how the NIC was given the GPU's memory: "dma-buf", "nvidia-peermem"
+    std::optional<std::string> stand_in;  // a test double of libcuda says what it is
+  };
+  virtual Outcome<GpuWrite> gpu_write_test(const std::string& /*dev*/, int /*gid*/, const std::string& /*gpu_pci*/,
+                                           std::size_t /*bytes*/, int /*timeout_ms*/) {
+    return Outcome<GpuWrite>::fail(EOPNOTSUPP, "this data path cannot use GPU memory");
+  }
 };
 
 struct BgpBringUp;  // objects/routing.h
 struct NvmlReading;  // gpu/nvml.h
+struct NcclRun;      // gpu/nccl.h
 
 struct VerifyContext {
   const Plan& plan;
@@ -38,6 +54,7 @@ struct VerifyContext {
   LldpNeighbors* lldp = nullptr;  // the rails' neighbours; none when nothing listens (LLDP checks skip)
   const BgpBringUp* bgp = nullptr;  // routed rails: bgpd's sessions as the wait left them
   const NvmlReading* nvml = nullptr;  // the GPUs as NVML saw them; none: the NVML checks are unsupported
+  const NcclRun* nccl = nullptr;  // all_reduce_perf's run; none: nccl.all_reduce skips (verify never runs it)
 };
 
 std::vector<CheckResult> verify(const VerifyContext& ctx);

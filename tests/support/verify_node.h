@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -22,6 +23,7 @@
 #include "support/fake_rtnl.h"
 #include "support/hardware_builder.h"
 #include "affinity.h"
+#include "gpu/nccl.h"
 #include "gpu/nvml.h"
 #include "verify/verify.h"
 
@@ -56,6 +58,29 @@ class FakeDataPath : public RdmaDataPath {
   double mbps = kRate;
   std::map<std::pair<std::string, std::string>, double> rates;
   std::map<std::pair<std::string, std::string>, std::string> errors;
+
+  // GPUDirect: every GPU writes at `gpu_mbps` through `registration`, or fails with
+  // `gpu_errors[pci]` (errno, message).
+  struct GpuCall {
+    std::string dev;
+    int gid = -1;
+    std::string pci;
+    std::size_t bytes = 0;
+    int timeout_ms = 0;
+  };
+  std::vector<GpuCall> gpu_calls;
+  double gpu_mbps = kRate * 0.9;
+  std::string registration = "dma-buf";
+  std::optional<std::string> stand_in;
+  std::map<std::string, std::pair<int, std::string>> gpu_errors;
+
+  Outcome<GpuWrite> gpu_write_test(const std::string& dev, int gid, const std::string& gpu_pci, std::size_t bytes,
+                                   int timeout_ms) override {
+    gpu_calls.push_back({dev, gid, gpu_pci, bytes, timeout_ms});
+    if (auto e = gpu_errors.find(gpu_pci); e != gpu_errors.end())
+      return Outcome<GpuWrite>::fail(e->second.first, e->second.second);
+    return GpuWrite{gpu_mbps, registration, stand_in};
+  }
 
   Outcome<double> write_test(const std::string& from_dev, int from_gid, const std::string& to_dev, int to_gid,
                               std::size_t bytes, int timeout_ms) override {
@@ -189,6 +214,7 @@ struct Node {
   test::FakeClock clock;  // pause samples take no time
   Kernel kernel{rtnl, dcb, ethtool, host};
   NvmlReading nvml;  // healthy GPUs, as NVML would report them (healthy_nvml)
+  std::optional<NcclRun> nccl;  // all_reduce_perf's run; none: as verify, which never runs it
 
   explicit Node(const std::function<void(Recipe&)>& tweak = {}, Inventory inventory = three_rails())
       : before(std::move(inventory)) {
@@ -231,7 +257,7 @@ struct Node {
 
   // Every check of the plan.
   std::vector<CheckResult> verify_all() {
-    return verify(VerifyContext{plan, now, kernel, rdma, clock, &lldp, nullptr, &nvml});
+    return verify(VerifyContext{plan, now, kernel, rdma, clock, &lldp, nullptr, &nvml, nccl ? &*nccl : nullptr});
   }
 
   // The one planned check `name`, verified alone (the plan's rails and targets unchanged).
@@ -241,7 +267,7 @@ struct Node {
     for (const auto& c : plan.checks)
       if (c.id.name() == name) one.checks.push_back(c);
     REQUIRE_MESSAGE(one.checks.size() == 1, "the plan has no check " << name);
-    auto results = verify(VerifyContext{one, now, kernel, rdma, clock, &lldp, nullptr, &nvml});
+    auto results = verify(VerifyContext{one, now, kernel, rdma, clock, &lldp, nullptr, &nvml, nccl ? &*nccl : nullptr});
     REQUIRE(results.size() == 1);
     return results.front();
   }

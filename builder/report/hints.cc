@@ -44,6 +44,9 @@ const std::vector<Hint>& hints() {
       {CheckKind::gpu_nvml_pcie, "the GPU's link trained narrower than it can: reseat the GPU or its riser, check the slot"},
       {CheckKind::gpu_nvlink, "NVLinks down: check nvidia-fabricmanager and the NVSwitch trays (nvidia-smi nvlink -s); a "
                               "link that stays down after a reset needs service"},
+      {CheckKind::nccl_all_reduce, "NCCL's all-reduce across the GPUs is slow or wrong: NVLinks down or fabric manager not "
+                                   "running (gpu.N.nvlink), a GPU throttled or on a narrow link; wrong results need the GPU "
+                                   "or NVSwitch serviced"},
       {CheckKind::rail_gpu_topology, "NVML and the PCI tree railyard read disagree on where the GPU sits: compare "
                                      "nvidia-smi topo -m with the plan's rails (a BIOS that hides PCIe switches?)"},
       {CheckKind::devices_ready, "devices the recipe needs never appeared: a card not seated or dead (lspci), a driver that "
@@ -104,6 +107,15 @@ const std::vector<Hint>& hints() {
            return follows(CheckId::rail(CheckKind::rail_roce_v2_gid, c.id.index), "no GID to address the test to");
          if (contains(c.observed, "no RDMA device"))
            return follows(CheckId::rail(CheckKind::rail_rdma_port, c.id.index), "no RDMA device on this rail");
+         return {};
+       }},
+      {CheckKind::rail_gpudirect_write, "the NIC could not read or write the GPU's memory: with dma-buf it needs the open "
+                                        "NVIDIA kernel modules and a kernel with dma-buf support; without, nvidia-peermem "
+                                        "loaded (gpudirect.peermem). Slow: the GPU and NIC meet at the host bridge (see "
+                                        "this rail's affinity and gpudirect.acs)",
+       [](const CheckResult& c) -> Explanation {
+         if (contains(c.observed, "no RoCE v2 GID"))
+           return follows(CheckId::rail(CheckKind::rail_roce_v2_gid, c.id.index), "no GID to address the test to");
          return {};
        }},
       {CheckKind::rail_pause_storm, "a pause storm on the RoCE priority",

@@ -106,6 +106,20 @@ std::vector<std::string> far_end_lines(const Report& r) {
   return out;
 }
 
+// "180000 Mb/s (dma-buf)" from "0000:17:00.0: 1048576 bytes verified at 180000 Mb/s
+// (dma-buf); ...": the part of a data-path check's observed value for one GPU (`pci`, or
+// the whole value when empty), after "verified at" where it says so.
+std::string figure_for(const std::string& observed, const std::string& pci) {
+  std::string part = observed;
+  if (!pci.empty())
+    for (const auto& piece : split(observed, ';')) {
+      std::string t = trim(piece);
+      if (t.rfind(pci + ": ", 0) == 0) part = t.substr(pci.size() + 2);
+    }
+  auto at = part.find("verified at ");
+  return at == std::string::npos ? part : part.substr(at + 12);
+}
+
 std::vector<std::string> gpu_lines(const Report& r) {
   std::vector<std::string> out;
   if (!r.plan.is_object() || !r.plan.contains("gpus") || !r.plan["gpus"].is_array()) return out;
@@ -114,12 +128,15 @@ std::vector<std::string> gpu_lines(const Report& r) {
     if (!gpus[i].is_string()) continue;
     const std::string pci = gpus[i].get<std::string>();
     std::string rail = "(no rail)";
+    int rail_index = -1;
     if (r.plan.contains("rails") && r.plan["rails"].is_array())
       for (const auto& rl : r.plan["rails"]) {
         if (!rl.is_object() || !rl.contains("gpu_pcis") || !rl["gpu_pcis"].is_array()) continue;
         for (const auto& g : rl["gpu_pcis"])
-          if (g.is_string() && g.get<std::string>() == pci)
+          if (g.is_string() && g.get<std::string>() == pci) {
             rail = "rail " + (rl.contains("index") ? rl["index"].dump() : std::string("?")) + "  " + json_text(rl, "ifname");
+            if (rl.contains("index") && rl["index"].is_number_integer()) rail_index = rl["index"].get<int>();
+          }
       }
     std::string name, temp, nvlink;
     std::vector<std::string> findings;
@@ -142,6 +159,18 @@ std::vector<std::string> gpu_lines(const Report& r) {
                        (name.empty() ? "" : " " + escape_control(name)) + ": " + (parts.empty() ? "no checks" : join(parts, ", "));
     for (const auto& extra : {temp, nvlink})
       if (!extra.empty()) line += "; " + escape_control(extra);
+    // GPUDirect from this GPU's memory beside the rail's write from host memory.
+    if (rail_index >= 0) {
+      std::string gpudirect, host;
+      for (const auto& c : r.checks) {
+        if (c.id.scope() != CheckScope::rail || c.id.index != rail_index) continue;
+        if (c.id.kind == CheckKind::rail_gpudirect_write)
+          gpudirect = c.status == CheckStatus::pass ? figure_for(c.observed, pci) : to_string(c.status) + " (" + c.name() + ")";
+        if (c.id.kind == CheckKind::rail_rdma_write && c.status == CheckStatus::pass) host = figure_for(c.observed, "");
+      }
+      if (!gpudirect.empty())
+        line += "; GPUDirect " + escape_control(gpudirect) + (host.empty() ? "" : ", host memory " + escape_control(host));
+    }
     for (const auto& f : findings) line += "; " + escape_control(f);
     out.push_back(line);
   }

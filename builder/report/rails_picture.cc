@@ -181,6 +181,22 @@ RailsPicture rails_picture(const Report& r) {
     if (c.failing()) g->failing.push_back(what);
     else if (c.status != CheckStatus::pass && c.status != CheckStatus::skip) g->findings.push_back(to_string(c.status) + " " + what);
   }
+  // GPUDirect is a rail's check about its GPUs' memory: it colours the rail's GPUs too.
+  for (const auto& c : r.checks) {
+    if (c.id.kind != CheckKind::rail_gpudirect_write) continue;
+    for (const auto& rail : p.rails) {
+      if (rail.index != c.id.index) continue;
+      for (const auto& pci : rail.gpu_pcis) {
+        auto g = std::find_if(p.gpus.begin(), p.gpus.end(), [&](const PictureGpu& x) { return x.pci == pci; });
+        if (g == p.gpus.end()) continue;
+        g->checked = true;
+        std::string what = c.name() + (c.observed.empty() ? "" : ": " + c.observed);
+        if (c.failing()) g->failing.push_back(what);
+        else if (c.status != CheckStatus::pass && c.status != CheckStatus::skip)
+          g->findings.push_back(to_string(c.status) + " " + what);
+      }
+    }
+  }
   return p;
 }
 

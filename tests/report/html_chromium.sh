@@ -61,14 +61,16 @@ assert c.rows == {"pass": 2, "fail": 6}, c.rows
 assert c.sections == 8 and c.svgs == 8, (c.sections, c.svgs)
 assert c.rails == 8 + 8 + 4 + 4 + 2 + 3 + 4 + 8, c.rails
 # A rail is coloured by its worst: red, a link down or a check failing (hgx-pfc-link's rails
-# 5 and 7, gpu8-nic4-no-gid's 0 and 2, gpu-nic-sys-default-route's 0). lab-soft-roce's rails
-# pass: the lab's DCB stand-in answers what plain virtio cannot.
-assert c.states.get("bad") == 5 and c.states.get("warn") is None, c.states
+# 5 and 7, gpu8-nic4-no-gid's 0 and 2, gpu-nic-sys-default-route's 0, hgx-gpu-health's 4: its
+# GPUDirect write). lab-soft-roce's rails pass: the lab's DCB stand-in answers what plain
+# virtio cannot.
+assert c.states.get("bad") == 6 and c.states.get("warn") is None, c.states
 assert c.gpus == 8 + 8 + 4 + 8 + 2 + 8, c.gpus
 assert c.pins == c.gpus, c.pins
-# A GPU is coloured by its own checks: gpu4-downtrained-nvmeof's GPU 1 (its PCIe link) and
-# hgx-gpu-health's GPUs 2 (ECC) and 5 (an NVLink down) are red.
-assert c.gpu_states.get("bad") == 3 and c.gpu_states.get("warn") is None, c.gpu_states
+# A GPU is coloured by its own checks and its rail's GPUDirect write: gpu4-downtrained-nvmeof's
+# GPU 1 (its PCIe link), hgx-pfc-link's GPU on rail 7 (its link down) and hgx-gpu-health's
+# GPUs 2 (ECC), 4 (GPUDirect) and 5 (an NVLink down) are red.
+assert c.gpu_states.get("bad") == 5 and c.gpu_states.get("warn") is None, c.gpu_states
 PY
 
 # A page of two nodes, so that the picture of the one with a rail down is in the window.

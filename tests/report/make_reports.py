@@ -158,6 +158,9 @@ class Node:
             r["observed"] = "port VLAN 1, VLAN %d 'rail%d'" % (rail["vlan"], rail["index"])
         elif name.startswith("gpu.") and kind in GPU_HEALTH:
             self.observe_gpu(r, int(name.split(".")[1]), kind)
+        elif kind == "gpudirect_write":  # no random draw: the fleet's faults stay where they were
+            r["observed"] = "; ".join("%s: %s bytes verified at %d Mb/s (dma-buf)" % (pci, exp.split()[0], 91000)
+                                      for pci in rail["gpu_pcis"])
         elif kind == "gpu_topology":
             pairs = len(self.inventory["gpus"]) - 1
             r["observed"] = "%s; %s agrees with NVML on %d GPU pair%s" % (
@@ -256,6 +259,8 @@ class Node:
                       "link negotiated below the rail speed: check the cable and the switch port speed")
             self.fail("rail.%d.rdma_port" % i, "%s port %d DOWN" % (r["rdma_device"], r["rdma_port"]))
             self.fail("rail.%d.rdma_write" % i, "failed", "%s: modify QP to RTR: Network is unreachable" % r["rdma_device"])
+            self.fail("rail.%d.gpudirect_write" % i, "failed", "; ".join(
+                "%s: %s: modify QP to RTR: Network is unreachable" % (pci, r["rdma_device"]) for pci in r["gpu_pcis"]))
             self.fail("rails.cross_rdma_write", "failed", "%d→%d: %s: modify QP to RTR: Network is unreachable"
                       % (min(i, (i + 1) % len(rails)), max(i, (i + 1) % len(rails)), r["rdma_device"]))
             # No link, no LLDP: the far end's checks have nothing to read (a warning unless
@@ -284,6 +289,11 @@ class Node:
             self.fail("gpu.5.nvlink", "17 of 18 active; link 3 inactive",
                       "GPU-to-GPU traffic over NVLink is degraded or falls back to PCIe: check the NVSwitch fabric "
                       "(nvidia-fabricmanager) and nvidia-smi nvlink -s; a link that stays down needs service")
+            pci = self.rails[4]["gpu_pcis"][0]
+            self.fail("rail.4.gpudirect_write", "failed",
+                      "%s: %s: register GPU memory (dma-buf: the GPU or driver does not offer dma-buf "
+                      "(DMA_BUF_SUPPORTED is 0); ibv_reg_mr on GPU memory needs nvidia_peermem loaded): Bad address"
+                      % (pci, self.rails[4]["rdma_device"]))
             return True
         if fault == "no_gid" and r and r["address"]:
             self.fail("rail.%d.address" % i, "no address")
@@ -405,6 +415,7 @@ class Node:
             "inventory": self.inventory,
             "modules": self.modules(drivers),
             "lldp": self.lldp(),
+            "join": None,  # what the join did: the agent fills it in after the report is first written
         }
 
 

@@ -97,7 +97,7 @@ TEST_CASE("report node_json: counts, failures with kind and hint, problems, phas
   CHECK(j["node"] == "g4-r002-n07");
   CHECK(j["result"] == "fail");
   CHECK(j["counts"]["fail"] == 3);
-  CHECK(j["counts"]["pass"].get<int>() + j["counts"]["skip"].get<int>() + 3 == 146);
+  CHECK(j["counts"]["pass"].get<int>() + j["counts"]["skip"].get<int>() + 3 == 150);  // 4 rails: 4 GPUDirect writes
   CHECK(j["counts"]["skip"] == 4);  // gpu.N.nvlink: an L40S has no NVLink
   REQUIRE(j["failures"].size() == 3);
   CHECK(j["failures"][0]["kind"] == "gpu.*.pcie_link");
@@ -107,7 +107,7 @@ TEST_CASE("report node_json: counts, failures with kind and hint, problems, phas
   REQUIRE(j["phases"].size() == 4);
   CHECK(j["phases"][2]["phase"] == "apply");
   CHECK(j["phases"][2]["result"].get<std::string>().find("changed") != std::string::npos);
-  CHECK(j["phases"][3]["result"] == "139 pass, 3 fail, 4 skip");
+  CHECK(j["phases"][3]["result"] == "143 pass, 3 fail, 4 skip");
 
   auto p = node_json(load("storage-problem"));
   REQUIRE(p["problems"].size() == 1);

@@ -101,7 +101,7 @@ TEST_CASE("report rails_picture: a rail is coloured by its worst: link down or a
       CAPTURE(n.ifname);
       if (n.operstate == "down") {
         CHECK(n.port_state == "DOWN");
-        CHECK(n.failing.size() == 4);  // link, speed, rdma_port, rdma_write
+        CHECK(n.failing.size() == 5);  // link, speed, rdma_port, rdma_write, gpudirect_write
       } else {
         // Link up and the port ACTIVE, but PFC is not what was applied: red too, not green.
         CHECK(n.port_state == "ACTIVE");
@@ -111,9 +111,9 @@ TEST_CASE("report rails_picture: a rail is coloured by its worst: link down or a
     }
   CHECK(bad == 2);
   std::string svg = rails_svg(p);
-  CHECK(count(svg, "state-bad") == 2);
+  CHECK(count(svg, "state-bad") == 3);  // the two rails, and the GPU whose GPUDirect write the link took down
   CHECK(svg.find("failing: rail.") != std::string::npos);
-  CHECK(svg.find("4 failing") != std::string::npos);
+  CHECK(svg.find("5 failing") != std::string::npos);
   CHECK(svg.find("1 failing") != std::string::npos);
 }
 

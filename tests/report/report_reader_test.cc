@@ -38,7 +38,7 @@ TEST_CASE("digest: a passing hgx report") {
   CHECK(d->kernel == "6.8.0-49-generic");
   CHECK(d->drivers == std::vector<std::string>{"doca-ofed-2.10.0", "cuda-13.0"});
   CHECK(d->boot_id.size() == 36);
-  CHECK(d->check_count == 289);
+  CHECK(d->check_count == 297);
   CHECK(d->failures.empty());
   CHECK(d->problems.empty());
   REQUIRE(d->phases.size() == 4);
@@ -52,8 +52,9 @@ TEST_CASE("report digest: the failing checks are those that count against the no
   CHECK_FALSE(d->passed);
   std::vector<std::string> names;
   for (const auto& f : d->failures) names.push_back(f.id.name());
-  CHECK(names.size() == 6);
+  CHECK(names.size() == 7);
   CHECK(std::find(names.begin(), names.end(), "rails.cross_rdma_write") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "rail.7.gpudirect_write") != names.end());
 
   // Soft-RoCE: PFC and friends are unsupported but best-effort, so the lab node passes.
   auto lab = read_digest(golden("lab-soft-roce"));

@@ -132,9 +132,8 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
     o.target.node = implied_identity(*o.recipe, o.target.hostname, o.target.management_mac, LabRole::storage_target);
   }
   const bool routed = o.recipe && o.recipe->routing.mode == RoutingMode::bgp_unnumbered;
-  if (o.faults.any_routed() && !routed)
-    return bad("--fault leaf-bgp-down, leaf-refuse-asn and tenant-leak need routed rails: the image's recipe has "
-               "routing.mode = \"l2\"");
+  if (o.faults.any_leaf() && o.recipe)
+    if (Status s = check_lab_faults(o.faults, *o.recipe); !s.ok()) return bad(s.error());
   if (routed && o.storage_target) {
     // The lab leaf routes: it peers with both VMs, so both need what an inventory gives a
     // routed node (its rail addresses, its AS; its VTEP with a tenant network).

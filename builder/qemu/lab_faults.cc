@@ -72,4 +72,14 @@ int cabled_rail(const LabFaults& f, int port) {
   return port;
 }
 
+Status check_lab_faults(const LabFaults& faults, const Recipe& recipe) {
+  if (faults.any_routed() && recipe.routing.mode != RoutingMode::bgp_unnumbered)
+    return Status::fail("--fault leaf-bgp-down, leaf-refuse-asn and tenant-leak need routed rails: the image's recipe has "
+                        "routing.mode = \"l2\"");
+  if (faults.tenant_leak && recipe.tenant.vni == 0)
+    return Status::fail("--fault tenant-leak: the image's recipe has no [tenant] network (tenant.vni), so there is no "
+                        "VNI to leak into and tenant.isolation is not planned");
+  return success();
+}
+
 }  // namespace railyard

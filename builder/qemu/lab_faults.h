@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "outcome.h"
+#include "recipe.h"
 
 namespace railyard {
 
@@ -35,6 +36,12 @@ std::string lab_fault_help();
 // Adds one --fault value to `faults`; a bad name or argument says what is allowed. `rails`
 // bounds the rail numbers.
 Status add_lab_fault(const std::string& spec, int rails, LabFaults& faults);
+
+// Whether the image's recipe has what the faults break: routed rails for leaf-bgp-down,
+// leaf-refuse-asn and tenant-leak, and a [tenant] network for tenant-leak. A fault that
+// could not happen is refused before any VM boots: a run that "passes" with it would prove
+// nothing.
+Status check_lab_faults(const LabFaults& faults, const Recipe& recipe);
 
 // The node rail the leaf's port `port` is cabled to (the identity, but for swap-rails).
 int cabled_rail(const LabFaults& faults, int port);

@@ -76,6 +76,25 @@ TEST_CASE("lab faults: each is parsed, bounded by the rails, and refused with wh
   CHECK_FALSE(g.any_routed());
 }
 
+TEST_CASE("lab faults: one the image's recipe cannot have is refused before a VM boots") {
+  LabFaults leak, bgp, pfc;
+  REQUIRE(add_lab_fault("tenant-leak", 2, leak).ok());
+  REQUIRE(add_lab_fault("leaf-bgp-down=1", 2, bgp).ok());
+  REQUIRE(add_lab_fault("leaf-pfc=4", 2, pfc).ok());
+  Recipe l2 = lab_recipe();
+  CHECK(check_lab_faults(pfc, l2).ok());
+  CHECK(check_lab_faults(bgp, l2).error() ==
+        "--fault leaf-bgp-down, leaf-refuse-asn and tenant-leak need routed rails: the image's recipe has routing.mode = \"l2\"");
+  Recipe routed = lab_recipe();
+  routed.routing.mode = RoutingMode::bgp_unnumbered;
+  CHECK(check_lab_faults(bgp, routed).ok());
+  CHECK(check_lab_faults(leak, routed).error() ==
+        "--fault tenant-leak: the image's recipe has no [tenant] network (tenant.vni), so there is no VNI to leak into "
+        "and tenant.isolation is not planned");
+  routed.tenant.vni = 100;
+  CHECK(check_lab_faults(leak, routed).ok());
+}
+
 TEST_CASE("the lab leaf: leaf-config's JSON per leaf, an lldpd configuration per port, the ports by MAC") {
   auto files = lab_leaf_files(lab_recipe(), lab_node(), {"52:54:00:30:00:fe", "52:54:00:31:00:fe"}, {});
   REQUIRE(files.ok());

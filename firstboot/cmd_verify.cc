@@ -101,6 +101,7 @@ int cmd_verify(const InputPaths& paths, const std::string& root, bool json) {
       else bgp->error = sessions.error();
     }
     VerifyContext ctx{plan, in->inventory, kernel, rdma, real_clock(), nullptr, bgp ? &*bgp : nullptr};
+    ctx.gpu_workloads = false;  // GPUDirect writes and all_reduce_perf: first boot's only
     std::optional<NvmlReading> nvml;
     if (checks::plans_gpu_health(plan)) nvml = read_nvml_bounded(plan.gpus, plan.selftest.check_timeout_ms);
     ctx.nvml = nvml ? &*nvml : nullptr;

@@ -75,6 +75,12 @@ void rdma_write(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) 
 void gpudirect_write(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
   const auto& st = ctx.plan.selftest;
   auto bytes = static_cast<std::size_t>(st.rdma_bytes);
+  if (!ctx.gpu_workloads) {
+    r.status = CheckStatus::skip;
+    r.observed = "not run";
+    r.detail = "only first boot writes GPU memory: on a node in service a job may hold the GPU";
+    return;
+  }
   auto ep = endpoint(ctx, rail, r);
   if (!ep) return;
   std::vector<std::string> seen, failures, unsupported_why;

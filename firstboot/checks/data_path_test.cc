@@ -194,3 +194,18 @@ TEST_CASE("rail.N.gpudirect_write: a failed registration fails; no CUDA is unsup
   Node amd([](Recipe& rc) { rc.hardware.gpu_vendor = GpuVendor::amd; });
   for (const auto& c : amd.plan.checks) CHECK(c.id.kind != CheckKind::rail_gpudirect_write);
 }
+
+TEST_CASE("rail.N.gpudirect_write: verify on a node in service skips it: a job may hold the GPU") {
+  Node n;
+  Plan one = n.plan;
+  one.checks.clear();
+  for (const auto& c : n.plan.checks)
+    if (c.id.name() == "rail.0.gpudirect_write") one.checks.push_back(c);
+  VerifyContext ctx{one, n.now, n.kernel, n.rdma, n.clock, &n.lldp, nullptr, &n.nvml};
+  ctx.gpu_workloads = false;
+  auto results = verify(ctx);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].status == CheckStatus::skip);
+  CHECK(results[0].detail == "only first boot writes GPU memory: on a node in service a job may hold the GPU");
+  CHECK(n.rdma.gpu_calls.empty());
+}

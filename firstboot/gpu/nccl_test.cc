@@ -90,7 +90,7 @@ TEST_CASE("nccl.all_reduce: planned only when asked, on two NVIDIA GPUs or more"
 TEST_CASE("nccl.all_reduce: passes at the bound, fails below it, on wrong results, on a kill; skips where not run") {
   Node n(plan_nccl);
   auto r = n.check("nccl.all_reduce");
-  CHECK(r.status == CheckStatus::skip);  // verify never runs it
+  CHECK(r.status == CheckStatus::skip);  // not run (as in verify)
   CHECK(r.detail.find("compete with the jobs") != std::string::npos);
 
   n.nccl = NcclRun{"all_reduce_perf -g 6", std::nullopt, 0, fixture("all-reduce-8gpu.txt")};

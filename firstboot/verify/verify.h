@@ -54,7 +54,11 @@ struct VerifyContext {
   LldpNeighbors* lldp = nullptr;  // the rails' neighbours; none when nothing listens (LLDP checks skip)
   const BgpBringUp* bgp = nullptr;  // routed rails: bgpd's sessions as the wait left them
   const NvmlReading* nvml = nullptr;  // the GPUs as NVML saw them; none: the NVML checks are unsupported
-  const NcclRun* nccl = nullptr;  // all_reduce_perf's run; none: nccl.all_reduce skips (verify never runs it)
+  const NcclRun* nccl = nullptr;  // all_reduce_perf's run; none: nccl.all_reduce skips
+  // First boot puts work on the GPUs (GPUDirect writes, all_reduce_perf); `verify` on a node
+  // in service does not: a job may hold the GPUs (exclusive compute mode), and a health
+  // check must not compete with it or fail because of it.
+  bool gpu_workloads = true;
 };
 
 std::vector<CheckResult> verify(const VerifyContext& ctx);

@@ -1155,3 +1155,30 @@ gpu_fatal_xids = [79, "48"]
   CHECK(one(bad.diags, "selftest.gpu_fatal_xids: element 1: expected an integer (integers 1–9999), found a string") ==
         "r.toml:3:23");
 }
+
+TEST_CASE("selftest: GPUDirect's requirement and NCCL's keys, a bad path refused at its line") {
+  auto ok = load(R"(
+[selftest]
+gpudirect = "best-effort"
+nccl_allreduce_min_gbps = 300
+nccl_all_reduce_perf = "/opt/nccl-tests/build/all_reduce_perf"
+nccl_timeout_s = 120
+)");
+  CHECK(all(ok.diags) == "");
+  CHECK(ok.recipe().selftest.gpudirect == Requirement::best_effort);
+  CHECK(ok.recipe().selftest.nccl_allreduce_min_gbps == 300);
+  CHECK(ok.recipe().selftest.nccl_all_reduce_perf == "/opt/nccl-tests/build/all_reduce_perf");
+  CHECK(ok.recipe().selftest.nccl_timeout_s == 120);
+  CHECK(one(load(R"(
+[selftest]
+nccl_all_reduce_perf = "build/all_reduce_perf"
+)").diags, "selftest.nccl_all_reduce_perf: 'build/all_reduce_perf' is not an absolute path") == "r.toml:3:24");
+  CHECK(one(load(R"(
+[selftest]
+gpudirect = "maybe"
+)").diags, "selftest.gpudirect") == "r.toml:3:13");
+  CHECK(one(load(R"(
+[selftest]
+nccl_timeout_s = 5
+)").diags, "selftest.nccl_timeout_s") == "r.toml:3:18");
+}

@@ -64,7 +64,7 @@ int run_audit(const std::string& dir, bool json) {
   return kExitFailed;
 }
 
-const bool registered = register_subcommand(60, [](CLI::App& app) {
+const bool audit_registered = register_subcommand(60, [](CLI::App& app) {
   struct Options {
     std::string dir;
     bool json = false;

@@ -42,12 +42,6 @@ std::optional<std::int64_t> source_date_epoch(std::string& text) {
   return v;
 }
 
-std::string self_exe() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? "" : p.string();
-}
-
 }  // namespace
 
 int run_build(const FileSource& files, const BuildOptions& opt, const CommonOptions& common) {
@@ -78,7 +72,7 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
   InputLocations where;
   where.overlays_dir = ropts.overlays_dir.empty() ? find_dir_upwards(files, dir_name(opt.recipe), "overlays")
                                                    : ropts.overlays_dir;
-  where.agent = find_agent_package(self_exe());
+  where.agent = find_agent_package(self_executable());
   auto digests = digest_inputs(*lr, where, hasher);
   if (!digests.ok()) {
     spdlog::error("{}", digests.error());
@@ -154,7 +148,7 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
 
 namespace {
 
-const bool registered = register_subcommand(40, [](CLI::App& app) {
+const bool build_registered = register_subcommand(40, [](CLI::App& app) {
   auto opt = std::make_shared<BuildOptions>();
   auto* sub = app.add_subcommand("build", "Build a recipe's PXE image, stage by stage, through the cache");
   sub->add_option("recipe", opt->recipe, "Recipe file")->required();

@@ -125,7 +125,7 @@ int run_cache_prune(const std::string& cache_dir, std::size_t keep, bool downloa
 
 namespace {
 
-const bool registered = register_subcommand(45, [](CLI::App& app) {
+const bool cache_registered = register_subcommand(45, [](CLI::App& app) {
   struct Options {
     std::string cache_dir;
     bool json = false;

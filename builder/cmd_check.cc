@@ -53,7 +53,7 @@ int run_check(const FileSource& files, const std::vector<std::string>& paths, co
 
 namespace {
 
-const bool registered = register_subcommand(10, [](CLI::App& app) {
+const bool check_registered = register_subcommand(10, [](CLI::App& app) {
   struct Options {
     std::vector<std::string> paths;
     bool json = false;

@@ -118,7 +118,7 @@ int run_collect(const CollectArgs& args) {
   return kExitOk;
 }
 
-const bool registered = register_subcommand(70, [](CLI::App& app) {
+const bool collect_registered = register_subcommand(70, [](CLI::App& app) {
   auto args = std::make_shared<CollectArgs>();
   auto* sub = app.add_subcommand("collect", "Receive the agents' reports over HTTP and keep one file per node and boot");
   sub->add_option("--listen", args->listen, "ADDRESS:PORT to listen on (port 0: any free port)")->required();

@@ -31,7 +31,7 @@ int run_diff(const DiffOptions& opt) {
   return kExitOk;
 }
 
-const bool registered = register_subcommand(70, [](CLI::App& app) {
+const bool diff_registered = register_subcommand(70, [](CLI::App& app) {
   auto opt = std::make_shared<DiffOptions>();
   auto* sub = app.add_subcommand("diff", "What changed between two images: packages, drivers, kernel, artifacts");
   sub->add_option("old", opt->old_path, "The older image's manifest.json")->required();

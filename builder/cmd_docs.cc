@@ -47,7 +47,7 @@ int run_docs(const std::string& what) {
 
 namespace {
 
-const bool registered = register_subcommand(30, [](CLI::App& app) {
+const bool docs_registered = register_subcommand(30, [](CLI::App& app) {
   auto what = std::make_shared<std::string>("recipe");
   auto* sub = app.add_subcommand("docs", "Print a file format's reference as Markdown");
   sub->add_option("what", *what, "recipe, drivers or nodes");

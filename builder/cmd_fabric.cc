@@ -103,7 +103,7 @@ int run_leaf_config(const FileSource& files, const CommonOptions& common, const 
   return kExitOk;
 }
 
-const bool registered = register_subcommand(55, [](CLI::App& app) {
+const bool fabric_registered = register_subcommand(55, [](CLI::App& app) {
   auto opt = std::make_shared<LeafConfigOptions>();
   auto* sub = app.add_subcommand("fabric", "The switch side of the fabric, from the recipe and inventory");
   sub->require_subcommand(1);

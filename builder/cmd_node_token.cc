@@ -36,7 +36,7 @@ int run_node_token(const NodeTokenArgs& args) {
   return kExitOk;
 }
 
-const bool registered = register_subcommand(75, [](CLI::App& app) {
+const bool node_token_registered = register_subcommand(75, [](CLI::App& app) {
   auto args = std::make_shared<NodeTokenArgs>();
   auto* sub = app.add_subcommand("node-token", "Print the report token of one node, derived from the receiver's secret");
   sub->add_option("--node-secret", args->node_secret, "File holding the receiver's node secret")->required();

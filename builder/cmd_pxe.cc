@@ -182,7 +182,7 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
   return kExitOk;
 }
 
-const bool registered = register_subcommand(50, [](CLI::App& app) {
+const bool pxe_registered = register_subcommand(50, [](CLI::App& app) {
   auto opt = std::make_shared<PxeOptions>();
   auto* sub = app.add_subcommand("pxe", "Lay out a PXE tree for an image and a node inventory: iPXE scripts, node overlays, dnsmasq");
   sub->add_option("--image", opt->image_dir, "Image directory (railyard build's output)")->required();

@@ -61,12 +61,6 @@ std::optional<NodeEntry> inventory_node(const FileSource& files, const std::stri
   return std::nullopt;
 }
 
-std::string self_exe() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? "railyard" : p.string();
-}
-
 int run_qemu(const FileSource& files, QemuArgs& a) {
   if (!a.relay.empty()) return relay(a.relay, 0, 1);
   LabOptions& o = a.lab;
@@ -162,11 +156,12 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
     if (fd < 0) return bad("--kvm: /dev/kvm cannot be opened; run without --kvm (TCG)");
     ::close(fd);
   }
-  o.relay_program = self_exe();
+  o.relay_program = self_executable();
+  if (o.relay_program.empty()) o.relay_program = "railyard";
   return run_lab(o);
 }
 
-const bool registered = register_subcommand(80, [](CLI::App& app) {
+const bool qemu_registered = register_subcommand(80, [](CLI::App& app) {
   auto a = std::make_shared<QemuArgs>();
   a->lab.node = {"railyard-lab", "52:54:00:00:00:01", std::nullopt, {}};
   a->lab.target = {"railyard-target", "52:54:00:00:00:fe", std::nullopt, {}};

@@ -89,7 +89,7 @@ int run_html(const ReportOptions& opt) {
   return fleet->unreadable.empty() ? kExitOk : kExitBadInput;
 }
 
-const bool registered = register_subcommand(60, [](CLI::App& app) {
+const bool report_registered = register_subcommand(60, [](CLI::App& app) {
   auto opt = std::make_shared<ReportOptions>();
   auto* report = app.add_subcommand("report", "Read first-boot reports: one node, the fleet, or the fleet as HTML");
   report->require_subcommand(1);

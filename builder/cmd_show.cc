@@ -28,7 +28,7 @@ int run_show(const FileSource& files, const std::string& recipe_path, const Comm
 
 namespace {
 
-const bool registered = register_subcommand(20, [](CLI::App& app) {
+const bool show_registered = register_subcommand(20, [](CLI::App& app) {
   struct Options {
     std::string path;
     bool json = false;

@@ -1,6 +1,8 @@
 #include "subcommand.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -29,6 +31,12 @@ std::vector<SubcommandFactory> registered_subcommands() {
   std::vector<SubcommandFactory> out;
   for (auto& e : sorted) out.push_back(std::move(e.factory));
   return out;
+}
+
+std::string self_executable() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.string();
 }
 
 }  // namespace railyard

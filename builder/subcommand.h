@@ -12,6 +12,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "commands.h"
 
@@ -38,5 +40,9 @@ bool register_subcommand(int rank, SubcommandFactory factory);
 
 // main.cc: every registered factory, in rank order.
 std::vector<SubcommandFactory> registered_subcommands();
+
+// This program's own path (/proc/self/exe), "" when the kernel does not say: the agent's
+// package is looked up beside it, and the lab harness runs it again as its relay.
+std::string self_executable();
 
 }  // namespace railyard

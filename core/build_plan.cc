@@ -43,7 +43,7 @@ std::string lookup(const std::map<std::string, std::string>& m, const std::strin
   return it == m.end() ? "" : it->second;
 }
 
-Defined base(const Recipe& r, const ContentDigests& d, const BuildSettings& s) {
+Defined define_base(const Recipe& r, const ContentDigests& d, const BuildSettings& s) {
   // The key table renders enums by their file names; reuse it rather than spell them twice.
   toml::table rendered = recipe_schema().render(r);
   const toml::table& image = *rendered["image"].as_table();
@@ -79,7 +79,7 @@ Defined base(const Recipe& r, const ContentDigests& d, const BuildSettings& s) {
   return out;
 }
 
-Defined drivers(const LoadedRecipe& lr, const ContentDigests& d) {
+Defined define_drivers(const LoadedRecipe& lr, const ContentDigests& d) {
   Defined out;
   toml::array bundles;
   std::vector<std::string> names;
@@ -104,7 +104,7 @@ Defined drivers(const LoadedRecipe& lr, const ContentDigests& d) {
   return out;
 }
 
-Defined overlays(const Recipe& r, const ContentDigests& d) {
+Defined define_overlays(const Recipe& r, const ContentDigests& d) {
   Defined out;
   toml::array list;
   std::vector<std::string> names;
@@ -118,7 +118,7 @@ Defined overlays(const Recipe& r, const ContentDigests& d) {
   return out;
 }
 
-Defined agent(const Recipe& r, const ContentDigests& d, Hasher& hasher) {
+Defined define_agent(const Recipe& r, const ContentDigests& d, Hasher& hasher) {
   // The resolved recipe is installed as /etc/railyard/recipe.toml, so every key counts here.
   std::string recipe_digest = hasher.sha256_hex(render_recipe_toml(r));
   Defined out;
@@ -131,7 +131,7 @@ Defined agent(const Recipe& r, const ContentDigests& d, Hasher& hasher) {
   return out;
 }
 
-Defined hygiene() {
+Defined define_hygiene() {
   Defined out;
   toml::array rules;
   for (const auto& rule : hygiene_rules())
@@ -143,7 +143,7 @@ Defined hygiene() {
   return out;
 }
 
-Defined trim(const Recipe& r) {
+Defined define_trim(const Recipe& r) {
   Defined out;
   auto dropped = sorted_unique(r.image.drop_modules);
   out.inputs.insert_or_assign("drop_modules", strings(dropped));
@@ -151,7 +151,7 @@ Defined trim(const Recipe& r) {
   return out;
 }
 
-Defined pack(const Recipe& r, const BuildSettings& s) {
+Defined define_pack(const Recipe& r, const BuildSettings& s) {
   Defined out;
   out.inputs.insert_or_assign("name", r.name);
   out.inputs.insert_or_assign("initramfs", "cpio newc");
@@ -199,13 +199,13 @@ BuildPlan plan_build(const LoadedRecipe& lr, const ContentDigests& digests, cons
   for (Stage stage : kStages) {
     Defined d;
     switch (stage) {
-      case Stage::base: d = base(r, digests, settings); break;
-      case Stage::drivers: d = drivers(lr, digests); break;
-      case Stage::overlays: d = overlays(r, digests); break;
-      case Stage::agent: d = agent(r, digests, hasher); break;
-      case Stage::hygiene: d = hygiene(); break;
-      case Stage::trim: d = trim(r); break;
-      case Stage::pack: d = pack(r, settings); break;
+      case Stage::base: d = define_base(r, digests, settings); break;
+      case Stage::drivers: d = define_drivers(lr, digests); break;
+      case Stage::overlays: d = define_overlays(r, digests); break;
+      case Stage::agent: d = define_agent(r, digests, hasher); break;
+      case Stage::hygiene: d = define_hygiene(); break;
+      case Stage::trim: d = define_trim(r); break;
+      case Stage::pack: d = define_pack(r, settings); break;
     }
     StagePlan sp{stage, canonical(std::move(d.inputs), stage), std::move(d.summary), ""};
     // Name and previous key are single lines, so the framing cannot be confused with inputs.

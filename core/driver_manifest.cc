@@ -13,7 +13,7 @@ namespace railyard {
 
 namespace {
 
-const std::vector<std::pair<std::string, DriverKind>> kKinds{
+const std::vector<std::pair<std::string, DriverKind>> kDriverKinds{
     {"distro", DriverKind::distro}, {"apt", DriverKind::apt}, {"tarball", DriverKind::tarball},
     {"source", DriverKind::source}};
 
@@ -74,14 +74,14 @@ std::optional<std::string> check_relative(const std::string& s) {
   return std::nullopt;
 }
 
-schema::Schema<DriverManifest> build() {
+schema::Schema<DriverManifest> make_driver_manifest_schema() {
   schema::Schema<DriverManifest> s;
   s.top("One driver release: where its packages come from, what is built and loaded.")
       .integer("schema", &DriverManifest::schema, 1, 1, 1, "Manifest format version.")
       .string("name", &DriverManifest::name, "", "Bundle name; must equal the file name without .toml.")
       .required_string("version", &DriverManifest::version, "Release string recorded in the image manifest.")
       .string("description", &DriverManifest::description, "", "One line for humans.")
-      .choice("kind", &DriverManifest::kind, DriverKind::distro, kKinds,
+      .choice("kind", &DriverManifest::kind, DriverKind::distro, kDriverKinds,
               "distro: packages from the image's own archive; apt: a vendor repository with its signing key; "
               "tarball: an archive pinned by sha256; source: a DKMS module whose source ships beside the manifest.")
       .strings("suites", &DriverManifest::suites, {}, "\"distro:suite\" pairs this release installs on; empty: any.",
@@ -241,12 +241,12 @@ bool DriverManifest::emulates_dcb() const {
 std::string DriverManifest::source_dir() const { return source.dir.empty() ? "" : path_join(dir_name(path), source.dir); }
 
 const schema::Schema<DriverManifest>& driver_manifest_schema() {
-  static const schema::Schema<DriverManifest> s = build();
+  static const schema::Schema<DriverManifest> s = make_driver_manifest_schema();
   return s;
 }
 
 std::string to_string(DriverKind k) {
-  for (auto& [w, v] : kKinds)
+  for (auto& [w, v] : kDriverKinds)
     if (v == k) return w;
   return "?";
 }

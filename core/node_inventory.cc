@@ -42,7 +42,7 @@ void node_fields(schema::Fields<NodeEntry>& f) {
               [](const std::string& v) { return check_interface_address(v); }, "an IPv4 address with prefix");
 }
 
-schema::Schema<NodeInventory> build() {
+schema::Schema<NodeInventory> make_node_inventory_schema() {
   schema::Schema<NodeInventory> s;
   s.top("The nodes of one SKU.")
       .integer("schema", &NodeInventory::schema, 1, 1, 1, "Inventory format version.")
@@ -55,7 +55,7 @@ schema::Schema<NodeInventory> build() {
 }  // namespace
 
 const schema::Schema<NodeInventory>& node_inventory_schema() {
-  static const schema::Schema<NodeInventory> s = build();
+  static const schema::Schema<NodeInventory> s = make_node_inventory_schema();
   return s;
 }
 

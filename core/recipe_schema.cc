@@ -102,7 +102,7 @@ std::optional<std::string> storm_timeout_gap(int v) {
   return std::nullopt;
 }
 
-schema::Schema<Recipe> build() {
+schema::Schema<Recipe> make_recipe_schema() {
   schema::Schema<Recipe> s;
   s.top("Identity and version of the recipe. A recipe may also say `extends = \"base.toml\"` (a path relative to "
         "itself): it then starts from that recipe and overrides what it sets; tables merge key by key, arrays "
@@ -493,7 +493,7 @@ std::optional<std::string> check_name(const std::string& s) {
 }
 
 const schema::Schema<Recipe>& recipe_schema() {
-  static const schema::Schema<Recipe> s = build();
+  static const schema::Schema<Recipe> s = make_recipe_schema();
   return s;
 }
 

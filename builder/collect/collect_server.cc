@@ -33,16 +33,6 @@ bool same_secret(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
-// One request's state, from its headers to its answer.
-struct Request {
-  Clock::time_point start = Clock::now();
-  std::string body;
-  bool too_large = false;   // over max_body: the rest is dropped as it comes
-  bool any_node = true;     // the fleet token, or no token needed
-  std::string token;        // else the bearer token, to check against the report's node
-  std::size_t dropped = 0;  // bytes of it dropped
-};
-
 std::string client_address(MHD_Connection* c) {
   const MHD_ConnectionInfo* info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
   if (!info || !info->client_addr) return "?";
@@ -62,6 +52,16 @@ std::string header(MHD_Connection* c, const char* name) {
 }  // namespace
 
 struct CollectServer::Impl {
+  // One request's state, from its headers to its answer.
+  struct Request {
+    Clock::time_point start = Clock::now();
+    std::string body;
+    bool too_large = false;   // over max_body: the rest is dropped as it comes
+    bool any_node = true;     // the fleet token, or no token needed
+    std::string token;        // else the bearer token, to check against the report's node
+    std::size_t dropped = 0;  // bytes of it dropped
+  };
+
   CollectOptions opt;
   MHD_Daemon* daemon = nullptr;
   std::mutex mutex;
@@ -249,7 +249,7 @@ void on_library_log(void* cls, const char* format, va_list args) {
 }
 
 void on_completed(void*, MHD_Connection*, void** state, MHD_RequestTerminationCode) {
-  delete static_cast<Request*>(*state);
+  delete static_cast<CollectServer::Impl::Request*>(*state);
   *state = nullptr;
 }
 

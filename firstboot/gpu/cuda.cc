@@ -5,6 +5,8 @@
 
 #include <cerrno>
 
+#include "gpu/dl_symbol.h"
+
 namespace railyard {
 
 namespace {
@@ -15,17 +17,12 @@ using CUresult = int;
 using CUdevice = int;
 using CUcontext = void*;
 using CUdeviceptr = unsigned long long;
-constexpr CUresult kSuccess = 0;
-constexpr CUresult kNotSupported = 801;           // CUDA_ERROR_NOT_SUPPORTED
+constexpr CUresult kCudaSuccess = 0;
+constexpr CUresult kCudaNotSupported = 801;           // CUDA_ERROR_NOT_SUPPORTED
 constexpr int kAttrDmaBufSupported = 124;         // CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED
 constexpr int kPointerSyncMemops = 6;             // CU_POINTER_ATTRIBUTE_SYNC_MEMOPS
 constexpr int kRangeHandleDmaBufFd = 1;           // CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD
 constexpr std::size_t kGpuPage = 2u << 20;        // the GPU's large page: dma-buf ranges are whole pages
-
-template <class F>
-F symbol(void* lib, const char* name) {
-  return reinterpret_cast<F>(::dlsym(lib, name));
-}
 
 }  // namespace
 
@@ -71,27 +68,27 @@ Outcome<std::shared_ptr<Cuda>> Cuda::load(const CudaOptions& opts) {
   c->library_ = opts.library;
   c->fn_ = std::make_unique<Symbols>();
   Symbols& f = *c->fn_;
-  f.init = symbol<decltype(f.init)>(h, "cuInit");
-  f.error_string = symbol<decltype(f.error_string)>(h, "cuGetErrorString");
-  f.by_pci = symbol<decltype(f.by_pci)>(h, "cuDeviceGetByPCIBusId");
-  f.ctx_retain = symbol<decltype(f.ctx_retain)>(h, "cuDevicePrimaryCtxRetain");
-  f.ctx_release = symbol<decltype(f.ctx_release)>(h, "cuDevicePrimaryCtxRelease_v2");
-  if (!f.ctx_release) f.ctx_release = symbol<decltype(f.ctx_release)>(h, "cuDevicePrimaryCtxRelease");
-  f.ctx_set_current = symbol<decltype(f.ctx_set_current)>(h, "cuCtxSetCurrent");
-  f.mem_alloc = symbol<decltype(f.mem_alloc)>(h, "cuMemAlloc_v2");
-  f.mem_free = symbol<decltype(f.mem_free)>(h, "cuMemFree_v2");
-  f.htod = symbol<decltype(f.htod)>(h, "cuMemcpyHtoD_v2");
-  f.dtoh = symbol<decltype(f.dtoh)>(h, "cuMemcpyDtoH_v2");
-  f.pointer_set_attribute = symbol<decltype(f.pointer_set_attribute)>(h, "cuPointerSetAttribute");
-  f.device_attribute = symbol<decltype(f.device_attribute)>(h, "cuDeviceGetAttribute");
-  f.range_handle = symbol<decltype(f.range_handle)>(h, "cuMemGetHandleForAddressRange");
-  f.stand_in = symbol<decltype(f.stand_in)>(h, "railyard_cuda_stand_in");
+  f.init = dl_symbol<decltype(f.init)>(h, "cuInit");
+  f.error_string = dl_symbol<decltype(f.error_string)>(h, "cuGetErrorString");
+  f.by_pci = dl_symbol<decltype(f.by_pci)>(h, "cuDeviceGetByPCIBusId");
+  f.ctx_retain = dl_symbol<decltype(f.ctx_retain)>(h, "cuDevicePrimaryCtxRetain");
+  f.ctx_release = dl_symbol<decltype(f.ctx_release)>(h, "cuDevicePrimaryCtxRelease_v2");
+  if (!f.ctx_release) f.ctx_release = dl_symbol<decltype(f.ctx_release)>(h, "cuDevicePrimaryCtxRelease");
+  f.ctx_set_current = dl_symbol<decltype(f.ctx_set_current)>(h, "cuCtxSetCurrent");
+  f.mem_alloc = dl_symbol<decltype(f.mem_alloc)>(h, "cuMemAlloc_v2");
+  f.mem_free = dl_symbol<decltype(f.mem_free)>(h, "cuMemFree_v2");
+  f.htod = dl_symbol<decltype(f.htod)>(h, "cuMemcpyHtoD_v2");
+  f.dtoh = dl_symbol<decltype(f.dtoh)>(h, "cuMemcpyDtoH_v2");
+  f.pointer_set_attribute = dl_symbol<decltype(f.pointer_set_attribute)>(h, "cuPointerSetAttribute");
+  f.device_attribute = dl_symbol<decltype(f.device_attribute)>(h, "cuDeviceGetAttribute");
+  f.range_handle = dl_symbol<decltype(f.range_handle)>(h, "cuMemGetHandleForAddressRange");
+  f.stand_in = dl_symbol<decltype(f.stand_in)>(h, "railyard_cuda_stand_in");
   if (f.stand_in) c->stand_in_ = std::string(f.stand_in());
   if (!f.init || !f.by_pci || !f.ctx_retain || !f.ctx_release || !f.ctx_set_current || !f.mem_alloc || !f.mem_free ||
       !f.htod || !f.dtoh)
     return Result::fail(EIO, opts.library + " lacks the driver API's cuInit, cuDeviceGetByPCIBusId, "
                                             "cuDevicePrimaryCtxRetain, cuMemAlloc_v2 or cuMemcpy*_v2: not a usable libcuda");
-  if (CUresult rc = f.init(0); rc != kSuccess)
+  if (CUresult rc = f.init(0); rc != kCudaSuccess)
     return Result::fail(EIO, c->why("cuInit", rc) + " (is the nvidia kernel module loaded? see dmesg)");
   return Result(std::move(c));
 }
@@ -99,48 +96,48 @@ Outcome<std::shared_ptr<Cuda>> Cuda::load(const CudaOptions& opts) {
 Status Cuda::current(int device) {
   for (const auto& [d, ctx] : retained_)
     if (d == device) {
-      if (CUresult rc = fn_->ctx_set_current(ctx); rc != kSuccess) return Status::fail(EIO, why("cuCtxSetCurrent", rc));
+      if (CUresult rc = fn_->ctx_set_current(ctx); rc != kCudaSuccess) return Status::fail(EIO, why("cuCtxSetCurrent", rc));
       return success();
     }
   CUcontext ctx = nullptr;
-  if (CUresult rc = fn_->ctx_retain(&ctx, device); rc != kSuccess)
+  if (CUresult rc = fn_->ctx_retain(&ctx, device); rc != kCudaSuccess)
     return Status::fail(EIO, why("cuDevicePrimaryCtxRetain", rc));
   retained_.emplace_back(device, ctx);
-  if (CUresult rc = fn_->ctx_set_current(ctx); rc != kSuccess) return Status::fail(EIO, why("cuCtxSetCurrent", rc));
+  if (CUresult rc = fn_->ctx_set_current(ctx); rc != kCudaSuccess) return Status::fail(EIO, why("cuCtxSetCurrent", rc));
   return success();
 }
 
 Outcome<std::unique_ptr<GpuMemory>> Cuda::alloc(const std::string& pci, std::size_t bytes) {
   using Result = Outcome<std::unique_ptr<GpuMemory>>;
   CUdevice dev = -1;
-  if (CUresult rc = fn_->by_pci(&dev, pci.c_str()); rc != kSuccess)
+  if (CUresult rc = fn_->by_pci(&dev, pci.c_str()); rc != kCudaSuccess)
     return Result::fail(ENODEV, pci + ": " + why("cuDeviceGetByPCIBusId", rc) + " (the driver did not take the GPU?)");
   if (Status s = current(dev); !s.ok()) return Result::fail(s, pci);
   std::unique_ptr<GpuMemory> m(new GpuMemory(shared_from_this(), dev));
   std::size_t size = (bytes + kGpuPage - 1) / kGpuPage * kGpuPage;
   CUdeviceptr p = 0;
-  if (CUresult rc = fn_->mem_alloc(&p, size); rc != kSuccess)
+  if (CUresult rc = fn_->mem_alloc(&p, size); rc != kCudaSuccess)
     return Result::fail(ENOMEM, pci + ": " + why("cuMemAlloc_v2", rc));
   m->ptr_ = p;
   m->size_ = size;
   // A NIC writing the memory behind CUDA's back: every synchronous copy must see it.
   if (fn_->pointer_set_attribute) {
     unsigned one = 1;
-    if (CUresult rc = fn_->pointer_set_attribute(&one, kPointerSyncMemops, p); rc != kSuccess)
+    if (CUresult rc = fn_->pointer_set_attribute(&one, kPointerSyncMemops, p); rc != kCudaSuccess)
       return Result::fail(EIO, pci + ": " + why("cuPointerSetAttribute(SYNC_MEMOPS)", rc));
   }
   int dmabuf = 0;
   if (!fn_->range_handle || !fn_->device_attribute) {
     m->why_no_dmabuf_ = "this libcuda has no cuMemGetHandleForAddressRange (a driver before CUDA 11.7)";
-  } else if (CUresult rc = fn_->device_attribute(&dmabuf, kAttrDmaBufSupported, dev); rc != kSuccess || !dmabuf) {
-    m->why_no_dmabuf_ = rc != kSuccess ? why("cuDeviceGetAttribute(DMA_BUF_SUPPORTED)", rc)
+  } else if (CUresult rc = fn_->device_attribute(&dmabuf, kAttrDmaBufSupported, dev); rc != kCudaSuccess || !dmabuf) {
+    m->why_no_dmabuf_ = rc != kCudaSuccess ? why("cuDeviceGetAttribute(DMA_BUF_SUPPORTED)", rc)
                                        : "the GPU or driver does not offer dma-buf (DMA_BUF_SUPPORTED is 0)";
   } else {
     int fd = -1;
-    if (CUresult hr = fn_->range_handle(&fd, p, size, kRangeHandleDmaBufFd, 0); hr == kSuccess && fd >= 0)
+    if (CUresult hr = fn_->range_handle(&fd, p, size, kRangeHandleDmaBufFd, 0); hr == kCudaSuccess && fd >= 0)
       m->dmabuf_fd_ = fd;
     else
-      m->why_no_dmabuf_ = hr == kNotSupported ? "cuMemGetHandleForAddressRange: not supported (the kernel lacks dma-buf "
+      m->why_no_dmabuf_ = hr == kCudaNotSupported ? "cuMemGetHandleForAddressRange: not supported (the kernel lacks dma-buf "
                                                 "support for the driver)"
                                               : why("cuMemGetHandleForAddressRange", hr);
   }
@@ -154,13 +151,13 @@ GpuMemory::~GpuMemory() {
 
 Status GpuMemory::copy_in(const void* src, std::size_t n) {
   if (Status s = cuda_->current(device_); !s.ok()) return s;
-  if (CUresult rc = cuda_->fn_->htod(ptr_, src, n); rc != kSuccess) return Status::fail(EIO, cuda_->why("cuMemcpyHtoD_v2", rc));
+  if (CUresult rc = cuda_->fn_->htod(ptr_, src, n); rc != kCudaSuccess) return Status::fail(EIO, cuda_->why("cuMemcpyHtoD_v2", rc));
   return success();
 }
 
 Status GpuMemory::copy_out(void* dst, std::size_t n) {
   if (Status s = cuda_->current(device_); !s.ok()) return s;
-  if (CUresult rc = cuda_->fn_->dtoh(dst, ptr_, n); rc != kSuccess) return Status::fail(EIO, cuda_->why("cuMemcpyDtoH_v2", rc));
+  if (CUresult rc = cuda_->fn_->dtoh(dst, ptr_, n); rc != kCudaSuccess) return Status::fail(EIO, cuda_->why("cuMemcpyDtoH_v2", rc));
   return success();
 }
 

@@ -13,6 +13,8 @@
 #include <memory>
 #include <thread>
 
+#include "gpu/dl_symbol.h"
+
 namespace railyard {
 
 namespace {
@@ -21,20 +23,15 @@ namespace {
 // it uses instead of building against nvml.h.
 using nvmlReturn_t = int;
 using nvmlDevice_t = struct nvmlDevice_st*;
-constexpr nvmlReturn_t kSuccess = 0;
+constexpr nvmlReturn_t kNvmlSuccess = 0;
 constexpr nvmlReturn_t kInvalidArgument = 2;
-constexpr nvmlReturn_t kNotSupported = 3;
+constexpr nvmlReturn_t kNvmlNotSupported = 3;
 constexpr int kEnabled = 1;                 // nvmlEnableState_t
 constexpr int kUncorrected = 1;             // nvmlMemoryErrorType_t
 constexpr int kVolatileEcc = 0;             // nvmlEccCounterType_t
 constexpr int kTemperatureGpu = 0;          // nvmlTemperatureSensors_t
 constexpr unsigned kMaxNvlinks = 18;        // NVML_NVLINK_MAX_LINKS
 constexpr unsigned kTextBuffer = 96;        // NVML_DEVICE_NAME_V2_BUFFER_SIZE, ..._UUID_V2_...
-
-template <class F>
-F symbol(void* lib, const char* name) {
-  return reinterpret_cast<F>(::dlsym(lib, name));
-}
 
 struct Library {
   void* handle = nullptr;
@@ -72,7 +69,7 @@ struct Library {
 
   template <class T>
   Outcome<T> failed(const char* call, nvmlReturn_t rc) const {
-    return Outcome<T>::fail(rc == kNotSupported ? EOPNOTSUPP : 0, why(call, rc));
+    return Outcome<T>::fail(rc == kNvmlNotSupported ? EOPNOTSUPP : 0, why(call, rc));
   }
 };
 
@@ -86,7 +83,7 @@ Outcome<std::string> text(const Library& lib, nvmlReturn_t (*fn)(nvmlDevice_t, c
   if (!fn) return absent<std::string>(call);
   char buf[kTextBuffer] = {};
   nvmlReturn_t rc = fn(dev, buf, sizeof buf);
-  if (rc != kSuccess) return lib.failed<std::string>(call, rc);
+  if (rc != kNvmlSuccess) return lib.failed<std::string>(call, rc);
   buf[sizeof buf - 1] = '\0';
   return std::string(buf);
 }
@@ -96,20 +93,20 @@ Outcome<unsigned> number(const Library& lib, nvmlReturn_t (*fn)(nvmlDevice_t, un
   if (!fn) return absent<unsigned>(call);
   unsigned v = 0;
   nvmlReturn_t rc = fn(dev, &v);
-  if (rc != kSuccess) return lib.failed<unsigned>(call, rc);
+  if (rc != kNvmlSuccess) return lib.failed<unsigned>(call, rc);
   return v;
 }
 
 Outcome<NvmlEcc> read_ecc(const Library& lib, nvmlDevice_t dev) {
   if (!lib.ecc_mode) return absent<NvmlEcc>("nvmlDeviceGetEccMode");
   int current = 0, pending = 0;
-  if (nvmlReturn_t rc = lib.ecc_mode(dev, &current, &pending); rc != kSuccess)
+  if (nvmlReturn_t rc = lib.ecc_mode(dev, &current, &pending); rc != kNvmlSuccess)
     return lib.failed<NvmlEcc>("nvmlDeviceGetEccMode", rc);
   NvmlEcc e{current == kEnabled, pending == kEnabled, 0};
   if (e.enabled) {
     if (!lib.ecc_errors) return absent<NvmlEcc>("nvmlDeviceGetTotalEccErrors");
     unsigned long long n = 0;
-    if (nvmlReturn_t rc = lib.ecc_errors(dev, kUncorrected, kVolatileEcc, &n); rc != kSuccess)
+    if (nvmlReturn_t rc = lib.ecc_errors(dev, kUncorrected, kVolatileEcc, &n); rc != kNvmlSuccess)
       return lib.failed<NvmlEcc>("nvmlDeviceGetTotalEccErrors", rc);
     e.volatile_uncorrected = n;
   }
@@ -120,13 +117,13 @@ Outcome<NvmlRemap> read_remap(const Library& lib, nvmlDevice_t dev) {
   if (lib.remapped_rows) {
     unsigned corr = 0, unc = 0, pending = 0, failure = 0;
     nvmlReturn_t rc = lib.remapped_rows(dev, &corr, &unc, &pending, &failure);
-    if (rc == kSuccess) return NvmlRemap{true, corr, unc, pending != 0, failure != 0};
-    if (rc != kNotSupported) return lib.failed<NvmlRemap>("nvmlDeviceGetRemappedRows", rc);
+    if (rc == kNvmlSuccess) return NvmlRemap{true, corr, unc, pending != 0, failure != 0};
+    if (rc != kNvmlNotSupported) return lib.failed<NvmlRemap>("nvmlDeviceGetRemappedRows", rc);
   }
   // Before row remapping (Volta and older): page retirement.
   if (!lib.retired_pending) return absent<NvmlRemap>("nvmlDeviceGetRetiredPagesPendingStatus");
   int pending = 0;
-  if (nvmlReturn_t rc = lib.retired_pending(dev, &pending); rc != kSuccess)
+  if (nvmlReturn_t rc = lib.retired_pending(dev, &pending); rc != kNvmlSuccess)
     return lib.failed<NvmlRemap>("nvmlDeviceGetRetiredPagesPendingStatus", rc);
   NvmlRemap r;
   r.row_remapping = false;
@@ -151,8 +148,8 @@ Outcome<std::vector<bool>> read_nvlinks(const Library& lib, nvmlDevice_t dev) {
     int active = 0;
     nvmlReturn_t rc = lib.nvlink_state(dev, link, &active);
     // Past the GPU's last link, or a GPU without NVLink: NVML says not supported or invalid.
-    if (rc == kNotSupported || rc == kInvalidArgument) break;
-    if (rc != kSuccess) return lib.failed<std::vector<bool>>("nvmlDeviceGetNvLinkState", rc);
+    if (rc == kNvmlNotSupported || rc == kInvalidArgument) break;
+    if (rc != kNvmlSuccess) return lib.failed<std::vector<bool>>("nvmlDeviceGetNvLinkState", rc);
     links.push_back(active == kEnabled);
   }
   return links;
@@ -180,7 +177,7 @@ NvmlGpu read_gpu(const Library& lib, const std::string& pci, nvmlDevice_t dev) {
   } else {
     int mode = 0;
     nvmlReturn_t rc = lib.persistence(dev, &mode);
-    g.persistence = rc == kSuccess ? Outcome<bool>(mode == kEnabled) : lib.failed<bool>("nvmlDeviceGetPersistenceMode", rc);
+    g.persistence = rc == kNvmlSuccess ? Outcome<bool>(mode == kEnabled) : lib.failed<bool>("nvmlDeviceGetPersistenceMode", rc);
   }
   g.ecc = read_ecc(lib, dev);
   g.remap = read_remap(lib, dev);
@@ -189,7 +186,7 @@ NvmlGpu read_gpu(const Library& lib, const std::string& pci, nvmlDevice_t dev) {
   } else {
     unsigned long long bits = 0;
     nvmlReturn_t rc = lib.throttle(dev, &bits);
-    g.throttle = rc == kSuccess ? Outcome<std::uint64_t>(bits)
+    g.throttle = rc == kNvmlSuccess ? Outcome<std::uint64_t>(bits)
                                 : lib.failed<std::uint64_t>("nvmlDeviceGetCurrentClocksThrottleReasons", rc);
   }
   if (!lib.temperature) {
@@ -197,13 +194,13 @@ NvmlGpu read_gpu(const Library& lib, const std::string& pci, nvmlDevice_t dev) {
   } else {
     unsigned t = 0;
     nvmlReturn_t rc = lib.temperature(dev, kTemperatureGpu, &t);
-    g.temperature_c = rc == kSuccess ? Outcome<unsigned>(t) : lib.failed<unsigned>("nvmlDeviceGetTemperature", rc);
+    g.temperature_c = rc == kNvmlSuccess ? Outcome<unsigned>(t) : lib.failed<unsigned>("nvmlDeviceGetTemperature", rc);
   }
   g.pcie = read_pcie(lib, dev);
   g.nvlinks = read_nvlinks(lib, dev);
   if (lib.numa_node) {
     unsigned node = 0;
-    if (lib.numa_node(dev, &node) == kSuccess) g.numa_node = static_cast<int>(node);
+    if (lib.numa_node(dev, &node) == kNvmlSuccess) g.numa_node = static_cast<int>(node);
   }
   return g;
 }
@@ -325,44 +322,44 @@ NvmlReading read_nvml(const std::vector<std::string>& pcis, const NvmlOptions& o
   r.library_present = true;
   r.library = opts.library;
   void* h = lib.handle;
-  lib.init = symbol<decltype(lib.init)>(h, "nvmlInit_v2");
-  lib.shutdown = symbol<decltype(lib.shutdown)>(h, "nvmlShutdown");
-  lib.error_string = symbol<decltype(lib.error_string)>(h, "nvmlErrorString");
-  lib.by_pci = symbol<decltype(lib.by_pci)>(h, "nvmlDeviceGetHandleByPciBusId_v2");
+  lib.init = dl_symbol<decltype(lib.init)>(h, "nvmlInit_v2");
+  lib.shutdown = dl_symbol<decltype(lib.shutdown)>(h, "nvmlShutdown");
+  lib.error_string = dl_symbol<decltype(lib.error_string)>(h, "nvmlErrorString");
+  lib.by_pci = dl_symbol<decltype(lib.by_pci)>(h, "nvmlDeviceGetHandleByPciBusId_v2");
   if (!lib.init || !lib.shutdown || !lib.by_pci) {
     r.unavailable = opts.library + " lacks nvmlInit_v2, nvmlShutdown or nvmlDeviceGetHandleByPciBusId_v2: not a usable NVML";
     return r;
   }
-  lib.stand_in = symbol<decltype(lib.stand_in)>(h, "railyard_nvml_stand_in");
+  lib.stand_in = dl_symbol<decltype(lib.stand_in)>(h, "railyard_nvml_stand_in");
   if (lib.stand_in) r.stand_in = std::string(lib.stand_in());
-  lib.driver_version = symbol<decltype(lib.driver_version)>(h, "nvmlSystemGetDriverVersion");
-  lib.name = symbol<decltype(lib.name)>(h, "nvmlDeviceGetName");
-  lib.uuid = symbol<decltype(lib.uuid)>(h, "nvmlDeviceGetUUID");
-  lib.persistence = symbol<decltype(lib.persistence)>(h, "nvmlDeviceGetPersistenceMode");
-  lib.ecc_mode = symbol<decltype(lib.ecc_mode)>(h, "nvmlDeviceGetEccMode");
-  lib.ecc_errors = symbol<decltype(lib.ecc_errors)>(h, "nvmlDeviceGetTotalEccErrors");
-  lib.remapped_rows = symbol<decltype(lib.remapped_rows)>(h, "nvmlDeviceGetRemappedRows");
-  lib.retired_pending = symbol<decltype(lib.retired_pending)>(h, "nvmlDeviceGetRetiredPagesPendingStatus");
+  lib.driver_version = dl_symbol<decltype(lib.driver_version)>(h, "nvmlSystemGetDriverVersion");
+  lib.name = dl_symbol<decltype(lib.name)>(h, "nvmlDeviceGetName");
+  lib.uuid = dl_symbol<decltype(lib.uuid)>(h, "nvmlDeviceGetUUID");
+  lib.persistence = dl_symbol<decltype(lib.persistence)>(h, "nvmlDeviceGetPersistenceMode");
+  lib.ecc_mode = dl_symbol<decltype(lib.ecc_mode)>(h, "nvmlDeviceGetEccMode");
+  lib.ecc_errors = dl_symbol<decltype(lib.ecc_errors)>(h, "nvmlDeviceGetTotalEccErrors");
+  lib.remapped_rows = dl_symbol<decltype(lib.remapped_rows)>(h, "nvmlDeviceGetRemappedRows");
+  lib.retired_pending = dl_symbol<decltype(lib.retired_pending)>(h, "nvmlDeviceGetRetiredPagesPendingStatus");
   // Renamed "clocks event reasons" in newer drivers; the old name stays exported.
-  lib.throttle = symbol<decltype(lib.throttle)>(h, "nvmlDeviceGetCurrentClocksEventReasons");
-  if (!lib.throttle) lib.throttle = symbol<decltype(lib.throttle)>(h, "nvmlDeviceGetCurrentClocksThrottleReasons");
-  lib.temperature = symbol<decltype(lib.temperature)>(h, "nvmlDeviceGetTemperature");
-  lib.max_gen = symbol<decltype(lib.max_gen)>(h, "nvmlDeviceGetMaxPcieLinkGeneration");
-  lib.max_width = symbol<decltype(lib.max_width)>(h, "nvmlDeviceGetMaxPcieLinkWidth");
-  lib.gen = symbol<decltype(lib.gen)>(h, "nvmlDeviceGetCurrPcieLinkGeneration");
-  lib.width = symbol<decltype(lib.width)>(h, "nvmlDeviceGetCurrPcieLinkWidth");
-  lib.nvlink_state = symbol<decltype(lib.nvlink_state)>(h, "nvmlDeviceGetNvLinkState");
-  lib.common_ancestor = symbol<decltype(lib.common_ancestor)>(h, "nvmlDeviceGetTopologyCommonAncestor");
-  lib.numa_node = symbol<decltype(lib.numa_node)>(h, "nvmlDeviceGetNumaNodeId");
+  lib.throttle = dl_symbol<decltype(lib.throttle)>(h, "nvmlDeviceGetCurrentClocksEventReasons");
+  if (!lib.throttle) lib.throttle = dl_symbol<decltype(lib.throttle)>(h, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  lib.temperature = dl_symbol<decltype(lib.temperature)>(h, "nvmlDeviceGetTemperature");
+  lib.max_gen = dl_symbol<decltype(lib.max_gen)>(h, "nvmlDeviceGetMaxPcieLinkGeneration");
+  lib.max_width = dl_symbol<decltype(lib.max_width)>(h, "nvmlDeviceGetMaxPcieLinkWidth");
+  lib.gen = dl_symbol<decltype(lib.gen)>(h, "nvmlDeviceGetCurrPcieLinkGeneration");
+  lib.width = dl_symbol<decltype(lib.width)>(h, "nvmlDeviceGetCurrPcieLinkWidth");
+  lib.nvlink_state = dl_symbol<decltype(lib.nvlink_state)>(h, "nvmlDeviceGetNvLinkState");
+  lib.common_ancestor = dl_symbol<decltype(lib.common_ancestor)>(h, "nvmlDeviceGetTopologyCommonAncestor");
+  lib.numa_node = dl_symbol<decltype(lib.numa_node)>(h, "nvmlDeviceGetNumaNodeId");
 
-  if (nvmlReturn_t rc = lib.init(); rc != kSuccess) {
+  if (nvmlReturn_t rc = lib.init(); rc != kNvmlSuccess) {
     // The library is there and the driver is not: a broken node, not a node without GPUs.
     r.unavailable = lib.why("nvmlInit_v2", rc) + " (is the nvidia kernel module loaded? see dmesg)";
     return r;
   }
   if (lib.driver_version) {
     char buf[80] = {};
-    if (lib.driver_version(buf, sizeof buf) == kSuccess) {
+    if (lib.driver_version(buf, sizeof buf) == kNvmlSuccess) {
       buf[sizeof buf - 1] = '\0';
       r.driver_version = buf;
     }
@@ -370,7 +367,7 @@ NvmlReading read_nvml(const std::vector<std::string>& pcis, const NvmlOptions& o
   std::vector<std::pair<std::string, nvmlDevice_t>> handles;
   for (const auto& pci : pcis) {
     nvmlDevice_t dev = nullptr;
-    if (nvmlReturn_t rc = lib.by_pci(pci.c_str(), &dev); rc != kSuccess) {
+    if (nvmlReturn_t rc = lib.by_pci(pci.c_str(), &dev); rc != kNvmlSuccess) {
       r.missing.push_back(pci + ": " + lib.why("nvmlDeviceGetHandleByPciBusId_v2", rc));
       continue;
     }
@@ -385,7 +382,7 @@ NvmlReading read_nvml(const std::vector<std::string>& pcis, const NvmlOptions& o
       } else {
         int level = 0;
         nvmlReturn_t rc = lib.common_ancestor(handles[i].second, handles[j].second, &level);
-        p.level = rc == kSuccess ? topology_level(level) : lib.failed<NvmlTopology>("nvmlDeviceGetTopologyCommonAncestor", rc);
+        p.level = rc == kNvmlSuccess ? topology_level(level) : lib.failed<NvmlTopology>("nvmlDeviceGetTopologyCommonAncestor", rc);
       }
       r.topology.push_back(std::move(p));
     }

@@ -35,8 +35,8 @@ Status run_stage(Stage stage, StageContext& ctx) {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+using SteadyClock = std::chrono::steady_clock;
+double since(SteadyClock::time_point t) { return std::chrono::duration<double>(SteadyClock::now() - t).count(); }
 
 std::string seconds_text(double s) {
   char buf[32];
@@ -108,7 +108,7 @@ std::uint64_t tree_bytes(const std::string& dir) {
 Outcome<BuildReport> run_build_stages(const BuildRequest& req, OpenSslHasher& hasher,
                                       const std::function<void(const std::string&)>& progress) {
   using Result = Outcome<BuildReport>;
-  auto start = Clock::now();
+  auto start = SteadyClock::now();
   fs::path out = fs::path(req.out_dir).lexically_normal();
   if (out.filename().empty()) out = out.parent_path();
   auto work = make_work_dir(out);
@@ -156,7 +156,7 @@ Outcome<BuildReport> run_build_stages(const BuildRequest& req, OpenSslHasher& ha
     const StagePlan& sp = req.plan.stages[i];
     std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(n) + "] " + to_string(sp.stage);
     std::string output = sp.stage == Stage::pack ? image : root;
-    auto t0 = Clock::now();
+    auto t0 = SteadyClock::now();
     if (actions[i] == StageAction::skip) {
       report.stages.push_back({sp.stage, "skipped", 0, 0});
       continue;

@@ -145,6 +145,8 @@ DeviceWait wait_for_devices(const Recipe& recipe, const std::function<void(Inven
         out.missing.size() > hardware_missing || (queue && !udev_queue_get_queue_is_empty(queue.get()));
     const auto now = Steady::now();
     if (out.missing.empty()) break;
+    out.last_waited_for = out.missing;
+    out.last_waited_at_ms = std::chrono::duration<double, std::milli>(now - start).count();
     if (now >= deadline && (!renaming || now >= rename_deadline)) break;
     spdlog::debug("waiting for devices: {}", join(out.missing, "; "));
     // Sleep until udev announces a device, and look again at least every second (a device
@@ -187,6 +189,11 @@ CheckResult devices_check(const DeviceWait& wait, const HardwareSpec& hw) {
   if (wait.complete()) {
     r.status = CheckStatus::pass;
     r.detail = udev_note;
+    // Why first boot waited, for whoever reads a slow boot: what was still missing at the
+    // last look before everything was there.
+    if (!wait.last_waited_for.empty())
+      r.detail += std::string(r.detail.empty() ? "" : "; ") + "at " + seconds(wait.last_waited_at_ms) +
+                  " still waiting for " + join(wait.last_waited_for, "; ");
   } else {
     r.status = CheckStatus::fail;
     r.detail = "still missing at the bound (selftest.device_wait_s): " + join(wait.missing, "; ") +

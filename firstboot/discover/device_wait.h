@@ -20,6 +20,8 @@ namespace railyard {
 struct DeviceWait {
   Inventory inventory;               // discovered when everything was there, or at the bound
   std::vector<std::string> missing;  // what was still missing then; empty: complete
+  std::vector<std::string> last_waited_for;  // what the last look before the end found missing
+  double last_waited_at_ms = 0;              // when that look was
   bool udev = false;                 // udev's initialization was known (false: udev is not running here)
   double waited_ms = 0;
   int bound_s = 0;

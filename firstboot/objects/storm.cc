@@ -61,7 +61,13 @@ void verify_pause_storm(const VerifyContext& ctx, const RailPlan& rail, CheckRes
   const SelftestSpec& st = ctx.plan.selftest;
   std::string rx = "rx_prio" + std::to_string(rail.pfc_priority) + "_pause";
   std::string tx = "tx_prio" + std::to_string(rail.pfc_priority) + "_pause";
-  auto first = ctx.kernel.ethtool.stats(rail.ifname);
+  const PauseSamples::Sample* taken = nullptr;
+  if (ctx.pause_first) {
+    auto it = ctx.pause_first->by_port.find(rail.ifname);
+    if (it != ctx.pause_first->by_port.end()) taken = &it->second;
+  }
+  const Clock::time_point first_at = taken ? taken->at : ctx.clock.now();
+  auto first = taken ? taken->stats : ctx.kernel.ethtool.stats(rail.ifname);
   if (!first.ok()) {
     checks::from_status(r, first.status());
     return;
@@ -72,8 +78,10 @@ void verify_pause_storm(const VerifyContext& ctx, const RailPlan& rail, CheckRes
     r.detail = "the driver does not count pauses per priority";
     return;
   }
-  int interval = std::min(st.pause_sample_ms, st.check_timeout_ms);
-  ctx.clock.sleep(std::chrono::milliseconds(interval));
+  const std::chrono::milliseconds interval{std::min(st.pause_sample_ms, st.check_timeout_ms)};
+  const auto since = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.clock.now() - first_at);
+  if (since < interval) ctx.clock.sleep(interval - since);
+  const auto elapsed = ctx.clock.now() - first_at;
   auto second = ctx.kernel.ethtool.stats(rail.ifname);
   if (!second.ok()) {
     checks::from_status(r, second.status());
@@ -88,7 +96,8 @@ void verify_pause_storm(const VerifyContext& ctx, const RailPlan& rail, CheckRes
     checks::warn(r, "counters went backwards", "the pause counters were reset between samples; no rate measured");
     return;
   }
-  double seconds = interval / 1000.0;
+  // Over the time the samples were actually apart: at least the interval.
+  double seconds = std::max(std::chrono::duration<double>(elapsed).count(), interval.count() / 1000.0);
   double rx_pps = static_cast<double>(rx2->second - first->at(rx)) / seconds;
   double tx_pps = static_cast<double>(tx2->second - first->at(tx)) / seconds;
   std::string obs = "rx " + std::to_string(static_cast<long>(rx_pps)) + "/s, tx " + std::to_string(static_cast<long>(tx_pps)) + "/s";
@@ -98,6 +107,20 @@ void verify_pause_storm(const VerifyContext& ctx, const RailPlan& rail, CheckRes
                              ? "this NIC is sending a pause storm: a stuck receive queue; it will freeze the switch port"
                              : "the switch pauses this NIC continuously: a peer stuck sending pauses, or congestion "
                                "spreading through the fabric");
+}
+
+PauseSamples first_pause_samples(const VerifyContext& ctx) {
+  PauseSamples out;
+  for (const auto& planned : ctx.plan.checks) {
+    if (planned.id.kind != CheckKind::rail_pause_storm || planned.id.scope() != CheckScope::rail) continue;
+    for (const auto& rail : ctx.plan.rails) {
+      if (rail.index != planned.id.index) continue;
+      for (const auto& view : port_views(rail))
+        if (!out.by_port.count(view.ifname))
+          out.by_port.emplace(view.ifname, PauseSamples::Sample{ctx.kernel.ethtool.stats(view.ifname), ctx.clock.now()});
+    }
+  }
+  return out;
 }
 
 }  // namespace railyard

@@ -42,6 +42,7 @@ class RdmaDataPath {
 };
 
 struct BgpBringUp;  // objects/routing.h
+struct PauseSamples;  // objects/storm.h
 struct NvmlReading;  // gpu/nvml.h
 struct NcclRun;      // gpu/nccl.h
 
@@ -59,6 +60,10 @@ struct VerifyContext {
   // in service does not: a job may hold the GPUs (exclusive compute mode), and a health
   // check must not compete with it or fail because of it.
   bool gpu_workloads = true;
+  // The pause counters' first samples, taken for every rail at once as verify starts, so
+  // that the rails share one sampling interval (verify() sets it; none: each check samples
+  // twice itself, an interval apart).
+  const PauseSamples* pause_first = nullptr;
 };
 
 std::vector<CheckResult> verify(const VerifyContext& ctx);

@@ -10,6 +10,7 @@
 # >= 0.8x ib_write_bw's in the same shape.
 # Usage: ci/bench-e2e.sh [BUILD_DIR]   (as root; builds the image once into BUILD_DIR/e2e/)
 #        RAILYARD_BENCH_KEEP=DIR keeps the run's files (consoles, exports) in DIR.
+#        RAILYARD_BENCH_APPEND="WORD ..." adds kernel command line words to both VMs (to try one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$(realpath "${1:-build/ci}")
@@ -48,10 +49,12 @@ for _ in $(seq 100); do
 done
 [[ -n $collector ]] || { cat "$work/collect.err" >&2; exit 1; }
 
+extra=()
+for word in ${RAILYARD_BENCH_APPEND:-}; do extra+=(--append "$word"); done
 start=$SECONDS
 rc=0
 timeout 1500 "$railyard" qemu "$image" --collector "$collector" --storage-target --nodes recipes/inventories/qemu-lab.toml \
-  --node lab-node01 --target-node lab-target01 --append railyard.qemu.bench=1 --run-dir "$work/run" \
+  --node lab-node01 --target-node lab-target01 --append railyard.qemu.bench=1 "${extra[@]}" --run-dir "$work/run" \
   --timeout 1200 >"$work/qemu.out" 2>&1 || rc=$?
 cat "$work/qemu.out"
 echo "railyard qemu exited $rc after $((SECONDS - start)) s (both VMs, TCG, $(nproc) host cores)"

@@ -134,6 +134,11 @@ struct Plan {
 // Pure: the same inventory, recipe and node give the same plan, byte for byte.
 Plan make_plan(const Inventory& inv, const Recipe& recipe, const std::optional<NodeEntry>& node);
 
+// The kernel modules a plan of `recipe` loads whatever the hardware, in the plan's order
+// (the plan adds nvidia_peermem where it finds NVIDIA GPUs): first boot loads these while it
+// waits for its devices.
+std::vector<std::string> recipe_modules(const Recipe& recipe);
+
 // The plan as it stands once applied, seen on `now` (the node rediscovered after apply):
 // what only apply could make known, the rails' RoCE v2 GID indices (their Soft-RoCE
 // devices and VLAN addresses did not exist before), filled in and the files rendered

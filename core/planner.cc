@@ -247,15 +247,7 @@ class Planner {
     auto add = [&](const std::string& m) {
       if (std::find(plan_.modules.begin(), plan_.modules.end(), m) == plan_.modules.end()) plan_.modules.push_back(m);
     };
-    if (r_.fabric.vlan) add("8021q");
-    if (r_.fabric.soft_roce) {
-      add("crc32_generic");  // rdma_rxe needs it and module dependencies do not pull it in
-      add("rdma_rxe");
-    }
-    add("ib_uverbs");
-    add("rdma_cm");
-    add("rdma_ucm");
-    for (const auto& t : r_.nvmeof) add(t.transport == NvmeTransport::rdma ? "nvme_rdma" : "nvme_tcp");
+    for (const auto& m : recipe_modules(r_)) add(m);
     if (!inv_.gpus.empty() && r_.hardware.gpu_vendor == GpuVendor::nvidia && r_.gpudirect.peermem) {
       add("nvidia_peermem");
       plan_.peermem = true;
@@ -442,6 +434,23 @@ class Planner {
 
 Plan make_plan(const Inventory& inv, const Recipe& recipe, const std::optional<NodeEntry>& node) {
   return Planner(inv, recipe, node).run();
+}
+
+std::vector<std::string> recipe_modules(const Recipe& r) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& m) {
+    if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
+  };
+  if (r.fabric.vlan) add("8021q");
+  if (r.fabric.soft_roce) {
+    add("crc32_generic");  // rdma_rxe needs it and module dependencies do not pull it in
+    add("rdma_rxe");
+  }
+  add("ib_uverbs");
+  add("rdma_cm");
+  add("rdma_ucm");
+  for (const auto& t : r.nvmeof) add(t.transport == NvmeTransport::rdma ? "nvme_rdma" : "nvme_tcp");
+  return out;
 }
 
 Plan settled_plan(const Plan& applied, const Inventory& now, const Recipe& recipe) {

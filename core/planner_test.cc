@@ -287,6 +287,17 @@ TEST_CASE("modules: everything at once, no duplicates") {
         "8021q crc32_generic rdma_rxe ib_uverbs rdma_cm rdma_ucm nvme_rdma nvidia_peermem");
 }
 
+// What first boot loads while it waits for its devices: the plan's modules but those that
+// depend on the hardware found.
+TEST_CASE("modules: recipe_modules() is the plan's, less nvidia_peermem") {
+  Recipe r = recipe();
+  r.fabric.vlan = 300;
+  r.fabric.soft_roce = true;
+  r.nvmeof = {target(0), target(1, NvmeTransport::tcp)};
+  CHECK(words(recipe_modules(r)) == "8021q crc32_generic rdma_rxe ib_uverbs rdma_cm rdma_ucm nvme_rdma nvme_tcp");
+  CHECK(words(plan(two_rails(), r).modules) == words(recipe_modules(r)) + " nvidia_peermem");
+}
+
 TEST_CASE("nvidia_peermem only with NVIDIA GPUs and gpudirect.peermem") {
   Plan p = plan(two_rails(), recipe());
   CHECK(p.peermem);

@@ -344,7 +344,8 @@ schema::Schema<Recipe> make_recipe_schema() {
       .integer("device_wait_s", &SelftestSpec::device_wait_s, 30, 0, 600,
                "How long first boot waits, before it plans, for the GPUs and rail NICs the hardware section needs to "
                "be present and initialized by udev (renamed to their final names); what is still missing then fails "
-               "devices.ready. 0: plan with what is there.")
+               "devices.ready, and a pass says what the last look before it was still waiting for. The recipe's "
+               "kernel modules are loaded meanwhile. 0: plan with what is there.")
       .integer("link_wait_s", &SelftestSpec::link_wait_s, 30, 0, 600, "How long to wait for rail links to come up.")
       .integer("storage_wait_s", &SelftestSpec::storage_wait_s, 30, 0, 1800,
                "How long failed NVMe-oF connections are retried (every 2 s): targets may still be starting when "
@@ -354,7 +355,8 @@ schema::Schema<Recipe> make_recipe_schema() {
       .integer("rdma_min_mbps", &SelftestSpec::rdma_min_mbps, 0, 0, 1600000,
                "Minimum RDMA WRITE throughput per rail in Mb/s; 0 does not check.")
       .integer("pause_sample_ms", &SelftestSpec::pause_sample_ms, 1000, 100, 60000,
-               "Interval between the two pause-counter samples.")
+               "Least interval between the two pause-counter samples; every rail's first sample is taken as "
+               "verify starts, so the rails share it.")
       .integer("pause_storm_pps", &SelftestSpec::pause_storm_pps, 1000, 1, 100000000,
                "Pause frames per second above which a rail is in a PFC storm.")
       .choice("gpu_health", &SelftestSpec::gpu_health, Requirement::required, kRequirements,

@@ -38,6 +38,7 @@
 #include "kernel/root_files.h"
 #include "kernel/rtnl_native.h"
 #include "management.h"
+#include "objects/modules.h"
 #include "objects/nvmeof.h"
 #include "objects/routing.h"
 #include "plan.h"
@@ -183,8 +184,14 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
   auto t = Steady::now();
   int rc = kExitOk;
   // The wait for devices stands before everything, in a preview too: a plan made before the
-  // NICs were renamed would name interfaces that are gone.
-  auto in = load_inputs(paths, rc, true);
+  // NICs were renamed would name interfaces that are gone. A run loads the recipe's modules
+  // meanwhile (never a preview: it changes nothing).
+  NativeHost preload_host(root);
+  std::optional<ModulePreload> preload;
+  auto in = load_inputs(paths, rc, true, nullptr, [&](const Recipe& recipe) {
+    if (!dry) preload.emplace(preload_host, recipe_modules(recipe));
+  });
+  std::vector<Change> preloaded = preload ? preload->finish() : std::vector<Change>{};
   if (!in) return rc;
   report.phases.push_back({"discover", ms_since(t)});
   const CheckResult devices = devices_check(*in->wait, in->recipe.hardware);
@@ -217,6 +224,7 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     NativeHost host(root);
     Kernel kernel{rtnl, dcb, ethtool, host};
     std::vector<Change> changes = apply_plan(plan, kernel);
+    merge_preloaded(changes, preloaded);
     // Routed rails: bgpd configured and its sessions up before anything crosses the fabric
     // (the storage targets are reached through the leaves).
     std::optional<BgpBringUp> bgp;

@@ -13,6 +13,7 @@
 #include "kernel/host_native.h"
 #include "kernel/root_files.h"
 #include "kernel/rtnl_native.h"
+#include "objects/modules.h"
 #include "target/configfs.h"
 #include "target/nvmet.h"
 #include "target/target_plan.h"
@@ -33,7 +34,12 @@ nlohmann::ordered_json exports_json(const std::vector<NvmetExport>& exports) {
 
 int cmd_target(const InputPaths& paths, const std::string& root) {
   int rc = kExitOk;
-  auto in = load_inputs(paths, rc, true, target_hardware);  // its storage rails, renamed by udev first
+  // Its storage rails, renamed by udev first; its modules loaded meanwhile.
+  NativeHost preload_host(root);
+  std::optional<ModulePreload> preload;
+  auto in = load_inputs(paths, rc, true, target_hardware,
+                        [&](const Recipe& recipe) { preload.emplace(preload_host, target_modules(recipe)); });
+  std::vector<Change> preloaded = preload ? preload->finish() : std::vector<Change>{};
   if (!in) return rc;
   if (CheckResult d = devices_check(*in->wait, target_hardware(in->recipe)); d.status != CheckStatus::pass)
     spdlog::error("devices: {} ({})", d.observed, d.detail);
@@ -46,6 +52,7 @@ int cmd_target(const InputPaths& paths, const std::string& root) {
     NativeHost host(root);
     Kernel kernel{rtnl, dcb, ethtool, host};
     changes = apply_plan(plan.rails, kernel);
+    merge_preloaded(changes, preloaded);
     bool rails_ok = std::none_of(changes.begin(), changes.end(),
                                  [](const Change& c) { return c.outcome == ChangeOutcome::failed; });
     Configfs configfs;

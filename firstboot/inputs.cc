@@ -13,7 +13,8 @@
 namespace railyard {
 
 std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code, bool wait_devices,
-                                  HardwareSpec (*needs)(const Recipe&)) {
+                                  HardwareSpec (*needs)(const Recipe&),
+                                  const std::function<void(const Recipe&)>& before_wait) {
   DiskSource disk;
   Diagnostics diags;
   Inputs in;
@@ -41,6 +42,7 @@ std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code, bool 
     in.management_how = mark_management(inv, in.recipe.management, in.node, default_route_ifname());
   };
   if (wait_devices) {
+    if (before_wait) before_wait(in.recipe);
     Recipe wanted = in.recipe;
     if (needs) wanted.hardware = needs(in.recipe);
     in.wait = wait_for_devices(wanted, mark, std::chrono::seconds(in.recipe.selftest.device_wait_s));

@@ -1,6 +1,7 @@
 // What every agent command starts from: the recipe, the node identity and the hardware.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -36,7 +37,10 @@ struct Inputs {
 // (selftest.device_wait_s; wait_for_devices()).
 // `needs` (when given) says what of the recipe's hardware this command waits for: the lab's
 // storage target needs its storage rails only.
+// `before_wait`, when given, is called with the recipe just before the wait for devices
+// (first boot starts loading its modules there: ModulePreload).
 std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code, bool wait_devices = false,
-                                  HardwareSpec (*needs)(const Recipe&) = nullptr);
+                                  HardwareSpec (*needs)(const Recipe&) = nullptr,
+                                  const std::function<void(const Recipe&)>& before_wait = {});
 
 }  // namespace railyard

@@ -5,17 +5,46 @@
 
 namespace railyard {
 
+namespace {
+
+Change load_one_module(Host& host, const std::string& m) {
+  std::string object = "module " + m;
+  if (host.module_loaded(m)) return {object, ChangeOutcome::unchanged, "loaded", "loaded", ""};
+  Status s = host.load_module(m);
+  Change c = change_from(object, s, "not loaded", "loaded");
+  if (!s.ok()) c.outcome = ChangeOutcome::failed;  // a missing module is a broken image, not an absent knob
+  return c;
+}
+
+}  // namespace
+
 void apply_modules(const Plan& plan, Kernel& k, std::vector<Change>& out) {
-  for (const auto& m : plan.modules) {
-    std::string object = "module " + m;
-    if (k.host.module_loaded(m)) {
-      out.push_back({object, ChangeOutcome::unchanged, "loaded", "loaded", ""});
-      continue;
-    }
-    Status s = k.host.load_module(m);
-    Change c = change_from(object, s, "not loaded", "loaded");
-    if (!s.ok()) c.outcome = ChangeOutcome::failed;  // a missing module is a broken image, not an absent knob
-    out.push_back(c);
+  for (const auto& m : plan.modules) out.push_back(load_one_module(k.host, m));
+}
+
+ModulePreload::ModulePreload(Host& host, std::vector<std::string> modules)
+    : thread_([this, &host, modules = std::move(modules)] {
+        for (const auto& m : modules) done_.push_back(load_one_module(host, m));
+      }) {}
+
+ModulePreload::~ModulePreload() {
+  if (thread_.joinable()) thread_.join();
+}
+
+std::vector<Change> ModulePreload::finish() {
+  if (thread_.joinable()) thread_.join();
+  return done_;
+}
+
+void merge_preloaded(std::vector<Change>& applied, const std::vector<Change>& preloaded) {
+  for (auto& c : applied) {
+    if (c.outcome != ChangeOutcome::unchanged) continue;
+    for (const auto& p : preloaded)
+      if (p.object == c.object && p.outcome == ChangeOutcome::changed) {
+        c = p;
+        c.detail = c.detail.empty() ? "while waiting for the devices" : c.detail + "; while waiting for the devices";
+        break;
+      }
   }
 }
 

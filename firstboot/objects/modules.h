@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "apply/change.h"
@@ -12,6 +13,28 @@
 namespace railyard {
 
 void apply_modules(const Plan&, Kernel&, std::vector<Change>&);
+
+// The modules a plan of the recipe will load (recipe_modules()), loaded on a thread of their
+// own while first boot waits for its devices: the wait is mostly idle time for the CPU, and
+// the loads (seconds under emulation, each module's signature checked) are otherwise the
+// start of apply. `host` is the thread's alone until finish(), which joins it and returns
+// what it did as apply_modules records it; the destructor joins too.
+class ModulePreload {
+ public:
+  ModulePreload(Host& host, std::vector<std::string> modules);
+  ~ModulePreload();
+  ModulePreload(const ModulePreload&) = delete;
+  ModulePreload& operator=(const ModulePreload&) = delete;
+  std::vector<Change> finish();
+
+ private:
+  std::vector<Change> done_;
+  std::thread thread_;
+};
+
+// A module apply found loaded because the preload loaded it keeps the preload's change
+// (changed, or failed and then retried by apply), so that the report says who loaded it.
+void merge_preloaded(std::vector<Change>& applied, const std::vector<Change>& preloaded);
 
 // gpudirect.peermem: nvidia_peermem loaded.
 void verify_peermem(const VerifyContext& ctx, CheckResult& r);

@@ -13,6 +13,17 @@ void add_module(Plan& p, const std::string& m) {
 
 }  // namespace
 
+std::vector<std::string> target_modules(const Recipe& recipe) {
+  Recipe rails = recipe;
+  rails.nvmeof.clear();  // a target does not connect to itself: no nvme_rdma
+  Plan p;
+  p.modules = recipe_modules(rails);
+  add_module(p, "null_blk");
+  add_module(p, "nvmet");
+  for (const auto& t : recipe.nvmeof) add_module(p, t.transport == NvmeTransport::rdma ? "nvmet_rdma" : "nvmet_tcp");
+  return p.modules;
+}
+
 HardwareSpec target_hardware(const Recipe& recipe) {
   int last_rail = 0;
   for (const auto& t : recipe.nvmeof) last_rail = std::max(last_rail, t.rail);
@@ -62,14 +73,9 @@ TargetPlan plan_target(const Inventory& inv, const Recipe& recipe, const std::op
   p.checks.clear();
   p.acs_disable.clear();
   p.peermem = false;
-  std::erase_if(p.modules, [](const std::string& m) { return m == "nvidia_peermem"; });
-  add_module(p, "null_blk");
-  add_module(p, "nvmet");
-  for (const auto& t : recipe.nvmeof) {
-    std::string transport = t.transport == NvmeTransport::rdma ? "rdma" : "tcp";
-    add_module(p, "nvmet_" + transport);
-    out.exports.push_back({t.nqn, transport, t.address, t.port, kTargetDevice});
-  }
+  p.modules = target_modules(recipe);
+  for (const auto& t : recipe.nvmeof)
+    out.exports.push_back({t.nqn, t.transport == NvmeTransport::rdma ? "rdma" : "tcp", t.address, t.port, kTargetDevice});
   out.rails = std::move(p);
   return out;
 }

@@ -48,6 +48,7 @@ TEST_CASE("the storage rail is planned like a node's rail, with the target's add
   for (const char* m : {"8021q", "crc32_generic", "rdma_rxe", "null_blk", "nvmet", "nvmet_rdma"})
     CHECK_MESSAGE(has(t.rails.modules, m), m);
   CHECK_FALSE(has(t.rails.modules, "nvme_rdma"));  // a target does not connect to itself
+  CHECK(t.rails.modules == target_modules(lab_recipe()));  // what it loads while it waits for its NICs
   CHECK(t.rails.nvmeof.empty());
   CHECK(t.rails.checks.empty());
   CHECK(t.rails.files.empty());

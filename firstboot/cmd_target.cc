@@ -41,8 +41,8 @@ int cmd_target(const InputPaths& paths, const std::string& root) {
                         [&](const Recipe& recipe) { preload.emplace(preload_host, target_modules(recipe)); });
   std::vector<Change> preloaded = preload ? preload->finish() : std::vector<Change>{};
   if (!in) return rc;
-  if (CheckResult d = devices_check(*in->wait, target_hardware(in->recipe)); d.status != CheckStatus::pass)
-    spdlog::error("devices: {} ({})", d.observed, d.detail);
+  const CheckResult devices = devices_check(*in->wait, target_hardware(in->recipe));
+  if (devices.status != CheckStatus::pass) spdlog::error("devices: {} ({})", devices.observed, devices.detail);
   TargetPlan plan = plan_target(in->inventory, in->recipe, in->node);
   std::vector<Change> changes;
   if (plan.ok()) {
@@ -76,6 +76,9 @@ int cmd_target(const InputPaths& paths, const std::string& root) {
                                    {"node", in->node ? in->node->hostname : ""},
                                    {"result", ok ? "ready" : "failed"},
                                    {"problems", plan.problems},
+                                   {"devices", {{"status", to_string(devices.status)},
+                                                {"observed", devices.observed},
+                                                {"detail", devices.detail}}},
                                    {"exports", exports_json(plan.exports)},
                                    {"changes", to_json(changes)}};
   if (auto e = write_root_file(root, "/var/lib/railyard/target.json", report.dump(2) + "\n", 0644); !e.empty())

@@ -1,6 +1,9 @@
 // Kernel modules the plan needs, loaded through libkmod in the plan's order.
 #include "objects/modules.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include "verify/result.h"
 
 namespace railyard {
@@ -24,6 +27,10 @@ void apply_modules(const Plan& plan, Kernel& k, std::vector<Change>& out) {
 
 ModulePreload::ModulePreload(Host& host, std::vector<std::string> modules)
     : thread_([this, &host, modules = std::move(modules)] {
+        // At the lowest priority: the loads fill the wait's idle time, and must never take
+        // the CPU from udev, which is what the wait is for (on Linux a thread's nice value
+        // is its own).
+        ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
         for (const auto& m : modules) done_.push_back(load_one_module(host, m));
       }) {}
 

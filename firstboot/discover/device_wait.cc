@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <set>
@@ -69,6 +70,13 @@ int name_assign_type(const std::string& ifname) {
   return v;
 }
 
+// The interface is a PCI function's (its device is on the PCI bus).
+bool has_pci_device(const std::string& ifname) {
+  std::error_code ec;
+  auto target = std::filesystem::read_symlink("/sys/class/net/" + ifname + "/device/subsystem", ec);
+  return !ec && target.filename() == "pci";
+}
+
 std::string seconds(double ms) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f s", ms / 1000.0);
@@ -80,10 +88,14 @@ std::string seconds(double ms) {
 std::vector<std::string> unnamed_interfaces(const NetState& net, const std::vector<PresentNic>& present,
                                             bool udev_busy) {
   std::vector<std::string> out;
-  for (const auto& name : net.pending) out.push_back("net " + name + " not yet initialized by udev");
+  std::set<std::string> user_named;  // final names, whatever udev's database says
+  for (const auto& nic : present)
+    if (!nic.pci && nic.name_assign_type == kNetNameUser) user_named.insert(nic.ifname);
+  for (const auto& name : net.pending)
+    if (!user_named.count(name)) out.push_back("net " + name + " not yet initialized by udev");
   for (const auto& nic : present) {
     const std::string& n = nic.ifname;
-    if (net.pending.count(n)) continue;
+    if (net.pending.count(n) || user_named.count(n)) continue;
     if (!net.initialized.count(n)) {
       out.push_back("net " + n + " not yet initialized (renamed) by udev");
     } else if (net.renaming.count(n)) {
@@ -134,8 +146,14 @@ DeviceWait wait_for_devices(const Recipe& recipe, const std::function<void(Inven
       // libudev's enumeration usually leaves out interfaces udev has not initialized: one that
       // sysfs shows and udev does not list as finished is one udev has not renamed yet.
       std::vector<PresentNic> present;
-      for (const auto& nic : out.inventory.nics)
+      std::set<std::string> listed;
+      for (const auto& nic : out.inventory.nics) {
         present.push_back({nic.ifname, !nic.pci.bdf.empty(), name_assign_type(nic.ifname)});
+        listed.insert(nic.ifname);
+      }
+      // Interfaces udev lists that discovery leaves out (bridges): how they were named.
+      for (const auto& name : net.pending)
+        if (!listed.count(name)) present.push_back({name, has_pci_device(name), name_assign_type(name)});
       const bool busy = queue && !udev_queue_get_queue_is_empty(queue.get());
       for (auto& why : unnamed_interfaces(net, present, busy)) out.missing.push_back(std::move(why));
     }

@@ -43,12 +43,16 @@ struct PresentNic {
   int name_assign_type = -1;  // the kernel's name_assign_type (kNetNameEnum: eth%d); -1 unknown
 };
 inline constexpr int kNetNameEnum = 1;  // NET_NAME_ENUM, linux/netdevice.h
+inline constexpr int kNetNameUser = 3;  // NET_NAME_USER: named by whoever created it (ip link add)
 
 // The interfaces whose names are not final yet, each with why: udev has no database entry
 // for it or is renaming it, or (while udev still has events queued) a PCI NIC still carries
 // the name the kernel enumerated. An entry alone does not prove the name final: an event
 // udev processed without renaming (anything but an "add") writes one too, and the name
-// udev gives comes with the queued "add".
+// udev gives comes with the queued "add". An interface that is no PCI function's and was
+// named by whoever created it (a bridge, a VLAN, a veth: NET_NAME_USER) is never renamed, and
+// udev's entry for it is not waited for (the lab leaf's bridge kept the storage target
+// waiting 14 s under TCG).
 std::vector<std::string> unnamed_interfaces(const NetState& net, const std::vector<PresentNic>& present,
                                             bool udev_busy);
 

@@ -198,6 +198,15 @@ TEST_CASE("device wait: an interface's name is final only once udev is done with
                     "net eth2 still has the kernel's name while udev has events queued",
                     "net eth9 not yet initialized (renamed) by udev"});
 
+  // A bridge its creator named (NET_NAME_USER, no PCI function) is never renamed: udev not
+  // having processed it yet keeps nobody waiting. A PCI NIC named so still waits for udev.
+  NetState bridged;
+  bridged.pending = {"br-rails", "ens9"};
+  CHECK(unnamed_interfaces(bridged, {{"br-rails", false, user}, {"ens9", true, user}}, false) ==
+        std::vector<std::string>{"net ens9 not yet initialized by udev"});
+  bridged.pending.clear();
+  CHECK(unnamed_interfaces(bridged, {{"br-rails", false, user}}, true).empty());
+
   // Kernel names kept on purpose (net.ifnames=0, a .link file without a name policy): final
   // once udev is idle.
   NetState kept;

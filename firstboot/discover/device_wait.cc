@@ -88,18 +88,21 @@ std::string seconds(double ms) {
 std::vector<std::string> unnamed_interfaces(const NetState& net, const std::vector<PresentNic>& present,
                                             bool udev_busy) {
   std::vector<std::string> out;
-  std::set<std::string> user_named;  // final names, whatever udev's database says
+  std::set<std::string> named_for_good;  // final names, whatever udev's database says
   for (const auto& nic : present)
-    if (!nic.pci && nic.name_assign_type == kNetNameUser) user_named.insert(nic.ifname);
+    if (!nic.pci && (nic.name_assign_type == kNetNameUser || nic.name_assign_type == kNetNamePredictable))
+      named_for_good.insert(nic.ifname);
   for (const auto& name : net.pending)
-    if (!user_named.count(name)) out.push_back("net " + name + " not yet initialized by udev");
+    if (!named_for_good.count(name)) out.push_back("net " + name + " not yet initialized by udev");
   for (const auto& nic : present) {
     const std::string& n = nic.ifname;
-    if (net.pending.count(n) || user_named.count(n)) continue;
+    if (net.pending.count(n) || named_for_good.count(n)) continue;
     if (!net.initialized.count(n)) {
       out.push_back("net " + n + " not yet initialized (renamed) by udev");
     } else if (net.renaming.count(n)) {
-      out.push_back("net " + n + " being renamed by udev");
+      auto c = net.chosen.find(n);
+      const bool renamed = nic.name_assign_type == kNetNameRenamed && (c == net.chosen.end() || c->second == n);
+      if (!renamed) out.push_back("net " + n + " being renamed by udev");
     } else if (udev_busy && nic.name_assign_type == kNetNameEnum) {
       // A database entry for an interface under the kernel's name, with udev's events still
       // queued: the "add" that renames it may be among them. Once udev is idle, a name it did

@@ -43,16 +43,26 @@ struct PresentNic {
   int name_assign_type = -1;  // the kernel's name_assign_type (kNetNameEnum: eth%d); -1 unknown
 };
 inline constexpr int kNetNameEnum = 1;  // NET_NAME_ENUM, linux/netdevice.h
+inline constexpr int kNetNamePredictable = 2;  // NET_NAME_PREDICTABLE: the kernel's own stable name (lo)
 inline constexpr int kNetNameUser = 3;  // NET_NAME_USER: named by whoever created it (ip link add)
+inline constexpr int kNetNameRenamed = 4;  // NET_NAME_RENAMED: renamed from user space (udev)
 
 // The interfaces whose names are not final yet, each with why: udev has no database entry
 // for it or is renaming it, or (while udev still has events queued) a PCI NIC still carries
-// the name the kernel enumerated. An entry alone does not prove the name final: an event
+// the name the kernel enumerated. udev marks an entry ID_RENAMING before it renames and
+// clears the mark only when it processes the "move" the rename raised, which queues behind
+// every coldplug event still waiting (7-10 s of a TCG lab boot). An entry so marked whose
+// interface the kernel already reports renamed from user space (NET_NAME_RENAMED), under the
+// name udev chose, is renamed: the name is final. What udev still does for it is the add's
+// RUN (systemd-sysctl with the interface's own keys, of which the image sets none; verify
+// checks every key the agent writes) and the "move", which sets no name and runs nothing for
+// a network interface. An entry alone does not prove the name final: an event
 // udev processed without renaming (anything but an "add") writes one too, and the name
 // udev gives comes with the queued "add". An interface that is no PCI function's and was
-// named by whoever created it (a bridge, a VLAN, a veth: NET_NAME_USER) is never renamed, and
-// udev's entry for it is not waited for (the lab leaf's bridge kept the storage target
-// waiting 14 s under TCG).
+// named by whoever created it (a bridge, a VLAN, a veth: NET_NAME_USER) or by the kernel
+// for good (lo: NET_NAME_PREDICTABLE) is never renamed, and udev's entry for it is not
+// waited for (the lab leaf's bridge kept the storage target waiting 14 s under TCG, lo the
+// node 5 s).
 std::vector<std::string> unnamed_interfaces(const NetState& net, const std::vector<PresentNic>& present,
                                             bool udev_busy);
 

@@ -198,14 +198,25 @@ TEST_CASE("device wait: an interface's name is final only once udev is done with
                     "net eth2 still has the kernel's name while udev has events queued",
                     "net eth9 not yet initialized (renamed) by udev"});
 
-  // A bridge its creator named (NET_NAME_USER, no PCI function) is never renamed: udev not
-  // having processed it yet keeps nobody waiting. A PCI NIC named so still waits for udev.
+  // A bridge its creator named (NET_NAME_USER, no PCI function) and lo (the kernel's
+  // NET_NAME_PREDICTABLE) are never renamed: udev not having processed them yet keeps nobody
+  // waiting. A PCI NIC named so still waits for udev.
   NetState bridged;
-  bridged.pending = {"br-rails", "ens9"};
-  CHECK(unnamed_interfaces(bridged, {{"br-rails", false, user}, {"ens9", true, user}}, false) ==
-        std::vector<std::string>{"net ens9 not yet initialized by udev"});
+  bridged.pending = {"br-rails", "ens9", "lo"};
+  CHECK(unnamed_interfaces(bridged, {{"br-rails", false, user}, {"ens9", true, user}, {"lo", false, kNetNamePredictable}},
+                           false) == std::vector<std::string>{"net ens9 not yet initialized by udev"});
   bridged.pending.clear();
   CHECK(unnamed_interfaces(bridged, {{"br-rails", false, user}}, true).empty());
+
+  // udev clears ID_RENAMING only with the "move" the rename raised, queued behind the rest of
+  // coldplug: an interface the kernel already has renamed (NET_NAME_RENAMED) under the name
+  // udev chose is renamed. Under another name (renamed by someone else first) it still waits.
+  NetState moved;
+  moved.initialized = {"enp0s4", "enp0s5", "ens7"};
+  moved.renaming = {"enp0s4", "enp0s5", "ens7"};
+  moved.chosen = {{"enp0s4", "enp0s4"}, {"enp0s5", "ens5"}};
+  CHECK(unnamed_interfaces(moved, {{"enp0s4", true, renamed}, {"enp0s5", true, renamed}, {"ens7", true, renamed}},
+                           true) == std::vector<std::string>{"net enp0s5 being renamed by udev"});
 
   // Kernel names kept on purpose (net.ifnames=0, a .link file without a name policy): final
   // once udev is idle.

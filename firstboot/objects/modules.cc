@@ -27,11 +27,17 @@ void apply_modules(const Plan& plan, Kernel& k, std::vector<Change>& out) {
 
 ModulePreload::ModulePreload(Host& host, std::vector<std::string> modules)
     : thread_([this, &host, modules = std::move(modules)] {
-        // At the lowest priority: the loads fill the wait's idle time, and must never take
-        // the CPU from udev, which is what the wait is for (on Linux a thread's nice value
-        // is its own).
-        ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
+        // At the lowest priority while first boot waits: the loads fill the wait's idle
+        // time, and must never take the CPU from udev, which is what the wait is for (on
+        // Linux a thread's nice value is its own).
+        {
+          std::lock_guard lock(mu_);
+          tid_ = ::gettid();
+          if (!needed_) ::setpriority(PRIO_PROCESS, static_cast<id_t>(tid_), 19);
+        }
         for (const auto& m : modules) done_.push_back(load_one_module(host, m));
+        std::lock_guard lock(mu_);
+        tid_ = 0;
       }) {}
 
 ModulePreload::~ModulePreload() {
@@ -39,6 +45,15 @@ ModulePreload::~ModulePreload() {
 }
 
 std::vector<Change> ModulePreload::finish() {
+  {
+    // First boot waits for the loads now: at nice 19 they would get what the rest of the
+    // boot leaves, a few percent of a CPU (the storage target waited seconds per module under
+    // emulation). Raising the priority back needs CAP_SYS_NICE, which the agent has as
+    // root; without it the loads finish at the priority they have.
+    std::lock_guard lock(mu_);
+    needed_ = true;
+    if (tid_ != 0) ::setpriority(PRIO_PROCESS, static_cast<id_t>(tid_), 0);
+  }
   if (thread_.joinable()) thread_.join();
   return done_;
 }

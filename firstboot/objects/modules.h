@@ -1,6 +1,9 @@
 // The kernel modules the plan needs, loaded through libkmod in the plan's order.
 #pragma once
 
+#include <sys/types.h>
+
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,8 +20,10 @@ void apply_modules(const Plan&, Kernel&, std::vector<Change>&);
 // The modules a plan of the recipe will load (recipe_modules()), loaded on a thread of their
 // own while first boot waits for its devices: the wait is mostly idle time for the CPU, and
 // the loads (seconds under emulation, each module's signature checked) are otherwise the
-// start of apply. `host` is the thread's alone until finish(), which joins it and returns
-// what it did as apply_modules records it; the destructor joins too.
+// start of apply. The thread runs at the lowest priority while the wait goes on, and at the
+// normal one from finish(), when first boot needs the modules. `host` is the thread's alone
+// until finish(), which joins it and returns what it did as apply_modules records it; the
+// destructor joins too.
 class ModulePreload {
  public:
   ModulePreload(Host& host, std::vector<std::string> modules);
@@ -29,6 +34,9 @@ class ModulePreload {
 
  private:
   std::vector<Change> done_;
+  std::mutex mu_;      // guards the two below, between the thread and finish()
+  pid_t tid_ = 0;      // the loading thread while it runs, 0 before and after
+  bool needed_ = false;  // finish() was called: no more lowest priority
   std::thread thread_;
 };
 

@@ -1,5 +1,11 @@
 // Kernel modules (objects/modules.cc): loaded in the plan's order; nvidia_peermem verified.
 #include <doctest/doctest.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "support/host_rig.h"
 #include "support/verify_node.h"
@@ -45,6 +51,57 @@ TEST_CASE("modules: loaded while waiting for the devices; apply keeps the preloa
 
   // Never finished: the destructor joins the thread.
   { ModulePreload abandoned(rig.host, {"8021q"}); }
+}
+
+namespace {
+// Records the loading thread's nice value at each load; the first load waits until the test
+// says go, so that finish() is called while the thread is still at work.
+struct NiceHost : railyard::test::FakeHost {
+  std::atomic<pid_t> loader{0};  // the loading thread, once its first load began
+  std::atomic<bool> go{false};
+  std::vector<int> nice;
+  Status load_module(const std::string& name) override {
+    nice.push_back(::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid())));
+    if (nice.size() == 1) {
+      loader = ::gettid();
+      for (int i = 0; i < 1000 && !go; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return FakeHost::load_module(name);
+  }
+};
+
+// Waits up to 10 s for `done`.
+template <typename F>
+bool eventually(F done) {
+  for (int i = 0; i < 1000; ++i) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+}  // namespace
+
+// The loads run at the lowest priority while first boot waits (they must not take the CPU
+// from udev), and at the normal one once first boot needs them (the storage target waited
+// seconds per module under emulation, at nice 19 behind the rest of the boot).
+TEST_CASE("modules: the preload runs at nice 19 while first boot waits, at 0 from finish()") {
+  if (::geteuid() != 0) return;  // raising a priority back takes CAP_SYS_NICE
+  NiceHost host;
+  host.available_modules = {"8021q", "rdma_cm"};
+  std::vector<Change> done;
+  {
+    ModulePreload preload(host, {"8021q", "rdma_cm"});
+    REQUIRE(eventually([&] { return host.loader != 0; }));
+    std::thread finisher([&] { done = preload.finish(); });
+    const auto loader = static_cast<id_t>(host.loader.load());
+    CHECK(eventually([&] { return ::getpriority(PRIO_PROCESS, loader) == 0; }));
+    host.go = true;
+    finisher.join();
+  }
+  REQUIRE(host.nice.size() == 2);
+  CHECK(host.nice[0] == 19);
+  CHECK(host.nice[1] == 0);
+  CHECK(outcomes(done) == "module 8021q: changed\nmodule rdma_cm: changed\n");
 }
 
 TEST_CASE("gpudirect.peermem: nvidia_peermem loaded") {

@@ -65,7 +65,16 @@ Outcome<std::vector<BgpSession>> parse_frr_neighbors(std::string_view text) {
 }
 
 Status NativeBgp::start(bool restart) {
-  // `systemctl start` leaves a running unit as it is.
+  // `systemctl start` leaves a running unit as it is. A restart while the unit is still
+  // starting (the image's own start at boot, beside first boot) cut frrinit.sh short and left
+  // bgpd without the configuration just written, in the routed lab: the start in progress is
+  // waited for first (`systemctl start` waits for the job already running).
+  if (restart) {
+    std::string state;
+    run_process({"systemctl", "is-active", "frr.service"}, {}, &state, 256, kVtyshTimeoutMs);
+    if (state.rfind("activating", 0) == 0 || state.rfind("reloading", 0) == 0)
+      run_process({"systemctl", "start", "frr.service"}, {}, nullptr, 0, start_timeout_ms_);
+  }
   std::string verb = restart ? "restart" : "start";
   int rc = run_process({"systemctl", verb, "frr.service"}, {}, nullptr, 0, start_timeout_ms_);
   if (rc == 124) return Status::fail(ETIMEDOUT, "systemctl " + verb + " frr.service: no answer within " +

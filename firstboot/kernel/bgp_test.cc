@@ -2,6 +2,10 @@
 // (tests/fixtures/frr/).
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -84,4 +88,37 @@ TEST_CASE("bgpd's neighbours: what is not FRR's JSON is an error quoting it; no 
   CHECK((*quiet)[0].remote_as == 0);
   CHECK((*quiet)[0].peer.empty());
   CHECK((*quiet)[0].prefixes == -1);
+}
+
+// frr.service through systemctl (a stand-in on PATH that logs its arguments and says the
+// unit is in the state given): a restart never cuts a start still in progress short.
+TEST_CASE("NativeBgp: a restart waits for a start of frr.service in progress first") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("railyard-bgp-test." + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path log = dir / "calls", state = dir / "state";
+  {
+    std::ofstream script(dir / "systemctl");
+    script << "#!/bin/sh\necho \"$*\" >> '" << log.string() << "'\n"
+           << "[ \"$1\" = is-active ] && { cat '" << state.string() << "'; exit 3; }\nexit 0\n";
+  }
+  fs::permissions(dir / "systemctl", fs::perms::owner_all);
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
+  ::setenv("PATH", (dir.string() + ":" + path).c_str(), 1);
+  auto calls = [&](const std::string& unit_state, bool restart) {
+    std::ofstream(state) << unit_state << "\n";
+    fs::remove(log);
+    CHECK(NativeBgp().start(restart).ok());
+    std::ifstream in(log);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  CHECK(calls("activating", true) ==
+        "is-active frr.service\nstart frr.service\nrestart frr.service\n");
+  CHECK(calls("active", true) == "is-active frr.service\nrestart frr.service\n");
+  CHECK(calls("inactive", true) == "is-active frr.service\nrestart frr.service\n");
+  CHECK(calls("activating", false) == "start frr.service\n");
+  ::setenv("PATH", path.c_str(), 1);
+  fs::remove_all(dir);
 }

@@ -2,7 +2,8 @@
 # Benchmark of one lab boot (recipes/qemu-virt.toml under railyard qemu, with its storage
 # target, TCG): boot to joined (the guest's uptime when the agent printed its result line),
 # the storage target's uptime when it served, the agent's critical chain (systemd-analyze
-# inside the guest), the agent's time per phase (from its report), and its
+# inside the guest), where the node's CPUs went until then (busy and idle, by unit), the
+# agent's time per phase (from its report), and its
 # RDMA self-test throughput against ib_write_bw on the same Soft-RoCE device in the same
 # boot (with railyard.qemu.bench=1 the guest runs, on rail 0, the agent and ib_write_bw in
 # the agent's own shape — 64 KiB WRITEs, 16 in flight, 1 MiB — in turns, three rounds; then
@@ -83,7 +84,35 @@ try:
     chain = open(run + "/node/chain.txt").read().strip()
 except OSError:
     chain = "(no critical chain exported)"
-print("critical chain of the agent (systemd-analyze, in the guest):\n  " + chain.replace("\n", "\n  "))
+chain, _, cpu = chain.partition("# CPU at the export")
+cpu = cpu.partition("# journal of the boot")[0]
+print("critical chain of the agent (systemd-analyze, in the guest):\n  " + chain.strip().replace("\n", "\n  "))
+
+# Where the node's CPUs went from its power-on to the export (just after the result line):
+# /proc/stat's first line (USER_HZ ticks of all CPUs) and systemd's CPU time per unit.
+stat = re.search(r"^cpu +(.*)$", cpu, re.M)
+up = re.search(r"^uptime ([0-9.]+)", cpu, re.M)
+if stat and up:
+    t = [int(x) / 100.0 for x in stat.group(1).split()]
+    user, nice, system, idle, iowait, irq, softirq = t[:7]
+    busy = user + nice + system + irq + softirq
+    procs = re.search(r"^processes (\d+)", cpu, re.M)
+    print("node CPUs until the export (%s s of uptime): busy %.1f s (user %.1f, system %.1f), idle %.1f s;"
+          " about %s processes started" % (up.group(1), busy, user + nice, system + irq + softirq, idle + iowait,
+                                          procs.group(1) if procs else "?"))
+    devices = re.search(r"^udev devices (.*)$", cpu, re.M)
+    if devices:
+        counts = devices.group(1).split()
+        pairs = list(zip(counts[::2], counts[1::2]))
+        print("  udev's devices: %d (%s)" % (sum(int(n) for n, _ in pairs), ", ".join("%s %s" % (n, s) for n, s in pairs[:10])))
+    units = []
+    for block in cpu.split("\n\n"):
+        props = dict(line.split("=", 1) for line in block.splitlines() if "=" in line)
+        if props.get("CPUUsageNSec", "").isdigit() and "Id" in props:
+            units.append((int(props["CPUUsageNSec"]), props["Id"]))
+    print("  by unit (systemd's accounting; the kernel's own work, the initramfs unpack among it, is in none):")
+    for n, u in sorted(units, reverse=True)[:12]:
+        print("  %8.1f s  %s" % (n / 1e9, u))
 print("agent phases:")
 for p in report["phases"]:
     print("  %-10s %9.1f ms" % (p["phase"], p["ms"]))

@@ -101,17 +101,23 @@ std::shared_ptr<spdlog::logger> make_logger(std::string_view name) {
 
 }  // namespace
 
-bool stderr_is_journal() {
+bool is_journal(int fd) {
   const char* e = std::getenv("JOURNAL_STREAM");
   if (!e || !*e) return false;
   unsigned long long dev = 0, ino = 0;
   if (std::sscanf(e, "%llu:%llu", &dev, &ino) != 2) return false;
   struct stat st {};
-  if (::fstat(STDERR_FILENO, &st) != 0) return false;
+  if (::fstat(fd, &st) != 0) return false;
   return static_cast<unsigned long long>(st.st_dev) == dev && static_cast<unsigned long long>(st.st_ino) == ino;
 }
 
+bool stderr_is_journal() { return is_journal(STDERR_FILENO); }
+
 void setup(std::string_view name, Verbosity verbosity) {
+  // Standard output into the journal goes line by line, as to a terminal: the journal stamps
+  // each line when it arrives, and a buffer flushed at exit would give a whole run's lines
+  // the moment it ended (and leave the console silent until then).
+  if (is_journal(STDOUT_FILENO)) std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   State& s = state();
   s.sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
   s.sink->set_formatter(std::make_unique<LineFormatter>(stderr_is_journal()));

@@ -42,7 +42,10 @@ void set_verbosity(Verbosity verbosity);
 // no program name before it, the journal's priority still; `error` false logs information.
 void located(const std::string& line, bool error = true);
 
-// True when standard error is the stream JOURNAL_STREAM names.
+// True when `fd` (standard error: stderr_is_journal) is the stream JOURNAL_STREAM names,
+// as systemd sets it for a unit's standard output and error. setup() makes standard output
+// line-buffered when it is.
+bool is_journal(int fd);
 bool stderr_is_journal();
 
 }  // namespace railyard::logging

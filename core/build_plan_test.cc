@@ -112,10 +112,12 @@ TEST_CASE("the plan has every stage in order, each with its own key") {
     CHECK(!p.stages[i].inputs.empty());
     // base 3: it keeps apt's binary caches; hygiene 3: it stamps /etc as updated; trim 2;
     // drivers 4: the build tools first, purged with the DKMS sources that depend on them, each
-    // bundle's own .ko files, pins apt reads (.pref); pack 2: build_tools in the manifest.
+    // bundle's own .ko files, pins apt reads (.pref); pack 2: build_tools in the manifest;
+    // agent 2: the recipe's modules for systemd-modules-load.
     const char* version = kStages[i] == Stage::drivers                                  ? "stage_version = 4"
                           : kStages[i] == Stage::base || kStages[i] == Stage::hygiene ? "stage_version = 3"
-                          : kStages[i] == Stage::trim || kStages[i] == Stage::pack     ? "stage_version = 2"
+                          : kStages[i] == Stage::trim || kStages[i] == Stage::pack ||
+                                  kStages[i] == Stage::agent                           ? "stage_version = 2"
                                                                                        : "stage_version = 1";
     CHECK(p.stages[i].inputs.find(version) != std::string::npos);
     for (std::size_t j = 0; j < i; ++j) CHECK(p.stages[i].key != p.stages[j].key);

@@ -139,6 +139,18 @@ Plan make_plan(const Inventory& inv, const Recipe& recipe, const std::optional<N
 // waits for its devices.
 std::vector<std::string> recipe_modules(const Recipe& recipe);
 
+// Where an image lists recipe_modules() for systemd-modules-load, and that file's text: a
+// node loads them at early boot, beside udev's coldplug, and first boot finds them loaded
+// instead of loading them itself while it waits for its devices.
+inline constexpr const char* kModulesLoadPath = "/etc/modules-load.d/railyard.conf";
+std::string modules_load_conf(const Recipe& recipe);
+
+// The modules a lab storage target serving `recipe` loads: its rails' (recipe_modules()
+// without the initiator's), nvmet's, and null_blk for the exported device. The target's
+// plan loads them; railyard qemu also names them on the target's kernel command line, so
+// that they load at early boot.
+std::vector<std::string> target_modules(const Recipe& recipe);
+
 // The plan as it stands once applied, seen on `now` (the node rediscovered after apply):
 // what only apply could make known, the rails' RoCE v2 GID indices (their Soft-RoCE
 // devices and VLAN addresses did not exist before), filled in and the files rendered

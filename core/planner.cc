@@ -453,6 +453,28 @@ std::vector<std::string> recipe_modules(const Recipe& r) {
   return out;
 }
 
+std::string modules_load_conf(const Recipe& recipe) {
+  std::string out = "# railyard build, recipe " + recipe.name +
+                    ": the modules railyard-firstboot's plan loads on every node of it, loaded\n"
+                    "# at early boot (systemd-modules-load) instead of once the agent has started. The agent\n"
+                    "# loads any that failed here itself, and reports it.\n";
+  for (const auto& m : recipe_modules(recipe)) out += m + "\n";
+  return out;
+}
+
+std::vector<std::string> target_modules(const Recipe& recipe) {
+  Recipe rails = recipe;
+  rails.nvmeof.clear();  // a target does not connect to itself: no nvme_rdma
+  std::vector<std::string> out = recipe_modules(rails);
+  auto add = [&](const std::string& m) {
+    if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
+  };
+  add("null_blk");
+  add("nvmet");
+  for (const auto& t : recipe.nvmeof) add(t.transport == NvmeTransport::rdma ? "nvmet_rdma" : "nvmet_tcp");
+  return out;
+}
+
 Plan settled_plan(const Plan& applied, const Inventory& now, const Recipe& recipe) {
   Plan p = applied;
   if (!p.ok()) return p;

@@ -298,6 +298,38 @@ TEST_CASE("modules: recipe_modules() is the plan's, less nvidia_peermem") {
   CHECK(words(plan(two_rails(), r).modules) == words(recipe_modules(r)) + " nvidia_peermem");
 }
 
+// What the image loads at early boot: the same, one per line after comment lines, as
+// modules-load.d(5) reads them.
+TEST_CASE("modules: the image's modules-load.d file lists recipe_modules()") {
+  Recipe r = recipe();
+  r.name = "gpu-sku";
+  r.fabric.vlan = 300;
+  r.nvmeof = {target(0)};
+  const std::string conf = modules_load_conf(r);
+  CHECK(conf.starts_with("# railyard build, recipe gpu-sku: "));
+  std::vector<std::string> listed;
+  std::size_t at = 0;
+  while (at < conf.size()) {
+    std::size_t end = conf.find('\n', at);
+    REQUIRE(end != std::string::npos);  // every line ends
+    std::string line = conf.substr(at, end - at);
+    if (!line.starts_with("#")) listed.push_back(line);
+    at = end + 1;
+  }
+  CHECK(listed == recipe_modules(r));
+  CHECK(std::string(kModulesLoadPath) == "/etc/modules-load.d/railyard.conf");
+}
+
+// The lab storage target's: its rails' and nvmet's, never the initiator's.
+TEST_CASE("modules: target_modules() serves, never connects") {
+  Recipe r = recipe();
+  r.fabric.vlan = 100;
+  r.fabric.soft_roce = true;
+  r.nvmeof = {target(0), target(0, NvmeTransport::tcp)};
+  CHECK(words(target_modules(r)) == "8021q crc32_generic rdma_rxe ib_uverbs rdma_cm rdma_ucm null_blk nvmet "
+                                     "nvmet_rdma nvmet_tcp");
+}
+
 TEST_CASE("nvidia_peermem only with NVIDIA GPUs and gpudirect.peermem") {
   Plan p = plan(two_rails(), recipe());
   CHECK(p.peermem);

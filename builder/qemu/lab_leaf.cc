@@ -5,6 +5,7 @@
 #include "frr.h"
 #include "leaf_config.h"
 #include "net.h"
+#include "plan.h"
 #include "text.h"
 
 namespace railyard {
@@ -223,6 +224,12 @@ Outcome<std::vector<LabLeafFile>> lab_leaf_routed_files(const Recipe& recipe, co
   }
   if (!st.ok()) return Result::fail(st.error());
   out.push_back({std::string(kLabLeafDir) + "/target.env", env});
+  return out;
+}
+
+std::vector<std::string> lab_target_modules(const Recipe& recipe, bool routed) {
+  std::vector<std::string> out = target_modules(recipe);
+  out.push_back(routed ? "veth" : "bridge");
   return out;
 }
 

@@ -63,4 +63,11 @@ Outcome<std::vector<LabLeafFile>> lab_leaf_files(const Recipe& recipe, const Nod
 Outcome<std::vector<LabLeafFile>> lab_leaf_routed_files(const Recipe& recipe, const NodeEntry& node,
                                                         const LabRoutedLeaf& routed, int rails, const LabFaults& faults);
 
+// The kernel modules the storage-target VM loads at early boot (its kernel command line's
+// modules_load=, systemd-modules-load): target_modules() for the recipe, and what the leaf
+// itself makes (a bridge for layer 2 rails; for routed ones, the veths to the target). Loaded
+// beside udev's coldplug instead of after it, once the target's agent or the leaf asks
+// (about 10 s under TCG); the agent still loads any that failed, and reports it.
+std::vector<std::string> lab_target_modules(const Recipe& recipe, bool routed);
+
 }  // namespace railyard

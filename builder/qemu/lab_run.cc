@@ -352,6 +352,7 @@ int run_in(const LabOptions& o, const fs::path& run) {
       auto leaf = lab_leaf_files(*o.recipe, cabled, target.spec.rail_macs, o.faults, routed);
       if (!leaf.ok()) return harness_error(leaf.error(), nullptr);
       for (const auto& f : *leaf) id.files.push_back({f.path, f.content});
+      cmdline.push_back("modules_load=" + join(lab_target_modules(*o.recipe, routed.has_value()), ","));
     }
     if (auto s = prepare(target, o, id, *boot, false, cmdline, kTargetPorts); !s.ok())
       return harness_error(s.error(), nullptr);

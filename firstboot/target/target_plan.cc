@@ -5,25 +5,6 @@
 
 namespace railyard {
 
-namespace {
-
-void add_module(Plan& p, const std::string& m) {
-  if (std::find(p.modules.begin(), p.modules.end(), m) == p.modules.end()) p.modules.push_back(m);
-}
-
-}  // namespace
-
-std::vector<std::string> target_modules(const Recipe& recipe) {
-  Recipe rails = recipe;
-  rails.nvmeof.clear();  // a target does not connect to itself: no nvme_rdma
-  Plan p;
-  p.modules = recipe_modules(rails);
-  add_module(p, "null_blk");
-  add_module(p, "nvmet");
-  for (const auto& t : recipe.nvmeof) add_module(p, t.transport == NvmeTransport::rdma ? "nvmet_rdma" : "nvmet_tcp");
-  return p.modules;
-}
-
 HardwareSpec target_hardware(const Recipe& recipe) {
   int last_rail = 0;
   for (const auto& t : recipe.nvmeof) last_rail = std::max(last_rail, t.rail);

@@ -30,11 +30,6 @@ struct TargetPlan {
 // up to the last [[nvmeof]] rail), no GPUs.
 HardwareSpec target_hardware(const Recipe& recipe);
 
-// The modules a storage target loads: its rails' (recipe_modules() without the initiator's)
-// and nvmet's, with
-// null_blk for the exported device. The plan's; loaded while the target waits for its NICs.
-std::vector<std::string> target_modules(const Recipe& recipe);
-
 // Pure. `node` (the VM's identity, optional) only names the plan.
 TargetPlan plan_target(const Inventory& inv, const Recipe& recipe, const std::optional<NodeEntry>& node);
 

@@ -1,5 +1,7 @@
 // The lab leaf and the faults of a lab run (builder/qemu/lab_leaf.cc, lab_faults.cc): lldpd's
 // configuration rendered from leaf-config's JSON, the files the leaf VM gets, the cabling.
+#include <algorithm>
+
 #include <doctest/doctest.h>
 
 #include "lldp.h"
@@ -224,4 +226,15 @@ TEST_CASE("the routed lab leaf: leaf-bgp-down starts no bgpd, leaf-refuse-asn ex
   auto refused = lab_leaf_files(routed_recipe(), routed_node(), kPorts, {}, unnamed);
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().find("lab-target01's port on rail 0") != std::string::npos);
+}
+
+TEST_CASE("the lab target's early modules: the target's own and the leaf's, never the initiator's") {
+  auto has = [](const std::vector<std::string>& v, const std::string& m) { return std::find(v.begin(), v.end(), m) != v.end(); };
+  const auto bridged = lab_target_modules(lab_recipe(), false);
+  for (const char* m : {"8021q", "rdma_cm", "null_blk", "nvmet", "nvmet_rdma", "bridge"}) CHECK_MESSAGE(has(bridged, m), m);
+  CHECK_FALSE(has(bridged, "nvme_rdma"));  // a target does not connect to itself
+  CHECK_FALSE(has(bridged, "veth"));
+  const auto routed = lab_target_modules(lab_recipe(), true);
+  CHECK(has(routed, "veth"));
+  CHECK_FALSE(has(routed, "bridge"));  // routed leaves are namespaces, not a bridge
 }

@@ -1,6 +1,7 @@
 // The agent stage: the railyard-firstboot package installed with apt (so the image's package
 // database knows its version and dependencies), its units enabled, the join units gated
-// (core/join_gate.h), and the resolved recipe as /etc/railyard/recipe.toml.
+// (core/join_gate.h), the recipe's kernel modules for systemd-modules-load, and the resolved
+// recipe as /etc/railyard/recipe.toml.
 // Its cache key (what defines the agent stage) is computed purely in core/build_plan.cc (plan_build).
 #include <algorithm>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include "apt.h"
 #include "diagnostic.h"
 #include "join_gate.h"
+#include "plan.h"
 #include "slurm.h"
 #include "image_files.h"
 #include "stage.h"
@@ -122,6 +124,9 @@ Status run_agent(StageContext& ctx) {
   if (auto s = ctx.runner.run(in_image(ctx.root, argv, "enable the agent's units")); !s.ok()) return s;
   if (auto s = gate_join_units(ctx); !s.ok()) return s;
   if (auto s = slurm_node_files(ctx); !s.ok()) return s;
+  if (auto s = write_file_atomically(ctx.root + kModulesLoadPath, modules_load_conf(ctx.recipe.recipe)); !s.ok())
+    return s;
+  ctx.step("load " + join(recipe_modules(ctx.recipe.recipe), ", ") + " at early boot (" + kModulesLoadPath + ")");
   return write_file_atomically(ctx.root + "/etc/railyard/recipe.toml",
                            "# " + ctx.recipe.recipe.name + ", resolved by railyard build (extends applied, defaults filled)\n" +
                                render_recipe_toml(ctx.recipe.recipe));

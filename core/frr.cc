@@ -84,7 +84,12 @@ std::string node_config(const Plan& plan) {
   return out.str();
 }
 
-// bgpd alone beside zebra (which always runs); the options are Debian's defaults.
+// bgpd alone beside zebra (which always runs); the options are Debian's defaults but
+// watchfrr's restart timeout. watchfrr starts each daemon, then pushes its part of frr.conf
+// to it (vtysh -b), in one background job it kills after the timeout, 20 s by default: on a
+// node whose first boot is slow (many rails, a loaded CPU, the lab under emulation) the kill
+// came after bgpd was up and before its configuration reached it, and bgpd ran with no
+// neighbour. 90 s is watchfrr's own limit for a daemon that does not answer.
 std::string daemons() {
   return "# railyard-firstboot: FRR's daemons for this node's routed rails, written at every boot.\n"
          "bgpd=yes\n"
@@ -106,7 +111,8 @@ std::string daemons() {
          "pathd=no\n"
          "vtysh_enable=yes\n"
          "zebra_options=\"  -A 127.0.0.1 -s 90000000\"\n"
-         "bgpd_options=\"   -A 127.0.0.1\"\n";
+         "bgpd_options=\"   -A 127.0.0.1\"\n"
+         "watchfrr_options=\"--restart-timeout 90\"\n";
 }
 
 }  // namespace

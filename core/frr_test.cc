@@ -141,6 +141,8 @@ TEST_CASE("node frr.conf: a session per rail, only its /32s out, only the fabric
   REQUIRE(daemons);
   CHECK(has_line(daemons->content, "bgpd=yes"));
   CHECK(has_line(daemons->content, "ospfd=no"));
+  // A start slower than watchfrr's default 20 s is no longer killed before bgpd has its config.
+  CHECK(has_line(daemons->content, "watchfrr_options=\"--restart-timeout 90\""));
   // The same inputs, the same bytes: the agent writes it at every boot.
   CHECK(routed_plan().files.size() == p.files.size());
   CHECK(file(routed_plan(), kFrrConfigPath)->content == c);

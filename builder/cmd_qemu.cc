@@ -171,8 +171,9 @@ const bool qemu_registered = register_subcommand(80, [](CLI::App& app) {
   sub->add_flag("--storage-target", a->lab.storage_target,
                 "Boot a second VM from the image as the recipe's NVMe-oF target, on the rails' switch");
   sub->add_option("--target-delay", a->lab.target_delay_s,
-                  "Power the storage target on SECONDS after the node, as a late storage server would be "
-                  "(the node's agent retries for selftest.storage_wait_s)")
+                  "Bring the storage target's NVMe-oF targets up SECONDS after the node powers on, as a late "
+                  "storage server would (its VM, also the rails' leaf, boots with the node; the node's agent "
+                  "retries for selftest.storage_wait_s)")
       ->check(CLI::Range(0, 3600));
   sub->add_option("--nodes", a->nodes, "Node inventory the VMs' identities come from");
   sub->add_option("--node", a->node_name, "The inventory's node to boot (its MAC, host name and rail addresses)");

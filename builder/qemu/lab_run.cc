@@ -354,19 +354,19 @@ int run_in(const LabOptions& o, const fs::path& run) {
       for (const auto& f : *leaf) id.files.push_back({f.path, f.content});
       cmdline.push_back("modules_load=" + join(lab_target_modules(*o.recipe, routed.has_value()), ","));
     }
+    // A late storage server: the VM boots with the node, since it is also the rails' leaf
+    // switch, and holds its NVMe-oF targets until then (qemu-target-delay in the lab overlay).
+    if (o.target_delay_s > 0) cmdline.push_back("railyard.qemu.target_delay=" + std::to_string(o.target_delay_s));
     if (auto s = prepare(target, o, id, *boot, false, cmdline, kTargetPorts); !s.ok())
       return harness_error(s.error(), nullptr);
   }
-  auto launch_target = [&]() -> Status {
-    if (auto s = launch(target); !s.ok()) return s;
+  if (o.storage_target) {
+    if (auto s = launch(target); !s.ok()) return harness_error(s.error(), &target);
     std::cout << "railyard qemu: storage target " << o.target.hostname << " booting (" << target.dir.string() << ")"
               << std::endl;
-    return success();
-  };
-  bool target_launched = false;
-  if (o.storage_target && o.target_delay_s == 0) {
-    if (auto s = launch_target(); !s.ok()) return harness_error(s.error(), &target);
-    target_launched = true;
+    if (o.target_delay_s > 0)
+      std::cout << "railyard qemu: its NVMe-oF targets come up " << o.target_delay_s
+                << " s after it powers on (target-delay); the leaf it carries is up from the start" << std::endl;
   }
 
   Vm node;
@@ -412,18 +412,9 @@ int run_in(const LabOptions& o, const fs::path& run) {
   // target comes up (selftest.storage_wait_s). Done when the node has exported its status
   // (its last export) or QEMU has exited; a target that failed or stopped meanwhile is the
   // harness's failure, not the node's.
-  if (o.storage_target && !target_launched)
-    std::cout << "railyard qemu: the storage target powers on in " << o.target_delay_s << " s" << std::endl;
   bool target_ready = !o.storage_target, exported = false;
   while (Clock::now() < deadline) {
-    if (!target_launched && Clock::now() >= node_start + std::chrono::seconds(o.target_delay_s)) {
-      if (auto s = launch_target(); !s.ok()) {
-        node.process->stop();
-        return harness_error(s.error(), &target);
-      }
-      target_launched = true;
-    }
-    if (target_launched && !target_ready && complete_json(target.dir / "target.json")) {
+    if (!target_ready && complete_json(target.dir / "target.json")) {
       auto state = nlohmann::json::parse(read_text(target.dir / "target.json"), nullptr, false);
       if (state.value("result", "") != "ready") {
         node.process->stop();
@@ -432,7 +423,7 @@ int run_in(const LabOptions& o, const fs::path& run) {
       target_ready = true;
       std::cout << "railyard qemu: storage target ready after " << seconds() << " s" << std::endl;
     }
-    if (target_launched && !target_ready && !target.process->running()) {
+    if (!target_ready && !target.process->running()) {
       node.process->stop();
       return harness_error("the storage target stopped (" + target.process->how_it_ended() + ")", &target);
     }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The storage target powers on 60 s after the node, as a storage server rebooting when a rack
-# comes up: the node's first NVMe-oF connect fails, the agent retries it within the lab
+# The storage target serves its NVMe-oF targets 60 s after the node powers on, as a storage
+# server rebooting when a rack comes up (the leaf switch, which the target's VM carries, is up
+# from the start, so LLDP and the rails' checks see it): the node's first NVMe-oF connect fails, the agent retries it within the lab
 # recipe's selftest.storage_wait_s, connects, reads the namespace, passes and joins; the
 # report says the connection came after retries. The node is booted without an inventory
 # (railyard qemu's short form): the addresses the lab recipe implies are enough to join.

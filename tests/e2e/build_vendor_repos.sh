@@ -64,8 +64,8 @@ recipe() {
   grep -q "\"$1\"" "$LAB_WORK/r/$name.toml" || lab_fail "could not add $* to the recipe"
   # The stand-ins drive no device: systemd-modules-load loads labpeermem at boot (and
   # labofed, which it needs), as an operator loads a peer-memory module.
-  sed -i 's/"modules_load=railyard_lab_qos,virtio_pci,virtio_net"/"modules_load=railyard_lab_qos,virtio_pci,virtio_net,labpeermem"/' "$LAB_WORK/r/$name.toml"
-  grep -q 'modules_load=railyard_lab_qos,virtio_pci,virtio_net,labpeermem' "$LAB_WORK/r/$name.toml" || lab_fail "could not load labpeermem at boot"
+  sed -i 's/"modules_load=railyard_lab_qos,\([a-z0-9_,]*\)"/"modules_load=railyard_lab_qos,\1,labpeermem"/' "$LAB_WORK/r/$name.toml"
+  grep -q '"modules_load=railyard_lab_qos,[a-z0-9_,]*,labpeermem"' "$LAB_WORK/r/$name.toml" || lab_fail "could not load labpeermem at boot"
   echo "$LAB_WORK/r/$name.toml"
 }
 

@@ -134,8 +134,12 @@ Defined define_agent(const Recipe& r, const ContentDigests& d, Hasher& hasher) {
 Defined define_hygiene() {
   Defined out;
   toml::array rules;
-  for (const auto& rule : hygiene_rules())
-    rules.push_back(toml::table{{"pattern", rule.pattern}, {"action", to_string(rule.action)}});
+  for (const auto& rule : hygiene_rules()) {
+    toml::table t{{"pattern", rule.pattern}, {"action", to_string(rule.action)}};
+    if (!rule.masks.empty()) t.insert_or_assign("masks", rule.masks);
+    if (!rule.unless.empty()) t.insert_or_assign("unless", rule.unless);
+    rules.push_back(std::move(t));
+  }
   out.inputs.insert_or_assign("rules_version", kHygieneRulesVersion);
   out.inputs.insert_or_assign("rule", std::move(rules));
   out.summary = std::to_string(hygiene_rules().size()) + " identity and cache rules (v" +

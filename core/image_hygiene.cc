@@ -2,6 +2,15 @@
 
 namespace railyard {
 
+namespace {
+
+HygieneRule generator(const std::string& name, const std::string& why, const std::string& unless = "") {
+  return {"/etc/systemd/system-generators/" + name, HygieneRule::mask, why, "/usr/lib/systemd/system-generators/" + name,
+          unless};
+}
+
+}  // namespace
+
 const std::vector<HygieneRule>& hygiene_rules() {
   using A = HygieneRule::Action;
   static const std::vector<HygieneRule> rules{
@@ -44,6 +53,21 @@ const std::vector<HygieneRule>& hygiene_rules() {
       // The one e2fsprogs starts at every boot, beside the agent.
       {"/etc/systemd/system/multi-user.target.wants/e2scrub_reap.service", A::remove,
        "removes ext4 scrub snapshots of volumes a stateless node does not have"},
+      // Generators systemd runs at every boot, before any unit, for disks and volumes a node
+      // whose root is unpacked into RAM does not boot from (a process each: seconds of the
+      // boot's CPU under emulation). Masked, not removed: the package stays whole.
+      generator("systemd-gpt-auto-generator",
+                "mounts the partitions of the disk the root was booted from: this root is in RAM, from no disk"),
+      generator("systemd-hibernate-resume-generator",
+                "resumes from a hibernation image: a root unpacked afresh at every boot never resumes"),
+      generator("systemd-system-update-generator",
+                "boots into offline-update mode: the image is rebuilt, never updated in place"),
+      generator("systemd-cryptsetup-generator", "unlocks the volumes /etc/crypttab lists: the image has none",
+                "/etc/crypttab"),
+      generator("systemd-integritysetup-generator", "opens the volumes /etc/integritytab lists: the image has none",
+                "/etc/integritytab"),
+      generator("systemd-veritysetup-generator", "opens the volumes /etc/veritytab lists: the image has none",
+                "/etc/veritytab"),
   };
   return rules;
 }
@@ -53,6 +77,7 @@ std::string to_string(HygieneRule::Action a) {
     case HygieneRule::empty_file: return "empty-file";
     case HygieneRule::remove: return "remove";
     case HygieneRule::remove_files_below: return "remove-files-below";
+    case HygieneRule::mask: return "mask";
   }
   return "?";
 }

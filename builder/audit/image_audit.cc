@@ -129,6 +129,7 @@ void audit_part(const std::string& dir, const std::string& part, RootfsRules& ru
     RootfsEntry e{name, entry_type(archive_entry_filetype(ae)), static_cast<unsigned>(archive_entry_perm(ae)),
                   static_cast<long>(archive_entry_uid(ae)), static_cast<long>(archive_entry_gid(ae)),
                   static_cast<std::uint64_t>(archive_entry_size(ae))};
+    if (const char* target = archive_entry_symlink(ae)) e.link = target;
     rules.add(part, e);
     if (fs::path(name).filename().string().starts_with(kLabQosModule)) read_in.lab_modules.push_back(name);
     if (name == "/etc/passwd" || name == "/etc/group") {

@@ -98,9 +98,15 @@ void RootfsRules::add(const std::string& artifact, const RootfsEntry& e) {
           if (!self && e.type == RootfsEntry::Type::file)
             own.push_back({artifact, e.path, "a file below " + prefix, rule->why});
           break;
+        case HygieneRule::mask:
+          if (self) masked_[e.path] = e.type == RootfsEntry::Type::symlink && e.link == "/dev/null";
+          break;
       }
     }
   }
+  for (const HygieneRule* rule : audit_rules())
+    if (rule->action == HygieneRule::mask && (e.path == rule->masks || e.path == rule->unless))
+      mask_inputs_.try_emplace(e.path, artifact);
   bool sticky_dir = e.type == RootfsEntry::Type::directory && (e.mode & 01000);
   if ((e.type == RootfsEntry::Type::file || e.type == RootfsEntry::Type::directory) && (e.mode & 0002) && !sticky_dir)
     own.push_back({artifact, e.path, "writable by every user (mode " + octal(e.mode) + ")",
@@ -134,6 +140,17 @@ std::vector<Finding> RootfsRules::findings() const {
       all[path].push_back({o.artifact, path, problem, "a build host's account leaked in; on a node it is whoever gets that id"});
     }
   };
+  for (const HygieneRule* rule : audit_rules()) {
+    if (rule->action != HygieneRule::mask) continue;
+    auto generator = mask_inputs_.find(rule->masks);
+    if (generator == mask_inputs_.end() || mask_inputs_.count(rule->unless)) continue;
+    auto link = masked_.find(rule->pattern);
+    if (link != masked_.end() && link->second) continue;
+    all[rule->pattern].push_back({generator->second, rule->pattern,
+                                  link == masked_.end() ? "absent: " + rule->masks + " runs at every boot"
+                                                        : "not a link to /dev/null: " + rule->masks + " runs at every boot",
+                                  rule->why});
+  }
   owners(uids_, known_uids_, have_passwd_, "uid", "/etc/passwd");
   owners(gids_, known_gids_, have_group_, "gid", "/etc/group");
   std::vector<Finding> out;

@@ -22,6 +22,7 @@ struct RootfsEntry {
   unsigned mode = 0;  // permission bits with setuid/setgid/sticky
   long uid = 0, gid = 0;
   std::uint64_t size = 0;
+  std::string link = {};  // a symlink's target
 };
 
 // Whether `path` is named by a hygiene pattern: component by component, `*` and `?`
@@ -49,6 +50,10 @@ class RootfsRules {
   std::size_t entries_ = 0;
   std::map<std::string, std::vector<Finding>> by_path_;  // per path; a later part replaces them
   std::map<std::string, Owned> uids_, gids_;
+  // Mask rules: the paths seen that a rule masks or is held off by (with the part that had
+  // them), and each masking link seen, whether it points to /dev/null.
+  std::map<std::string, std::string> mask_inputs_;
+  std::map<std::string, bool> masked_;
   std::set<long> known_uids_{0}, known_gids_{0};
   bool have_passwd_ = false, have_group_ = false;
 };

@@ -422,3 +422,29 @@ TEST_CASE("join gate: an image without a recipe has no join units to check; one 
   REQUIRE(lines_.size() == 1);
   CHECK(lines_[0].find("/etc/railyard/recipe.toml: is no recipe railyard reads: ") != std::string::npos);
 }
+
+TEST_CASE("the audit flags a generator a root in RAM never needs that the image leaves unmasked") {
+  auto link = [](const std::string& path, const std::string& target) {
+    RootfsEntry e{path, RootfsEntry::Type::symlink, 0777, 0, 0, 0};
+    e.link = target;
+    return e;
+  };
+  auto gen = [](const std::string& name) {
+    return RootfsEntry{"/usr/lib/systemd/system-generators/" + name, RootfsEntry::Type::file, 0755, 0, 0, 100};
+  };
+  RootfsRules rules;
+  for (const char* g : {"systemd-gpt-auto-generator", "systemd-hibernate-resume-generator", "systemd-cryptsetup-generator",
+                        "systemd-integritysetup-generator", "systemd-getty-generator"})
+    rules.add("rootfs.cpio.zst", gen(g));
+  rules.add("rootfs.cpio.zst", link("/etc/systemd/system-generators/systemd-gpt-auto-generator", "/dev/null"));
+  rules.add("rootfs.cpio.zst", link("/etc/systemd/system-generators/systemd-hibernate-resume-generator", "/tmp/x"));
+  rules.add("rootfs.cpio.zst", RootfsEntry{"/etc/crypttab", RootfsEntry::Type::file, 0644, 0, 0, 40});
+  // A later part masks integritysetup's.
+  rules.add("overlay.cpio", link("/etc/systemd/system-generators/systemd-integritysetup-generator", "/dev/null"));
+  CHECK(lines("out/x", rules.findings()) ==
+        std::vector<std::string>{
+            "out/x/rootfs.cpio.zst: /etc/systemd/system-generators/systemd-hibernate-resume-generator: not a link to "
+            "/dev/null: /usr/lib/systemd/system-generators/systemd-hibernate-resume-generator runs at every boot "
+            "(resumes from a hibernation image: a root unpacked afresh at every boot never resumes)",
+        });
+}

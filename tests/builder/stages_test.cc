@@ -374,6 +374,34 @@ TEST_CASE("hygiene empties the machine id and removes host keys, NVMe identity, 
   CHECK(f.runner.commands.empty());
 }
 
+TEST_CASE("hygiene masks the generators a root in RAM never needs, where the image has them and nothing for them") {
+  StageFixture f;
+  const fs::path gens = f.tmp / "root/usr/lib/systemd/system-generators", masks = f.tmp / "root/etc/systemd/system-generators";
+  for (const char* g : {"systemd-gpt-auto-generator", "systemd-hibernate-resume-generator", "systemd-cryptsetup-generator",
+                        "systemd-veritysetup-generator", "systemd-getty-generator", "systemd-fstab-generator"})
+    f.tmp.write(std::string("root/usr/lib/systemd/system-generators/") + g, "#!/bin/sh\n");
+  f.tmp.write("root/etc/veritytab", "root /dev/sda1 /dev/sda2 0123\n");  // an operator's: its generator keeps working
+  StageContext ctx = f.context();
+  Status s = run_hygiene(ctx);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  for (const char* masked : {"systemd-gpt-auto-generator", "systemd-hibernate-resume-generator", "systemd-cryptsetup-generator"}) {
+    CAPTURE(masked);
+    REQUIRE(fs::is_symlink(masks / masked));
+    CHECK(fs::read_symlink(masks / masked) == "/dev/null");
+    CHECK(fs::exists(gens / masked));  // the package stays whole
+  }
+  // Held off by the image's /etc/veritytab; not in the list; not in the image.
+  for (const char* kept : {"systemd-veritysetup-generator", "systemd-getty-generator", "systemd-fstab-generator",
+                           "systemd-integritysetup-generator", "systemd-system-update-generator"}) {
+    CAPTURE(kept);
+    CHECK_FALSE(fs::exists(fs::symlink_status(masks / kept)));
+  }
+  // A second run finds them masked.
+  StageContext again = f.context();
+  REQUIRE(run_hygiene(again).ok());
+  CHECK(fs::read_symlink(masks / "systemd-gpt-auto-generator") == "/dev/null");
+}
+
 TEST_CASE("hygiene disables the timers and boot units a stateless node never needs, removing only the links") {
   StageFixture f;
   const fs::path units = f.tmp / "root/lib/systemd/system", wants = f.tmp / "root/etc/systemd/system/timers.target.wants";

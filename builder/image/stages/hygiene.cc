@@ -59,6 +59,21 @@ Status mark_etc_updated(StageContext& ctx) {
                                "# ConditionNeedsUpdate=/etc (see systemd-update-done.service(8)) have nothing to do.\n");
 }
 
+// A mask rule: `rule.pattern` made a link to /dev/null where the image has what it masks
+// and not what would give that work. Returns whether it made one.
+Outcome<bool> apply_mask(const fs::path& root, const HygieneRule& rule) {
+  std::error_code ec;
+  const fs::path link = root / rule.pattern.substr(1);
+  if (!fs::exists(root / rule.masks.substr(1), ec)) return false;
+  if (!rule.unless.empty() && fs::exists(fs::symlink_status(root / rule.unless.substr(1), ec))) return false;
+  if (fs::is_symlink(fs::symlink_status(link, ec)) && fs::read_symlink(link, ec) == "/dev/null") return false;
+  fs::remove_all(link, ec);
+  fs::create_directories(link.parent_path(), ec);
+  if (!ec) fs::create_symlink("/dev/null", link, ec);
+  if (ec) return Outcome<bool>::fail(link.string() + ": " + ec.message() + " (masking " + rule.masks + ": " + rule.why + ")");
+  return true;
+}
+
 }  // namespace
 
 Status run_hygiene(StageContext& ctx) {
@@ -66,6 +81,12 @@ Status run_hygiene(StageContext& ctx) {
   if (auto s = restore_initramfs(ctx); !s.ok()) return s;
   std::size_t touched = 0;
   for (const auto& rule : hygiene_rules()) {
+    if (rule.action == HygieneRule::mask) {
+      auto made = apply_mask(ctx.root, rule);
+      if (!made.ok()) return made.status();
+      touched += *made;
+      continue;
+    }
     for (const auto& p : expand(ctx.root, rule.pattern)) {
       std::error_code ec;
       switch (rule.action) {
@@ -88,6 +109,7 @@ Status run_hygiene(StageContext& ctx) {
           touched += files.size();
           break;
         }
+        case HygieneRule::mask: break;  // above
       }
       if (ec) return Status::fail(p.string() + ": " + ec.message() + " (" + rule.why + ")");
     }

@@ -8,11 +8,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include "apply/apply.h"
 #include "clock.h"
@@ -99,13 +101,18 @@ class TestBgp : public NativeBgp {
     return success();
   }
 
+  // Until the daemons have exited (10 s at most): a bgpd started while the last one still
+  // holds its sessions meets leaves that have not yet seen those sessions end, and their
+  // answer is about the collision, not about the new bgpd.
   void stop() {
+    std::vector<int> pids;
     for (const char* d : {"bgpd", "zebra"}) {
       std::ifstream pid(dir_ + "/" + d + ".pid");
       int p = 0;
-      if (pid >> p && p > 0) ::kill(p, SIGTERM);
+      if (pid >> p && p > 0 && ::kill(p, SIGTERM) == 0) pids.push_back(p);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    for (int i = 0; i < 100 && std::any_of(pids.begin(), pids.end(), [](int p) { return ::kill(p, 0) == 0; }); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 
  private:

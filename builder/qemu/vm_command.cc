@@ -35,7 +35,12 @@ void machine(const VmSpec& s, std::vector<std::string>& argv) {
     add(argv, "-accel", "tcg");
     add(argv, "-cpu", "max");  // the guest kernel's pclmul crypto modules need it
   }
-  add(argv, "-smp", std::to_string(s.cpus));
+  // One socket per NUMA node, as on a two-socket server: the guest kernel finds each CPU's
+  // last-level cache on its own node (sharing one socket across the two nodes makes it warn,
+  // with a stack dump, at every boot). An odd count cannot split evenly: a socket per CPU.
+  int sockets = s.cpus % 2 == 0 ? 2 : s.cpus;
+  add(argv, "-smp", std::to_string(s.cpus) + ",sockets=" + std::to_string(sockets) +
+                        ",cores=" + std::to_string(s.cpus / sockets) + ",threads=1");
   add(argv, "-m", std::to_string(s.memory_mib));
   if (!s.uuid.empty()) add(argv, "-uuid", s.uuid);
   for (const char* flag : {"-nodefaults", "-no-reboot", "-no-user-config"}) argv.push_back(flag);

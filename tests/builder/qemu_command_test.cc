@@ -122,6 +122,7 @@ TEST_CASE("the node VM: q35, TCG with -cpu max, two NUMA nodes, no reboot, no de
   CHECK(has(argv, "-no-reboot"));
   CHECK(has(argv, "-nodefaults"));
   CHECK(values(argv, "-numa") == std::vector<std::string>{"node,nodeid=0,cpus=0,memdev=mem0", "node,nodeid=1,cpus=1,memdev=mem1"});
+  CHECK(values(argv, "-smp") == std::vector<std::string>{"2,sockets=2,cores=1,threads=1"});  // a socket per node
   CHECK(values(argv, "-object") ==
         std::vector<std::string>{"memory-backend-ram,id=mem0,size=1024M", "memory-backend-ram,id=mem1,size=1024M"});
   CHECK(values(argv, "-uuid") == std::vector<std::string>{"00000000-0000-4000-8000-525400000001"});
@@ -135,6 +136,9 @@ TEST_CASE("the node VM: q35, TCG with -cpu max, two NUMA nodes, no reboot, no de
   auto k = qemu_argv(kvm);
   CHECK(values(k, "-accel") == std::vector<std::string>{"kvm"});
   CHECK(values(k, "-numa") == std::vector<std::string>{"node,nodeid=0,cpus=0-1,memdev=mem0", "node,nodeid=1,cpus=2-3,memdev=mem1"});
+  CHECK(values(k, "-smp") == std::vector<std::string>{"4,sockets=2,cores=2,threads=1"});
+  kvm.cpus = 3;  // 1 + 2: no even split, so a socket per CPU
+  CHECK(values(qemu_argv(kvm), "-smp") == std::vector<std::string>{"3,sockets=3,cores=1,threads=1"});
 }
 
 TEST_CASE("the management NIC: root complex slot 2, restricted user networking, no ROM, the collector forward") {

@@ -88,18 +88,20 @@ chain, _, cpu = chain.partition("# CPU at the export")
 cpu = cpu.partition("# journal of the boot")[0]
 print("critical chain of the agent (systemd-analyze, in the guest):\n  " + chain.strip().replace("\n", "\n  "))
 
-# Where the node's CPUs went from its power-on to the export (just after the result line):
-# /proc/stat's first line (USER_HZ ticks of all CPUs) and systemd's CPU time per unit.
-stat = re.search(r"^cpu +(.*)$", cpu, re.M)
-up = re.search(r"^uptime ([0-9.]+)", cpu, re.M)
-if stat and up:
+# Where a VM's CPUs went from its power-on to its export: /proc/stat's first line (USER_HZ
+# ticks of all CPUs) and systemd's CPU time per unit.
+def cpu_summary(who, cpu, until):
+    stat = re.search(r"^cpu +(.*)$", cpu, re.M)
+    up = re.search(r"^uptime ([0-9.]+)", cpu, re.M)
+    if not (stat and up):
+        return
     t = [int(x) / 100.0 for x in stat.group(1).split()]
     user, nice, system, idle, iowait, irq, softirq = t[:7]
     busy = user + nice + system + irq + softirq
     procs = re.search(r"^processes (\d+)", cpu, re.M)
-    print("node CPUs until the export (%s s of uptime): busy %.1f s (user %.1f, system %.1f), idle %.1f s;"
-          " about %s processes started" % (up.group(1), busy, user + nice, system + irq + softirq, idle + iowait,
-                                          procs.group(1) if procs else "?"))
+    print("%s CPUs until %s (%s s of uptime): busy %.1f s (user %.1f, system %.1f), idle %.1f s;"
+          " about %s processes started" % (who, until, up.group(1), busy, user + nice, system + irq + softirq,
+                                          idle + iowait, procs.group(1) if procs else "?"))
     devices = re.search(r"^udev devices (.*)$", cpu, re.M)
     if devices:
         counts = devices.group(1).split()
@@ -113,10 +115,34 @@ if stat and up:
     print("  by unit (systemd's accounting; the kernel's own work, the initramfs unpack among it, is in none):")
     for n, u in sorted(units, reverse=True)[:12]:
         print("  %8.1f s  %s" % (n / 1e9, u))
+
+cpu_summary("node", cpu, "the export")
 print("agent phases:")
 for p in report["phases"]:
     print("  %-10s %9.1f ms" % (p["phase"], p["ms"]))
 print("  %-10s %9.1f ms" % ("total", sum(p["ms"] for p in report["phases"])))
+
+# The storage target (same image, booted beside the node): when its kernel ran /init, when
+# systemd started railyard-target.service, when the service was done, and its CPUs.
+try:
+    tchain = open(run + "/target/chain.txt", errors="replace").read()
+except OSError:
+    tchain = ""
+if tchain:
+    tcpu, _, tjournal = tchain.partition("# journal of the boot")
+    def first(pattern):
+        m = re.search(r"^\[ *([0-9.]+)\].*" + pattern, tjournal, re.M)
+        return "%.1f s" % float(m.group(1)) if m else "?"
+    print("storage target: /init at %s, railyard-target.service started at %s, finished at %s"
+          % (first(r"Run /init as init process"), first(r"Starting railyard-target\.service"),
+             first(r"Finished railyard-target\.service")))
+    try:
+        tphases = json.load(open(run + "/target/target.json")).get("phases", [])
+    except (OSError, ValueError):
+        tphases = []
+    if tphases:
+        print("  its agent's phases: " + ", ".join("%s %.1f ms" % (p["phase"], p["ms"]) for p in tphases))
+    cpu_summary("  target", tcpu, "it was ready")
 
 # ib_write_bw's result line: "#bytes #iterations BW peak[Gb/sec] BW average[Gb/sec] MsgRate[Mpps]".
 sections = {}

@@ -2,6 +2,7 @@
 // railyard.role=storage-target). Brings up the recipe's storage rails the way a node's
 // appliers do, then exports a namespace per [[nvmeof]] target through nvmet. Idempotent;
 // the outcome goes to /var/lib/railyard/target.json and the last console line.
+#include <chrono>
 #include <iostream>
 
 #include <spdlog/spdlog.h>
@@ -34,6 +35,14 @@ nlohmann::ordered_json exports_json(const std::vector<NvmetExport>& exports) {
 
 int cmd_target(const InputPaths& paths, const std::string& root) {
   int rc = kExitOk;
+  // Each phase's wall time, as a node's report has them: the nodes' connects wait for all three.
+  auto lap = std::chrono::steady_clock::now();
+  auto phases = nlohmann::ordered_json::array();
+  auto phase = [&](const char* name) {
+    auto now = std::chrono::steady_clock::now();
+    phases.push_back({{"phase", name}, {"ms", std::chrono::duration<double, std::milli>(now - lap).count()}});
+    lap = now;
+  };
   // Its storage rails, renamed by udev first; its modules loaded meanwhile.
   NativeHost preload_host(root);
   std::optional<ModulePreload> preload;
@@ -41,6 +50,7 @@ int cmd_target(const InputPaths& paths, const std::string& root) {
                         [&](const Recipe& recipe) { preload.emplace(preload_host, target_modules(recipe)); });
   std::vector<Change> preloaded = preload ? preload->finish() : std::vector<Change>{};
   if (!in) return rc;
+  phase("discover");  // the recipe, the devices and the wait for them, the modules meanwhile
   const CheckResult devices = devices_check(*in->wait, target_hardware(in->recipe));
   if (devices.status != CheckStatus::pass) spdlog::error("devices: {} ({})", devices.observed, devices.detail);
   TargetPlan plan = plan_target(in->inventory, in->recipe, in->node);
@@ -53,11 +63,13 @@ int cmd_target(const InputPaths& paths, const std::string& root) {
     Kernel kernel{rtnl, dcb, ethtool, host};
     changes = apply_plan(plan.rails, kernel);
     merge_preloaded(changes, preloaded);
+    phase("apply");
     bool rails_ok = std::none_of(changes.begin(), changes.end(),
                                  [](const Change& c) { return c.outcome == ChangeOutcome::failed; });
     Configfs configfs;
     if (rails_ok)
       for (const auto& e : plan.exports) apply_nvmet_export(e, configfs, changes);
+    phase("export");
   }
   bool ok = plan.ok() && std::none_of(changes.begin(), changes.end(),
                                       [](const Change& c) { return c.outcome == ChangeOutcome::failed; });
@@ -80,7 +92,8 @@ int cmd_target(const InputPaths& paths, const std::string& root) {
                                                 {"observed", devices.observed},
                                                 {"detail", devices.detail}}},
                                    {"exports", exports_json(plan.exports)},
-                                   {"changes", to_json(changes)}};
+                                   {"changes", to_json(changes)},
+                                   {"phases", phases}};
   if (auto e = write_root_file(root, "/var/lib/railyard/target.json", report.dump(2) + "\n", 0644); !e.empty())
     spdlog::error("cannot write the target report: {}", e);
   std::cout << "railyard: target=" << (ok ? "ready" : "failed") << " exports=" << plan.exports.size() << std::endl;

@@ -48,7 +48,8 @@ const std::vector<std::pair<std::string, std::string>> kNodePorts = {
     {"org.railyard.bench", "bench.txt"},    {"org.railyard.journal", "journal.txt"},
     {"org.railyard.chain", "chain.txt"},    {"org.railyard.verify", "verify.json"},
     {"org.railyard.slurm", "slurm.txt"},    {"org.railyard.join-journal", "join-journal.txt"}};
-const std::vector<std::pair<std::string, std::string>> kTargetPorts = {{"org.railyard.target", "target.json"}};
+const std::vector<std::pair<std::string, std::string>> kTargetPorts = {{"org.railyard.target", "target.json"},
+                                                                      {"org.railyard.target-chain", "chain.txt"}};
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

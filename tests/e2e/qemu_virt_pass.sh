@@ -40,6 +40,8 @@ expect(target and target["result"] == "ready", "the storage target served its ex
 target_changed = [c for c in (target or {}).get("changes", []) if c.get("outcome") not in ("unchanged", "unsupported")]
 expect(target_changed == [], "the target's second run changes nothing: %s" % target_changed)
 expect(any(c["object"].startswith("nvmet port") for c in (target or {}).get("changes", [])), "the export was checked")
+expect([p.get("phase") for p in (target or {}).get("phases", [])] == ["discover", "apply", "export"]
+       and all(p["ms"] >= 0 for p in target["phases"]), "the target's phases, timed: %s" % (target or {}).get("phases"))
 
 # Lossless for real: the lab's DCB stand-in answers the agent's DCB messages, sysfs files and
 # ethtool calls, and every check reads the value back from the kernel, naming the stand-in.

@@ -1,6 +1,8 @@
 // The pieces of discovery, one file each; discover.cc puts them together.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +31,11 @@ std::vector<Nic> nics();
 // and its sibling (mlx5_bond_N over bondN) makes the bond one NIC, in place of its ports.
 void fold_bonds(std::vector<Nic>& nics, const std::vector<RdmaDevice>& rdma);
 std::vector<RdmaDevice> rdma_devices();
+// Bytes as sysfs writes a GID or a node GUID: groups of four hex digits joined by ':'
+// ("fe80:0000:0000:0000:5054:00ff:fe12:3401").
+std::string hex_groups(const uint8_t* bytes, size_t n);
+// A GID table entry as libibverbs returns it (ibv_query_gid_table), in sysfs's words.
+Gid verbs_gid(int index, const uint8_t (&raw)[16], bool roce_v2, const std::string& ndev);
 std::vector<NvmeController> nvme_controllers();
 std::vector<NumaNode> numa_nodes();
 

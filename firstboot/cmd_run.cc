@@ -132,7 +132,9 @@ int dry_run(const Inputs& in, const Plan& plan, const std::string& root, bool js
 Inventory settle(const Plan& plan, const Inputs& in, Clock& clock) {
   auto deadline = clock.now() + std::chrono::seconds(plan.selftest.link_wait_s);
   for (;;) {
+    auto td = Steady::now();
     Inventory now = discover();
+    const double discover_ms = ms_since(td);
     mark_management(now, in.recipe.management, in.node, default_route_ifname());
     bool ready = true;
     for (const auto& rail : plan.rails) {
@@ -141,6 +143,7 @@ Inventory settle(const Plan& plan, const Inputs& in, Clock& clock) {
       const RdmaPort* port = dev ? dev->port(rail.rdma_port) : nullptr;
       ready = ready && nic && nic->operstate == "up" && port && port->state == "ACTIVE";
     }
+    spdlog::debug("settle: rediscovered in {:.0f} ms; rails {}", discover_ms, ready ? "up and ACTIVE" : "not all up yet");
     if (ready || clock.now() >= deadline) return now;
     clock.sleep(std::chrono::milliseconds(500));
   }
@@ -258,8 +261,12 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
     }
     // Before settling: the inventory settle returns, which verify reads, must list the
     // controllers the retries connected.
+    auto ts = Steady::now();
     retry_nvmeof(plan, kernel, changes, std::chrono::seconds(plan.selftest.storage_wait_s), std::chrono::seconds(2));
+    spdlog::debug("apply: NVMe-oF retries took {:.0f} ms", ms_since(ts));
+    ts = Steady::now();
     Inventory now = settle(plan, *in, real_clock());  // what the node is after apply
+    spdlog::debug("apply: settling took {:.0f} ms", ms_since(ts));
     // The NCCL profile names GID indices, which exist only once the rails are up: render
     // the files from the node as it is now, so that every run writes the same bytes.
     if (Status s = write_plan_files(settled_plan(plan, now, in->recipe), root); !s.ok())

@@ -1,5 +1,9 @@
 #include "apply/apply.h"
 
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
 #include "objects/acs.h"
 #include "objects/address.h"
 #include "objects/dscp_app.h"
@@ -39,20 +43,26 @@ std::vector<Change> apply_plan(const Plan& plan, Kernel& kernel) {
   // Order matters: modules before the devices they provide, links before their VLANs,
   // addresses before the routes and rules that name them, rails up before DCB.
   struct Step {
+    const char* what;
     Applier apply;
     bool per_port;
   };
-  static const Step steps[] = {{apply_modules, false},  {apply_soft_roce, false}, {apply_links, false},
-                               {apply_vlans, false},    {apply_addresses, false}, {apply_routing, false},
-                               {apply_sysctls, false},  {apply_pfc, true},        {apply_dscp_app, true},
-                               {apply_trust, true},     {apply_ecn, true},        {apply_roce_tos, false},
-                               {apply_storm, true},     {apply_acs, false},       {apply_tenant, false},
-                               {apply_nvmeof, false}};
+  static const Step steps[] = {
+      {"modules", apply_modules, false},     {"Soft-RoCE", apply_soft_roce, false}, {"links", apply_links, false},
+      {"VLANs", apply_vlans, false},         {"addresses", apply_addresses, false}, {"routing", apply_routing, false},
+      {"sysctls", apply_sysctls, false},     {"PFC", apply_pfc, true},              {"DSCP", apply_dscp_app, true},
+      {"trust", apply_trust, true},          {"ECN", apply_ecn, true},              {"RoCE ToS", apply_roce_tos, false},
+      {"storm", apply_storm, true},          {"ACS", apply_acs, false},             {"tenant", apply_tenant, false},
+      {"NVMe-oF", apply_nvmeof, false}};
   for (const Step& s : steps) {
     // Routed rails reach the storage targets through their leaves: NVMe-oF connects once the
     // BGP sessions are up and the rails' tables filled (cmd_run.cc), not before.
     if (s.apply == apply_nvmeof && plan.bgp) continue;
+    auto t = std::chrono::steady_clock::now();
     s.apply(s.per_port ? ports : plan, kernel, out);
+    // --verbose: where a slow first boot spends its apply phase.
+    spdlog::debug("apply: {} took {} ms", s.what,
+                  std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t).count());
   }
   return out;
 }

@@ -1,6 +1,9 @@
 #include "verify/verify.h"
 
 #include <algorithm>
+#include <chrono>
+
+#include <spdlog/spdlog.h>
 
 #include "checks/data_path.h"
 #include "checks/gpu_health.h"
@@ -188,7 +191,12 @@ std::vector<CheckResult> verify(const VerifyContext& given) {
   std::vector<CheckResult> out;
   for (const auto& planned : ctx.plan.checks) {
     CheckResult r = checks::start(planned);
-    if (!evaluate(ctx, r)) {
+    auto t = std::chrono::steady_clock::now();
+    bool evaluated = evaluate(ctx, r);
+    // --verbose: which checks a slow verify spends its time on.
+    spdlog::debug("verify: {} took {} ms", r.name(),
+                  std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t).count());
+    if (!evaluated) {
       r.status = CheckStatus::skip;
       r.detail = "this agent has no evaluator for the check";
     }

@@ -2,6 +2,10 @@
 // rails; and GPUDirect, the same write from and to a GPU's memory.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <set>
+
+#include "checks/data_path.h"
 #include "support/verify_node.h"
 
 TEST_CASE("rail.N.rdma_write: the rail's device to itself over its VLAN's RoCE v2 GID") {
@@ -74,7 +78,7 @@ TEST_CASE("rail.N.rdma_write: without a RoCE v2 GID on the VLAN nothing is sent"
   CHECK(n.rdma.calls.empty());
 }
 
-TEST_CASE("rails.cross_rdma_write: every pair of rails, in order") {
+TEST_CASE("rails.cross_rdma_write: every pair of rails, reported in order") {
   Node n;
   n.rdma.rates[{"mlx5_0", "mlx5_2"}] = 150000;
   auto r = n.check("rails.cross_rdma_write");
@@ -85,7 +89,41 @@ TEST_CASE("rails.cross_rdma_write: every pair of rails, in order") {
   std::vector<std::string> pairs;
   for (const auto& c : n.rdma.calls)
     pairs.push_back(c.from + ":" + std::to_string(c.from_gid) + "→" + c.to + ":" + std::to_string(c.to_gid));
+  std::sort(pairs.begin(), pairs.end());
   CHECK(pairs == std::vector<std::string>{"mlx5_0:3→mlx5_1:3", "mlx5_0:3→mlx5_2:3", "mlx5_1:3→mlx5_2:3"});
+}
+
+TEST_CASE("rails.cross_rdma_write: the rounds meet every pair once and no rail twice in a round") {
+  for (std::size_t rails = 0; rails <= 9; ++rails) {
+    CAPTURE(rails);
+    auto rounds = checks::rail_pair_rounds(rails);
+    std::set<std::pair<std::size_t, std::size_t>> met;
+    for (const auto& round : rounds) {
+      std::set<std::size_t> in_round;
+      for (const auto& [a, b] : round) {
+        CHECK(a < b);
+        CHECK(b < rails);
+        CHECK(in_round.insert(a).second);
+        CHECK(in_round.insert(b).second);
+        CHECK(met.insert({a, b}).second);
+      }
+      CHECK(round.size() == rails / 2);
+    }
+    CHECK(met.size() == rails * (rails - (rails > 0 ? 1 : 0)) / 2);
+    CHECK(rounds.size() == (rails < 2 ? 0 : rails % 2 ? rails : rails - 1));
+  }
+}
+
+TEST_CASE("rails.cross_rdma_write: the pairs of a round are tested at once, no device in two tests") {
+  // Four rails: two rounds' worth of pairs at once (0→3 beside 1→2, and so on).
+  Node n({}, test::managed_server({{1, 1}, {1, 1}, {1, 1}, {1, 1}}));
+  n.rdma.delay = std::chrono::milliseconds(100);
+  auto r = n.check("rails.cross_rdma_write");
+  CAPTURE(text(r));
+  CHECK(r.status == CheckStatus::pass);
+  CHECK(n.rdma.calls.size() == 6);
+  CHECK(n.rdma.overlapping.empty());
+  CHECK(n.rdma.most_at_once == 2);
 }
 
 TEST_CASE("rails.cross_rdma_write: one failing pair fails the check, names it, and every pair is still tried") {

@@ -23,7 +23,8 @@ class RdmaDataPath {
  public:
   virtual ~RdmaDataPath() = default;
   // RC queue pairs between (from, from_gid) and (to, to_gid), RDMA WRITE of `bytes`, read
-  // back and compared. Returns the throughput in Mb/s, or why it failed.
+  // back and compared. Returns the throughput in Mb/s, or why it failed. Called from several
+  // threads at once (rails.cross_rdma_write tests pairs of disjoint devices together).
   virtual Outcome<double> write_test(const std::string& from_dev, int from_gid, const std::string& to_dev, int to_gid,
                                       std::size_t bytes, int timeout_ms) = 0;
 

@@ -11,9 +11,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -82,14 +85,38 @@ class FakeDataPath : public RdmaDataPath {
     return GpuWrite{gpu_mbps, registration, stand_in};
   }
 
+  // Tests run at once (rails.cross_rdma_write): each takes `delay`, and a device that is in
+  // two tests at the same time is recorded in `overlapping`.
+  std::chrono::milliseconds delay{0};
+  std::vector<std::string> overlapping;
+  std::size_t most_at_once = 0;
+
   Outcome<double> write_test(const std::string& from_dev, int from_gid, const std::string& to_dev, int to_gid,
                               std::size_t bytes, int timeout_ms) override {
-    calls.push_back({from_dev, from_gid, to_dev, to_gid, bytes, timeout_ms});
+    {
+      std::lock_guard<std::mutex> hold(lock_);
+      calls.push_back({from_dev, from_gid, to_dev, to_gid, bytes, timeout_ms});
+      for (const auto& d : from_dev == to_dev ? std::vector<std::string>{from_dev} : std::vector<std::string>{from_dev, to_dev})
+        if (!busy_.insert(d).second) overlapping.push_back(d);
+      most_at_once = std::max(most_at_once, ++at_once_);
+    }
+    if (delay.count() > 0) std::this_thread::sleep_for(delay);
+    {
+      std::lock_guard<std::mutex> hold(lock_);
+      busy_.erase(from_dev);
+      busy_.erase(to_dev);
+      --at_once_;
+    }
     if (auto e = errors.find({from_dev, to_dev}); e != errors.end())
       return Outcome<double>::fail(ETIMEDOUT, e->second);
     if (auto r = rates.find({from_dev, to_dev}); r != rates.end()) return Outcome<double>(r->second);
     return Outcome<double>(mbps);
   }
+
+ private:
+  std::mutex lock_;
+  std::set<std::string> busy_;
+  std::size_t at_once_ = 0;
 };
 
 // FakeEthtool whose statistics move between reads: `samples[ifname]` answers in turn (the
@@ -225,7 +252,15 @@ struct Node {
     recipe.hardware.pcie_gen = 4;
     recipe.hardware.pcie_width = 16;
     recipe.fabric.vlan = kVlan;
-    recipe.addressing.subnets = {"198.18.0.0/24", "198.18.1.0/24", "198.18.2.0/24"};
+    // One subnet and address per rail: three, or as many as the inventory has rail NICs.
+    std::size_t rails = 0;
+    for (const auto& nic : before.nics) rails += nic.management ? 0 : 1;
+    std::vector<std::string> addresses;
+    recipe.addressing.subnets.clear();
+    for (std::size_t i = 0; i < std::max<std::size_t>(rails, 3); ++i) {
+      recipe.addressing.subnets.push_back("198.18." + std::to_string(i) + ".0/24");
+      addresses.push_back("198.18." + std::to_string(i) + ".11");
+    }
     recipe.gpudirect.disable_acs = true;
     NvmeofTarget t;
     t.address = "198.18.0.250";
@@ -234,7 +269,7 @@ struct Node {
     recipe.nvmeof = {t};
     recipe.selftest.pause_sample_ms = 100;  // the schema's minimum
     if (tweak) tweak(recipe);
-    plan = make_plan(before, recipe, test::node({"198.18.0.11", "198.18.1.11", "198.18.2.11"}));
+    plan = make_plan(before, recipe, test::node(addresses));
     REQUIRE_MESSAGE(plan.ok(), (plan.problems.empty() ? std::string() : plan.problems.front()));
     applied();
   }

@@ -1,7 +1,9 @@
 #include "discover.h"
 
 #include <libudev.h>
+#include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <memory>
 
 #include "parts.h"
@@ -46,14 +48,26 @@ void name_from_udev(Inventory& inv) {
 Inventory discover() {
   using namespace discovery;
   Inventory inv;
+  // --verbose: which part of a slow discovery takes the time.
+  auto t = std::chrono::steady_clock::now();
+  auto took = [&t](const char* part) {
+    auto now = std::chrono::steady_clock::now();
+    spdlog::debug("discover: {} took {} ms", part, std::chrono::duration_cast<std::chrono::milliseconds>(now - t).count());
+    t = now;
+  };
   std::vector<std::string> pci = pci_syspaths();
   inv.gpus = gpus(pci);
+  took("PCI and GPUs");
   inv.nics = nics();
+  took("NICs");
   inv.rdma = rdma_devices();
   fold_bonds(inv.nics, inv.rdma);
+  took("RDMA devices");
   name_from_udev(inv);
+  took("udev names");
   inv.nvme = nvme_controllers();
   inv.numa = numa_nodes();
+  took("NVMe and NUMA");
   for (auto& nic : inv.nics)
     for (const auto& d : inv.rdma)
       if (d.netdev == nic.ifname || (d.pci && d.pci == nic.pci.bdf && d.netdev.empty())) {
@@ -77,6 +91,7 @@ Inventory discover() {
     if (is_bridge_of_interest())
       if (auto f = read_pci_function(path)) inv.bridges[bdf] = std::move(*f);
   }
+  took("bridges");
   normalize(inv);
   return inv;
 }

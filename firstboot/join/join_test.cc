@@ -73,6 +73,8 @@ JoinOutcome run(Report& r, const JoinSpec& j, const TempRoot& root, RecordingJoi
 JoinOutcome run(Report&& r, const JoinSpec& j, const TempRoot& root, RecordingJoin& fx) { return run(r, j, root, fx); }
 
 std::vector<std::string> systemctl(const std::string& unit) { return {"systemctl", "start", "--no-block", unit}; }
+// The one systemctl that starts both of spec()'s units.
+const std::vector<std::string> kStartBoth = {"systemctl", "start", "--no-block", "kubelet.service", "slurmd.service"};
 
 // The report as POSTed and as kept differ only by the POST attempts the kept one records.
 nlohmann::json without_posts(const std::string& text) {
@@ -135,7 +137,7 @@ TEST_CASE("report_and_join: a passing node writes the report, POSTs it, starts i
   CHECK(fx.posts[0].timeout_ms > 0);
   CHECK(fx.sleeps().empty());
 
-  CHECK(fx.starts() == std::vector<std::vector<std::string>>{systemctl("kubelet.service"), systemctl("slurmd.service")});
+  CHECK(fx.starts() == std::vector<std::vector<std::string>>{kStartBoth});
   CHECK(root.exists(kJoined));
   CHECK(root.read(kJoined) == "gpu-a01\n");
   auto join = nlohmann::json::parse(root.read(kReport))["join"];
@@ -253,7 +255,11 @@ TEST_CASE("report_and_join: a unit that does not start leaves the node not joine
   CHECK_FALSE(out.joined);
   CHECK_FALSE(root.exists(kJoined));
   REQUIRE_FALSE(fx.commands.empty());
-  CHECK(fx.commands[0] == systemctl("kubelet.service"));
+  // The one start for both failed: each again on its own names the one systemd refused.
+  REQUIRE(fx.starts().size() == 3);
+  CHECK(fx.commands[0] == kStartBoth);
+  CHECK(fx.starts()[1] == systemctl("kubelet.service"));
+  CHECK(fx.starts()[2] == systemctl("slurmd.service"));
   CHECK(logged(out, "kubelet.service: not started: systemctl start exited 5"));
   CHECK(logged(out, "a join unit did not become active: the node did not join; /run/railyard/joined removed"));
   auto join = nlohmann::json::parse(root.read(kReport))["join"];
@@ -283,7 +289,7 @@ TEST_CASE("report_and_join: the gate opens before any unit is started") {
     if (argv.size() > 1 && argv[1] == "start") open_at_start.push_back(root.exists(kJoined));
   };
   CHECK(run(passing(), spec(), root, fx).joined);
-  CHECK(open_at_start == std::vector<bool>{true, true});
+  CHECK(open_at_start == std::vector<bool>{true});
 }
 
 TEST_CASE("report_and_join: the units are waited for until active, polled every 250 ms") {
@@ -301,9 +307,12 @@ TEST_CASE("report_and_join: the units are waited for until active, polled every 
   CHECK(logged(out, "slurmd.service: active (running) (750 ms)"));
   CHECK(r.join["units"][1]["waited_ms"] == 750);
   CHECK(r.join["units"][0]["waited_ms"] == 0);
-  std::vector<std::string> show = {"systemctl", "show", "--property=ActiveState,SubState,Result,Job,ConditionResult",
-                                   "slurmd.service"};
-  CHECK(std::count(fx.commands.begin(), fx.commands.end(), show) == 4);
+  // Both units in one systemctl show, then the one still starting alone.
+  const std::string props = "--property=ActiveState,SubState,Result,Job,ConditionResult";
+  std::vector<std::string> both = {"systemctl", "show", props, "kubelet.service", "slurmd.service"};
+  std::vector<std::string> show = {"systemctl", "show", props, "slurmd.service"};
+  CHECK(std::count(fx.commands.begin(), fx.commands.end(), both) == 1);
+  CHECK(std::count(fx.commands.begin(), fx.commands.end(), show) == 3);
 }
 
 TEST_CASE("report_and_join: a unit that fails, one skipped by a condition, one that stops, and one still starting") {
@@ -354,7 +363,7 @@ TEST_CASE("report_and_join: a join unit that fails is started again until it is 
   CHECK(logged(out, "slurmd.service: active (running) (10250 ms)"));
   const std::vector<std::string> reset = {"systemctl", "reset-failed", "slurmd.service"};
   CHECK(std::count(fx.commands.begin(), fx.commands.end(), reset) == 2);
-  CHECK(fx.starts().size() == 4);  // kubelet and slurmd, then slurmd twice more
+  CHECK(fx.starts().size() == 3);  // kubelet and slurmd in one, then slurmd twice more
 }
 
 TEST_CASE("report_and_join: the wait for the units has one deadline, join.unit_wait_s") {
@@ -460,7 +469,7 @@ TEST_CASE("report_and_join: an unreachable report URL keeps the report locally, 
   CHECK(root.read(kTextfile) == prometheus_text(r));
   CHECK(out.joined);
   CHECK(root.exists(kJoined));
-  CHECK(fx.starts() == std::vector<std::vector<std::string>>{systemctl("kubelet.service"), systemctl("slurmd.service")});
+  CHECK(fx.starts() == std::vector<std::vector<std::string>>{kStartBoth});
   CHECK(r.join["posted"] == false);
   REQUIRE(r.join["posts"].size() == 4);
   CHECK(r.join["posts"][3]["error"] == kUrl + ": Could not resolve host");

@@ -35,9 +35,10 @@ class RecordingJoin : public JoinEffects {
   std::string post_default;
   std::vector<std::vector<std::string>> commands;  // every argv run, in order
   std::vector<std::vector<std::string>> envs;      // the environment each was given
-  std::map<std::string, int> exit_codes;           // by the argv's last word (a unit, a shell command); default 0
-  // What `systemctl show ... UNIT` prints, call by call (the last one stays); by default the
-  // unit is active at once.
+  std::map<std::string, int> exit_codes;           // by the argv's last word (a unit, a shell command), or
+                                                   // by any of the units of a systemctl start or show; default 0
+  // What `systemctl show ... UNIT...` prints for each unit, call by call (the last one stays);
+  // by default the unit is active at once.
   std::map<std::string, std::vector<std::string>> unit_states;
   // What other commands print, by argv[0] ("sinfo"), call by call (the last one stays).
   std::map<std::string, std::vector<std::string>> outputs;
@@ -55,18 +56,31 @@ class RecordingJoin : public JoinEffects {
     envs.push_back(env);
     if (on_run) on_run(argv);
     if (argv.empty()) return 127;
+    // systemctl's units: every word after the verb that is no option.
+    std::vector<std::string> units;
+    if (argv.size() > 1 && argv[0] == "systemctl")
+      for (std::size_t i = 2; i < argv.size(); ++i)
+        if (argv[i].rfind("--", 0) != 0) units.push_back(argv[i]);
     if (out) {
       out->clear();
       if (argv.size() > 1 && argv[0] == "systemctl" && argv[1] == "show") {
-        auto& states = unit_states[argv.back()];
-        *out = states.empty() ? "ActiveState=active\nSubState=running\nResult=success\nConditionResult=yes\n"
-                              : states.front();
-        if (states.size() > 1) states.erase(states.begin());
+        // One block per unit, in the order asked, a blank line between (as systemctl prints).
+        for (const auto& unit : units) {
+          auto& states = unit_states[unit];
+          if (!out->empty()) *out += "\n";
+          *out += states.empty() ? "ActiveState=active\nSubState=running\nResult=success\nConditionResult=yes\n"
+                                 : states.front();
+          if (states.size() > 1) states.erase(states.begin());
+        }
       } else if (auto o = outputs.find(argv[0]); o != outputs.end() && !o->second.empty()) {
         *out = o->second.front();
         if (o->second.size() > 1) o->second.erase(o->second.begin());
       }
     }
+    // systemctl with several units exits with the first unit's code that is not 0.
+    if (units.size() > 1 && (argv[1] == "start" || argv[1] == "show"))
+      for (const auto& unit : units)
+        if (auto it = exit_codes.find(unit); it != exit_codes.end() && it->second != 0) return it->second;
     auto it = exit_codes.find(argv.back());
     return it == exit_codes.end() ? 0 : it->second;
   }

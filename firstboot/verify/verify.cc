@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -153,6 +155,12 @@ bool evaluate(const VerifyContext& ctx, CheckResult& r) {
   return false;
 }
 
+// The checks that may wait for the far end of a rail to speak.
+bool waits_for_far_end(CheckKind k) {
+  using K = CheckKind;
+  return k == K::rail_lldp || k == K::rail_lldp_pfc || k == K::rail_lldp_mtu || k == K::rail_lldp_vlan;
+}
+
 // The checks whose answer comes from the NIC's DCB, which a lab stand-in may emulate.
 bool reads_dcb(CheckKind k) {
   using K = CheckKind;
@@ -188,9 +196,17 @@ std::vector<CheckResult> verify(const VerifyContext& given) {
     pause_first = first_pause_samples(ctx);
     ctx.pause_first = &pause_first;
   }
-  std::vector<CheckResult> out;
-  for (const auto& planned : ctx.plan.checks) {
-    CheckResult r = checks::start(planned);
+  // The checks that wait for the far end, the LLDP neighbours heard from planning on, are
+  // evaluated last: a leaf that speaks late is waited for while the rest runs (the data
+  // path's writes among it), not before every check of the rails after it. The results keep
+  // the plan's order.
+  const auto& planned = ctx.plan.checks;
+  std::vector<std::size_t> order(planned.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_partition(order.begin(), order.end(), [&](std::size_t i) { return !waits_for_far_end(planned[i].id.kind); });
+  std::vector<std::optional<CheckResult>> results(planned.size());
+  for (std::size_t i : order) {
+    CheckResult r = checks::start(planned[i]);
     auto t = std::chrono::steady_clock::now();
     bool evaluated = evaluate(ctx, r);
     // --verbose: which checks a slow verify spends its time on.
@@ -203,8 +219,11 @@ std::vector<CheckResult> verify(const VerifyContext& given) {
     name_emulation(ctx, r);
     // A check the recipe does not require never fails the node: it warns.
     if (!r.required && r.status == CheckStatus::fail) r.status = CheckStatus::warn;
-    out.push_back(std::move(r));
+    results[i] = std::move(r);
   }
+  std::vector<CheckResult> out;
+  out.reserve(results.size());
+  for (auto& r : results) out.push_back(std::move(*r));
   return out;
 }
 

@@ -2,6 +2,8 @@
 // an evaluator.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "support/verify_node.h"
 
 TEST_CASE("verify: a healthy node passes every check the plan lists, in the plan's order") {
@@ -30,6 +32,25 @@ TEST_CASE("verify: a healthy node passes every check the plan lists, in the plan
     CAPTURE(want);
     CHECK(std::find(names.begin(), names.end(), want) != names.end());
   }
+}
+
+TEST_CASE("verify: the checks that wait for the far end's LLDP run last; the results keep the plan's order") {
+  Node n;
+  std::vector<std::size_t> writes_before;  // data path tests done when each LLDP answer was asked for
+  n.lldp.on_heard = [&](const std::string&) { writes_before.push_back(n.rdma.calls.size()); };
+  auto results = n.verify_all();
+  CAPTURE(listing(results));
+  REQUIRE_FALSE(writes_before.empty());
+  // Every RDMA write, per rail and between rails, came first (3 rails: 3 + 3 pairs).
+  CHECK(n.rdma.calls.size() == 6);
+  for (std::size_t w : writes_before) CHECK(w == n.rdma.calls.size());
+  REQUIRE(results.size() == n.plan.checks.size());
+  for (std::size_t i = 0; i < results.size(); ++i) CHECK(results[i].id == n.plan.checks[i].id);
+  auto at = [&](const std::string& name) {
+    return std::find_if(results.begin(), results.end(), [&](const CheckResult& r) { return r.name() == name; });
+  };
+  CHECK(at("rail.0.lldp") < at("rail.1.link"));  // reported where the plan lists it
+  CHECK(at("rail.0.lldp")->status == CheckStatus::pass);
 }
 
 TEST_CASE("verify: a check the plan does not mark required turns a failure into a warning") {

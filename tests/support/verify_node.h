@@ -138,7 +138,9 @@ class SampledEthtool : public FakeEthtool {
 class FakeLldp : public LldpNeighbors {
  public:
   std::map<std::string, LldpHeard> on;
+  std::function<void(const std::string&)> on_heard;  // called as each interface is asked for
   LldpHeard heard(const std::string& ifname, std::chrono::steady_clock::time_point) override {
+    if (on_heard) on_heard(ifname);
     auto it = on.find(ifname);
     return it == on.end() ? LldpHeard{} : it->second;
   }

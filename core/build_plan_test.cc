@@ -239,7 +239,7 @@ TEST_CASE("stage summaries say what defines them in a line") {
   CHECK(p.at(Stage::drivers).summary == "inbox 44.0-2, vendor 2.10.0");
   CHECK(p.at(Stage::overlays).summary == "one@11aa, two@22bb");
   CHECK(p.at(Stage::hygiene).summary ==
-        std::to_string(hygiene_rules().size()) + " identity and cache rules (v6)");
+        std::to_string(hygiene_rules().size()) + " identity and cache rules (v" + std::to_string(kHygieneRulesVersion) + ")");
   CHECK(p.at(Stage::trim).summary == "drop drivers/media, sound");
   CHECK(p.at(Stage::pack).summary == "vmlinuz, cpio newc + zstd -3, boot.ipxe (2 cmdline args), manifest.json");
   CHECK(p.at(Stage::drivers).inputs.find("key_file_sha256 = '33cc'") != std::string::npos);

@@ -9,6 +9,10 @@ HygieneRule generator(const std::string& name, const std::string& why, const std
           unless};
 }
 
+HygieneRule unit(const std::string& name, const std::string& why) {
+  return {"/etc/systemd/system/" + name, HygieneRule::mask, why, "/usr/lib/systemd/system/" + name};
+}
+
 }  // namespace
 
 const std::vector<HygieneRule>& hygiene_rules() {
@@ -68,6 +72,13 @@ const std::vector<HygieneRule>& hygiene_rules() {
                 "/etc/integritytab"),
       generator("systemd-veritysetup-generator", "opens the volumes /etc/veritytab lists: the image has none",
                 "/etc/veritytab"),
+      // Units that systemd starts at every boot for a root on a disk; started ahead of udev
+      // (udev waits for the first), each is a process on the way to the agent.
+      unit("systemd-remount-fs.service",
+           "applies /etc/fstab's options to the root file system: this root is unpacked into RAM, from no disk"),
+      unit("systemd-repart.service",
+           "grows the partitions of the disk the root was booted from (and has loop and dm_mod loaded first, "
+           "to find it has nothing to do): this root is in RAM, from no disk"),
   };
   return rules;
 }

@@ -18,14 +18,14 @@ struct HygieneRule {
   } action = remove;
   std::string why;
   // mask only: what the link masks (a systemd generator, which runs at every boot before any
-  // unit); nothing is masked in an image without it, nor in one that has `unless`, the file
+  // unit, or a unit started at every boot); nothing is masked in an image without it, nor in one that has `unless`, the file
   // that would give it work (an operator's /etc/crypttab in an overlay).
   std::string masks = {};
   std::string unless = {};
 };
 
 // Versioned with the list: changing it changes the hygiene stage's cache key.
-inline constexpr int kHygieneRulesVersion = 6;
+inline constexpr int kHygieneRulesVersion = 7;
 const std::vector<HygieneRule>& hygiene_rules();
 std::string to_string(HygieneRule::Action a);
 

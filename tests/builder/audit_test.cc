@@ -448,3 +448,19 @@ TEST_CASE("the audit flags a generator a root in RAM never needs that the image 
             "(resumes from a hibernation image: a root unpacked afresh at every boot never resumes)",
         });
 }
+
+TEST_CASE("the audit flags a unit for a root on a disk that the image leaves unmasked") {
+  RootfsRules rules;
+  for (const char* u : {"systemd-remount-fs.service", "systemd-repart.service"})
+    rules.add("rootfs.cpio.zst",
+              RootfsEntry{std::string("/usr/lib/systemd/system/") + u, RootfsEntry::Type::file, 0644, 0, 0, 100});
+  RootfsEntry masked{"/etc/systemd/system/systemd-repart.service", RootfsEntry::Type::symlink, 0777, 0, 0, 0};
+  masked.link = "/dev/null";
+  rules.add("rootfs.cpio.zst", masked);
+  CHECK(lines("out/x", rules.findings()) ==
+        std::vector<std::string>{
+            "out/x/rootfs.cpio.zst: /etc/systemd/system/systemd-remount-fs.service: absent: "
+            "/usr/lib/systemd/system/systemd-remount-fs.service runs at every boot (applies /etc/fstab's options to "
+            "the root file system: this root is unpacked into RAM, from no disk)",
+        });
+}

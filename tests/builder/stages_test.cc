@@ -402,6 +402,23 @@ TEST_CASE("hygiene masks the generators a root in RAM never needs, where the ima
   CHECK(fs::read_symlink(masks / "systemd-gpt-auto-generator") == "/dev/null");
 }
 
+TEST_CASE("hygiene masks the units for a root on a disk that systemd would start at every boot") {
+  StageFixture f;
+  const fs::path units = f.tmp / "root/usr/lib/systemd/system", masks = f.tmp / "root/etc/systemd/system";
+  for (const char* u : {"systemd-remount-fs.service", "systemd-repart.service", "systemd-fsck-root.service"})
+    f.tmp.write(std::string("root/usr/lib/systemd/system/") + u, "[Unit]\n");
+  StageContext ctx = f.context();
+  Status s = run_hygiene(ctx);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  for (const char* masked : {"systemd-remount-fs.service", "systemd-repart.service"}) {
+    CAPTURE(masked);
+    REQUIRE(fs::is_symlink(masks / masked));
+    CHECK(fs::read_symlink(masks / masked) == "/dev/null");
+    CHECK(fs::exists(units / masked));  // the package stays whole
+  }
+  CHECK_FALSE(fs::exists(fs::symlink_status(masks / "systemd-fsck-root.service")));  // not in the list
+}
+
 TEST_CASE("hygiene disables the timers and boot units a stateless node never needs, removing only the links") {
   StageFixture f;
   const fs::path units = f.tmp / "root/lib/systemd/system", wants = f.tmp / "root/etc/systemd/system/timers.target.wants";

@@ -78,6 +78,17 @@ result = status.get("result_uptime_s")
 print("\nboot to %s: %s s of guest uptime (kernel start to the agent's result line; report exported at %.1f s)"
       % ("joined" if status.get("joined") else "result (NOT joined)", "%.1f" % result if result else "?",
          status["report_uptime_s"]))
+# The host's speed moves the figure by +-7 s between runs of one build on a 2-core host; the
+# kernel's time to /init (its own start and the initramfs unpack: the same CPU work in every
+# boot of one image) moves with it, so the figure over it compares single runs of builds
+# whose images are the same size. Interleaved runs (ci/bench-boot-ab.sh) compare any two.
+try:
+    journal = open(run + "/node/chain.txt", errors="replace").read().partition("# journal of the boot")[2]
+except OSError:
+    journal = ""
+m = re.search(r"^\[ *([0-9.]+)\].*Run /init as init process", journal, re.M)
+if m and result and float(m.group(1)) > 0:
+    print("  the node's kernel ran /init at %.1f s; boot to joined over it: %.2fx" % (float(m.group(1)), result / float(m.group(1))))
 t = target_ready()
 print("storage target serving at: %s s of its uptime" % ("%.1f" % t if t else "?"))
 try:

@@ -19,9 +19,21 @@ if [[ ${RAILYARD_SLURM_INNER:-} != 1 ]]; then
 fi
 
 work=$(mktemp -d /tmp/railyard-slurm.XXXXXX)
+# The daemons are stopped and waited for before their directories go: slurmctld saves its
+# state into ctl/ as it shuts down, and a directory removed under it comes back non-empty.
 cleanup() {
-  for p in "$work"/*.pid "$work"/ctl/*.pid; do [[ -e $p ]] && kill "$(cat "$p")" 2>/dev/null || true; done
-  sleep 0.2
+  local p pids=()
+  for p in "$work"/*.pid "$work"/ctl/*.pid; do
+    [[ -e $p ]] || continue
+    pids+=("$(cat "$p")")
+    kill "${pids[-1]}" 2>/dev/null || true
+  done
+  for _ in $(seq 100); do
+    local alive=0
+    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    ((alive)) || break
+    sleep 0.1
+  done
   umount /run/munge /etc/slurm /etc/hosts /etc/munge 2>/dev/null || true
   rm -rf "$work"
 }

@@ -66,7 +66,13 @@ std::string slurmd_dropin_text(const SlurmSpec& s) {
          "\n"
          "[Service]\n"
          "Environment=\"SLURMD_OPTIONS=--conf-server " +
-         c.host + ":" + std::to_string(c.port) + "\"\n";
+         c.host + ":" + std::to_string(c.port) +
+         "\"\n"
+         "# A configless slurmd exits when it cannot fetch the configuration (the controller not up\n"
+         "# yet at a rack's power-on, or out of reach for a moment): systemd starts it again, also\n"
+         "# once the agent waits for the registration rather than for the unit.\n"
+         "Restart=on-failure\n"
+         "RestartSec=" + std::to_string(kSlurmdRestartSec) + "\n";
 }
 
 std::string munge_tmpfiles_text() {

@@ -40,7 +40,9 @@ SlurmController parse_slurm_controller(const std::string& v);  // for a checked 
 
 // The drop-in the build gives slurmd.service (before the join gate's, which sorts after it):
 // configless slurmd, `--conf-server` the recipe's controller, and the package's
-// ConditionPathExists=/etc/slurm/slurm.conf reset, since the image holds none.
+// ConditionPathExists=/etc/slurm/slurm.conf reset, since the image holds none; and
+// Restart=on-failure every kSlurmdRestartSec, since slurmd exits when it cannot fetch it.
+inline constexpr int kSlurmdRestartSec = 5;
 inline constexpr const char* kSlurmdDropin = "/etc/systemd/system/slurmd.service.d/50-railyard-slurm.conf";
 std::string slurmd_dropin_text(const SlurmSpec& s);
 // systemd-tmpfiles' line that gives munge's key, delivered per node as root's, to munge

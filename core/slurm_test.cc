@@ -43,6 +43,10 @@ TEST_CASE("slurm: configless slurmd's drop-in sorts before the join gate and gat
   std::string text = slurmd_dropin_text(s);
   CHECK(text.find("Environment=\"SLURMD_OPTIONS=--conf-server 10.0.0.1:6817\"") != std::string::npos);
   CHECK(resets_path_conditions(text));  // the package's ConditionPathExists=/etc/slurm/slurm.conf
+  // slurmd exits when the controller does not answer its configuration request; systemd
+  // starts it again, also after the agent's wait for the unit is over.
+  CHECK(text.find("\n[Service]\n") < text.find("\nRestart=on-failure\nRestartSec=5\n"));
+  CHECK(text.find("\nRestart=on-failure\nRestartSec=5\n") != std::string::npos);
   std::string dropin = kSlurmdDropin, gate = join_gate_path(kSlurmdUnit);
   CHECK(dropin.substr(0, dropin.rfind('/')) == gate.substr(0, gate.rfind('/')));
   CHECK(dropin.substr(dropin.rfind('/')) < gate.substr(gate.rfind('/')));  // applied first: the gate stays

@@ -1,6 +1,7 @@
 #include "join/join.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <optional>
 
@@ -17,13 +18,15 @@ using json = nlohmann::ordered_json;
 using Ms = std::chrono::milliseconds;
 
 constexpr const char* kReportFile = "/var/lib/railyard/report.json";
-constexpr const char* kUnitProperties = "--property=ActiveState,SubState,Result,Job,ConditionResult";
+constexpr const char* kUnitProperties = "--property=ActiveState,SubState,Result,Job,ConditionResult,NRestarts";
 constexpr Ms kUnitPoll{250};
 // Between starts of a join unit that failed: it may need what comes up after the node (the
 // Slurm controller a configless slurmd fetches its configuration from, at a rack's power-on).
 constexpr Ms kUnitRetry{5000};
 // Between attempts to drain a node whose controller did not answer.
 constexpr Ms kDrainRetry{2000};
+
+std::string times(int n) { return n == 1 ? "once" : std::to_string(n) + " times"; }
 
 long ms_between(Clock::time_point a, Clock::time_point b) {
   return static_cast<long>(std::chrono::duration_cast<Ms>(b - a).count());
@@ -59,6 +62,7 @@ struct UnitWait {
   bool ok = false, done = false;
   long waited_ms = 0;
   int failures = 0;                  // times it failed and was started again
+  int restarts = 0;                  // times systemd started it again (Restart=)
   std::optional<Clock::time_point> retry_at;  // when it is started again
 };
 
@@ -126,7 +130,8 @@ std::vector<UnitWait> start_units(const JoinSpec& join, JoinEffects& fx, Clock& 
       for (std::size_t i = 0; i < asking.size(); ++i) {
         UnitWait& w = *asking[i];
         UnitState s = parse_unit_state(i < blocks.size() ? blocks[i] : std::string());
-        w.state = s.active.empty() ? "unknown" : s.active + (s.sub.empty() ? "" : " (" + s.sub + ")");
+        w.state = unit_state_text(s);
+        w.restarts = s.restarts;
         w.done = true;
         if (rc != 0) w.detail = "systemctl show exited " + std::to_string(rc);
         else if (s.active == "active") w.ok = true;
@@ -159,7 +164,9 @@ std::vector<UnitWait> start_units(const JoinSpec& join, JoinEffects& fx, Clock& 
         if (!w.done) {
           w.done = true;
           w.waited_ms = ms_between(start, clock.now());
-          w.detail = "still " + w.state + " after " + std::to_string(join.unit_wait_s) + " s (join.unit_wait_s)";
+          w.detail = "still " + w.state + " after " + std::to_string(join.unit_wait_s) + " s (join.unit_wait_s" +
+                     (w.restarts > 0 ? "; systemd started it again " + times(w.restarts) + "); see journalctl -u " + w.unit
+                                     : ")");
         }
       break;
     }
@@ -273,14 +280,23 @@ SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, 
   }
   if (!state.responding) {
     out.ok = false;
+    // What slurmd itself did meanwhile: one that cannot fetch its configuration exits, and
+    // systemd starts it again (the build's drop-in); its journal says why.
+    std::string unit_text, slurmd;
+    if (fx.run({"systemctl", "show", kUnitProperties, kSlurmdUnit}, {}, &unit_text) == 0) {
+      UnitState u = parse_unit_state(unit_text);
+      slurmd = "; " + std::string(kSlurmdUnit) + " is " + unit_state_text(u) +
+               (u.restarts > 0 ? ", started again " + times(u.restarts) + " by systemd" : "") +
+               " (see journalctl -u " + kSlurmdUnit + ")";
+    }
     say(JoinLine::Level::error,
         rc != 0 ? "scontrol show node " + node + " exited " + std::to_string(rc) + " for " +
                       std::to_string(slurm.register_wait_s) + " s (join.slurm.register_wait_s): is " + slurm.controller +
-                      " reachable, and does its slurm.conf list " + node + "?"
+                      " reachable, and does its slurm.conf list " + node + "?" + slurmd
                 : node + " did not register with " + slurm.controller + " within " +
                       std::to_string(slurm.register_wait_s) + " s (join.slurm.register_wait_s); the controller says " +
                       (state.known ? state.state : std::string("nothing")) +
-                      (state.reason.empty() ? "" : " (" + state.reason + ")"));
+                      (state.reason.empty() ? "" : " (" + state.reason + ")") + slurmd);
     return finish();
   }
   out.record["registered_ms"] = ms_between(start, clock.now());
@@ -317,6 +333,10 @@ SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, 
   return finish();
 }
 
+std::string unit_state_text(const UnitState& s) {
+  return s.active.empty() ? "unknown" : s.active + (s.sub.empty() ? "" : " (" + s.sub + ")");
+}
+
 UnitState parse_unit_state(const std::string& show_output) {
   UnitState s;
   for (const auto& line : split(show_output, '\n')) {
@@ -328,6 +348,7 @@ UnitState parse_unit_state(const std::string& show_output) {
     else if (key == "Result") s.result = value;
     else if (key == "Job") s.job = value;
     else if (key == "ConditionResult") s.condition = value;
+    else if (key == "NRestarts") std::from_chars(value.data(), value.data() + value.size(), s.restarts);
   }
   return s;
 }

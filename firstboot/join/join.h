@@ -60,12 +60,15 @@ struct SlurmOutcome {
 SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, const std::string& root, JoinEffects& fx,
                                   Clock& clock, std::vector<JoinLine>& log);
 
-// A unit as `systemctl show --property=ActiveState,SubState,Result,Job,ConditionResult`
-// prints it ("Key=value" lines; keys it does not print stay empty).
+// A unit as `systemctl show --property=ActiveState,SubState,Result,Job,ConditionResult,NRestarts`
+// prints it ("Key=value" lines; keys it does not print stay empty, NRestarts 0).
 struct UnitState {
   std::string active, sub, result, job, condition;
+  int restarts = 0;  // how often systemd started it again (Restart=)
 };
 UnitState parse_unit_state(const std::string& show_output);
+// "active (running)", "activating (auto-restart)"; "unknown" when systemctl said nothing.
+std::string unit_state_text(const UnitState& s);
 
 class NativeJoinEffects : public JoinEffects {
  public:

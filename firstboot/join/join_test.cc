@@ -308,7 +308,7 @@ TEST_CASE("report_and_join: the units are waited for until active, polled every 
   CHECK(r.join["units"][1]["waited_ms"] == 750);
   CHECK(r.join["units"][0]["waited_ms"] == 0);
   // Both units in one systemctl show, then the one still starting alone.
-  const std::string props = "--property=ActiveState,SubState,Result,Job,ConditionResult";
+  const std::string props = "--property=ActiveState,SubState,Result,Job,ConditionResult,NRestarts";
   std::vector<std::string> both = {"systemctl", "show", props, "kubelet.service", "slurmd.service"};
   std::vector<std::string> show = {"systemctl", "show", props, "slurmd.service"};
   CHECK(std::count(fx.commands.begin(), fx.commands.end(), both) == 1);
@@ -330,6 +330,10 @@ TEST_CASE("report_and_join: a unit that fails, one skipped by a condition, one t
        "slurmd.service: inactive (dead): it started and stopped again (a oneshot needs RemainAfterExit=yes)"},
       {"ActiveState=activating\nSubState=start-pre\nJob=7\n",
        "slurmd.service: activating (start-pre): still activating (start-pre) after 60 s (join.unit_wait_s)"},
+      // Restart=on-failure (the build's slurmd drop-in): between its starts systemd waits.
+      {"ActiveState=activating\nSubState=auto-restart\nJob=9\nNRestarts=11\n",
+       "slurmd.service: activating (auto-restart): still activating (auto-restart) after 60 s (join.unit_wait_s; "
+       "systemd started it again 11 times); see journalctl -u slurmd.service"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.state);
@@ -788,11 +792,28 @@ TEST_CASE("slurm: a node that never registers, or lands outside its partition, h
     CHECK_FALSE(out.joined);
     CHECK_FALSE(root.exists(kJoined));
     CHECK(logged(out, "gpu-a01 did not register with 10.0.0.1 within 5 s (join.slurm.register_wait_s); the controller "
-                      "says IDLE+DRAIN (railyard: rail.1.mtu)"));
+                      "says IDLE+DRAIN (railyard: rail.1.mtu); slurmd.service is active (running) (see journalctl -u "
+                      "slurmd.service)"));
     CHECK(logged(out, "Slurm did not take the node: the node did not join"));
     CHECK(r.join["slurm"]["registered_ms"].is_null());
     CHECK(updates(fx).empty());  // a node not in the cluster is not resumed
     CHECK(fx.clock.now() - railyard::test::FakeClock::time_point{} >= std::chrono::seconds(5));
+  }
+  {
+    // slurmd was active when the agent looked, then exited (configless: the controller did not
+    // answer its configuration request) and systemd keeps starting it again: the error says so.
+    TempRoot root;
+    RecordingJoin fx;
+    fx.outputs["scontrol"] = {node_line("UNKNOWN+DRAIN+NOT_RESPONDING", false, "gpu", "railyard: rail.2.link")};
+    fx.unit_states["slurmd.service"] = {"ActiveState=active\nSubState=running\n",
+                                        "ActiveState=activating\nSubState=auto-restart\nNRestarts=2\n"};
+    SlurmSpec s = slurm_spec();
+    s.register_wait_s = 5;
+    Report r = with_plan(passing());
+    auto out = run_slurm(r, s, root, fx);
+    CHECK_FALSE(out.joined);
+    CHECK(logged(out, "the controller says UNKNOWN+DRAIN+NOT_RESPONDING (railyard: rail.2.link); slurmd.service is "
+                      "activating (auto-restart), started again 2 times by systemd (see journalctl -u slurmd.service)"));
   }
   {
     TempRoot root;

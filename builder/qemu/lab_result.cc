@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "text.h"
+
 namespace railyard {
 
 namespace {
@@ -13,7 +15,7 @@ std::string text(const nlohmann::json& j, const char* key) {
 
 }  // namespace
 
-LabVerdict judge_lab_run(const std::string& report_text, const std::string& status_text) {
+LabVerdict judge_lab_run(const std::string& report_text, const std::string& status_text, const std::string& agent_errors) {
   LabVerdict v;
   auto report = nlohmann::json::parse(report_text, nullptr, false);
   if (report_text.empty() || report.is_discarded() || !report.is_object() || !report.contains("result")) {
@@ -57,6 +59,8 @@ LabVerdict judge_lab_run(const std::string& report_text, const std::string& stat
   v.exit_code = 1;
   v.summary = who + " passed its self-test but did not join (join unit " + status.value("ready_unit", std::string("?")) +
               ", agent exit " + (status.contains("agent_exit") ? status["agent_exit"].dump() : "?") + ")";
+  for (const auto& line : split(agent_errors, '\n'))
+    if (!trim(line).empty()) v.detail.push_back("agent: " + trim(line));
   return v;
 }
 

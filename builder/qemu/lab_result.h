@@ -15,7 +15,10 @@ struct LabVerdict {
 };
 
 // `report_text`: /var/lib/railyard/report.json as exported; `status_text`: the export
-// script's status line (agent exit code, joined, ready unit). Either may be empty.
-LabVerdict judge_lab_run(const std::string& report_text, const std::string& status_text);
+// script's status line (agent exit code, joined, ready unit); `agent_errors`: the agent's
+// journal lines of priority err and above, which say why a node that passed did not join
+// (each a detail line then). Any may be empty.
+LabVerdict judge_lab_run(const std::string& report_text, const std::string& status_text,
+                         const std::string& agent_errors = "");
 
 }  // namespace railyard

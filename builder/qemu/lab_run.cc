@@ -451,7 +451,8 @@ int run_in(const LabOptions& o, const fs::path& run) {
   double node_s = std::chrono::duration<double>(Clock::now() - node_start).count();
 
   if (auto s = copy_out(node.dir / "console.log", o.console_log); !s.ok()) spdlog::error("{}", s.error());
-  LabVerdict v = judge_lab_run(read_text(node.dir / "report.json"), read_text(node.dir / "status.json"));
+  LabVerdict v = judge_lab_run(read_text(node.dir / "report.json"), read_text(node.dir / "status.json"),
+                               read_text(node.dir / "journal.txt"));
   if (v.exit_code == 2) {
     std::string why = v.summary;
     if (timed_out) why += ": timed out after " + std::to_string(o.timeout_s) + " s";
@@ -462,6 +463,14 @@ int run_in(const LabOptions& o, const fs::path& run) {
   std::cout << "railyard qemu: " << v.summary << "\n";
   for (const auto& d : v.detail) std::cout << "  " << d << "\n";
   auto status = nlohmann::json::parse(read_text(node.dir / "status.json"), nullptr, false);
+  if (v.exit_code == 1 && !status.is_discarded() && status.value("joined", true) == false) {
+    // What the join units (slurmd, munge) said: the other half of why a node did not join.
+    std::vector<std::string> lines = split(read_text(node.dir / "join-journal.txt"), '\n');
+    while (!lines.empty() && trim(lines.back()).empty()) lines.pop_back();
+    const std::size_t shown = std::min<std::size_t>(lines.size(), 15);
+    if (shown > 0) std::cout << "  the join units' journal, last " << shown << " lines (node/join-journal.txt):\n";
+    for (std::size_t i = lines.size() - shown; i < lines.size(); ++i) std::cout << "    " << lines[i] << "\n";
+  }
   if (slurm) {
     std::string answer = read_text(node.dir / "slurm.txt");
     SlurmNodeState state = parse_scontrol_node(answer);

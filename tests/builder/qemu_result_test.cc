@@ -41,6 +41,13 @@ TEST_CASE("passing without joining is a failure of the node") {
   LabVerdict v = judge_lab_run(report("pass"), R"({"agent_exit": 1, "joined": false, "ready_unit": "failed"})");
   CHECK(v.exit_code == 1);
   CHECK(v.summary.find("did not join (join unit failed, agent exit 1)") != std::string::npos);
+  CHECK(v.detail.empty());
+  // The agent's errors say why: each is a detail line.
+  v = judge_lab_run(report("pass"), R"({"agent_exit": 1, "joined": false, "ready_unit": "active"})",
+                    "railyard-firstboot: slurm: lab-node01 did not register\n\nrailyard-firstboot: Slurm did not take the node\n");
+  CHECK(v.exit_code == 1);
+  CHECK(v.detail == std::vector<std::string>{"agent: railyard-firstboot: slurm: lab-node01 did not register",
+                                             "agent: railyard-firstboot: Slurm did not take the node"});
 }
 
 TEST_CASE("no report, a broken one or no word on joining: harness error") {

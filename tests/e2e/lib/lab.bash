@@ -110,6 +110,11 @@ lab_boot() {
 lab_expect_rc() {
   ((LAB_RC == $1)) && return 0
   [[ -f $LAB_RUN/node/console.log ]] && tail -n 60 "$LAB_RUN/node/console.log" >&2
+  # The lab's Slurm controller logs to the target's console: what it made of the node.
+  if [[ -f $LAB_RUN/target/console.log ]] && grep -aq slurmctld "$LAB_RUN/target/console.log"; then
+    echo "--- slurmctld on the target (target/console.log), last lines" >&2
+    grep -a slurmctld "$LAB_RUN/target/console.log" | tail -n 20 >&2
+  fi
   lab_fail "railyard qemu exited $LAB_RC, expected $1"
 }
 

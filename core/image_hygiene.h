@@ -18,8 +18,9 @@ struct HygieneRule {
   } action = remove;
   std::string why;
   // mask only: what the link masks (a systemd generator, which runs at every boot before any
-  // unit, or a unit started at every boot); nothing is masked in an image without it, nor in one that has `unless`, the file
-  // that would give it work (an operator's /etc/crypttab in an overlay).
+  // unit, or a unit started at every boot); nothing is masked in an image without it, nor in
+  // one that has `unless`, the file that would give it work (an operator's /etc/crypttab in an
+  // overlay).
   std::string masks = {};
   std::string unless = {};
 };

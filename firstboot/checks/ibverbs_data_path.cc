@@ -143,15 +143,18 @@ Status connect(Side& s, const Side& peer, int gid_index, const std::string& name
   return success();
 }
 
+// Why a transfer ran out of time: nothing completed, as when the lossless priority is paused
+// for good.
+std::string stalled(const std::string& label, int timeout_ms) {
+  return label + ": no completion within " + std::to_string(timeout_ms) + " ms (lossless fabric stalled?)";
+}
 
 // Waits until `s`'s completion queue raises an event, or the deadline. The queue must be
 // armed (ibv_req_notify_cq) and found empty after arming.
 Status await_completion(Side& s, Steady::time_point deadline, int timeout_ms, const std::string& label) {
   for (;;) {
     auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Steady::now()).count();
-    if (left <= 0)
-      return Status::fail(ETIMEDOUT, label + ": no completion within " + std::to_string(timeout_ms) +
-                                         " ms (lossless fabric stalled?)");
+    if (left <= 0) return Status::fail(ETIMEDOUT, stalled(label, timeout_ms));
     pollfd p{s.channel->fd, POLLIN, 0};
     int r = ::poll(&p, 1, static_cast<int>(left));
     if (r < 0 && errno == EINTR) continue;
@@ -206,8 +209,7 @@ Outcome<double> transfer(Side& from, Side& to, std::size_t bytes, int timeout_ms
         return Result::fail(EIO, label + ": RDMA WRITE completed with " + ibv_wc_status_str(wc[i].status));
     completed += static_cast<std::size_t>(n);
     if (Steady::now() > deadline)
-      return Result::fail(ETIMEDOUT,
-                          label + ": no completion within " + std::to_string(timeout_ms) + " ms (lossless fabric stalled?)");
+      return Result::fail(ETIMEDOUT, stalled(label, timeout_ms));
   }
   double seconds = std::chrono::duration<double>(Steady::now() - start).count();
   return Result(seconds > 0 ? static_cast<double>(bytes) * 8 / seconds / 1e6 : 0);

@@ -38,6 +38,8 @@ struct QemuArgs {
   std::string node_name;
   std::string target_name;
   std::string relay;
+  std::string relay_outage;  // the state file of --fault controller-outage
+  int relay_outage_s = 0;
   std::string munge_key_file;
 };
 
@@ -62,7 +64,11 @@ std::optional<NodeEntry> inventory_node(const FileSource& files, const std::stri
 }
 
 int run_qemu(const FileSource& files, QemuArgs& a) {
-  if (!a.relay.empty()) return relay(a.relay, 0, 1);
+  if (!a.relay.empty()) {
+    // Refused: exiting closes the guest's connection before anything reached the service.
+    if (!a.relay_outage.empty() && relay_in_outage(a.relay_outage, a.relay_outage_s)) return 1;
+    return relay(a.relay, 0, 1);
+  }
   LabOptions& o = a.lab;
   auto bad = [](const std::string& why) {
     spdlog::error("{}", why);
@@ -117,6 +123,10 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
                "--munge-key (the file given to railyard pxe --munge-key)");
   }
   if (o.target_delay_s > 0 && !o.storage_target) return bad("--target-delay needs --storage-target");
+  if (o.faults.controller_outage_s && !(slurm && o.storage_target))
+    return bad("--fault controller-outage: the lab's Slurm controller runs on the storage target VM, for an image "
+               "whose recipe joins a Slurm cluster (join.slurm.controller): " +
+               std::string(slurm ? "add --storage-target" : "this one joins none"));
   if (!a.target_name.empty()) {
     if (!o.storage_target) return bad("--target-node needs --storage-target");
     auto t = inventory_node(files, a.nodes, a.target_name, "--target-node");
@@ -205,6 +215,8 @@ const bool qemu_registered = register_subcommand(80, [](CLI::App& app) {
   sub->add_option("--qemu", a->lab.qemu, "The QEMU binary")->default_val("qemu-system-x86_64");
   // QEMU runs `railyard qemu --relay ADDR` for each connection the guest makes to the collector.
   sub->add_option("--relay", a->relay)->group("");
+  sub->add_option("--relay-outage", a->relay_outage)->group("");
+  sub->add_option("--relay-outage-s", a->relay_outage_s)->group("");
   return Subcommand{sub, [a](const CommandContext& ctx) { return run_qemu(ctx.files, *a); }};
 });
 

@@ -21,7 +21,8 @@ std::string lab_fault_help() {
          "swap-rails=A,B (the cables of rails A and B cross at the leaf), leaf-pfc=P (the leaf advertises PFC on "
          "priority P instead), no-lldp (the leaf sends no LLDP); with routed rails: leaf-bgp-down=R (rail R's leaf "
          "runs no BGP), leaf-refuse-asn=R (rail R's leaf expects another AS of the node), tenant-leak (the target "
-         "answers for another tenant's address)";
+         "answers for another tenant's address); with Slurm: controller-outage=S (the controller is out of the node's "
+         "reach for S s from its first connection; the node must still join)";
 }
 
 Status add_lab_fault(const std::string& spec, int rails, LabFaults& f) {
@@ -56,6 +57,13 @@ Status add_lab_fault(const std::string& spec, int rails, LabFaults& f) {
     auto p = small_number(arg);
     if (!p || *p > 7) return bad("expected leaf-pfc=P, P a priority 0–7");
     f.leaf_pfc = *p;
+    return success();
+  }
+  if (name == "controller-outage") {
+    auto s = small_number(arg);
+    if (!s || *s < 1 || *s > kLabControllerOutageMaxS)
+      return bad("expected controller-outage=S, S seconds 1–" + std::to_string(kLabControllerOutageMaxS));
+    f.controller_outage_s = *s;
     return success();
   }
   if (name == "no-lldp" || name == "tenant-leak") {

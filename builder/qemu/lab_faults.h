@@ -1,5 +1,6 @@
 // The faults `railyard qemu --fault NAME[=ARG]` injects into a lab run, each one a way a
-// real rack goes wrong that the node's self-test must catch before it joins.
+// real rack goes wrong that the node's self-test must catch before it joins, or (a controller
+// outage) that the node must ride out and still join.
 #pragma once
 
 #include <optional>
@@ -22,6 +23,9 @@ struct LabFaults {
   std::vector<int> leaf_bgp_down;    // leaf-bgp-down=R: rail R's leaf runs no bgpd
   std::vector<int> leaf_refuse_asn;  // leaf-refuse-asn=R: rail R's leaf expects another AS of the node
   bool tenant_leak = false;          // tenant-leak: the target answers for another VNI's address
+  // controller-outage=S: the node's connections to the lab's Slurm controller are closed at
+  // once for S seconds from the first one (a controller restarting as the rack comes up).
+  std::optional<int> controller_outage_s;
   bool any_routed() const { return !leaf_bgp_down.empty() || !leaf_refuse_asn.empty() || tenant_leak; }
   bool any_leaf() const { return swapped || leaf_pfc || no_lldp || any_routed(); }
 };
@@ -29,6 +33,8 @@ struct LabFaults {
 // The rate the lab's DCB stand-in counts received pauses at for pause-storm=R, far above any
 // sane selftest.pause_storm_pps.
 inline constexpr int kLabPauseStormPps = 20000;
+// controller-outage=S: S at most this, within the lab recipe's join.slurm.register_wait_s.
+inline constexpr int kLabControllerOutageMaxS = 20;
 
 // The faults there are, one line each, for --help and errors.
 std::string lab_fault_help();

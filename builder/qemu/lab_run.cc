@@ -51,6 +51,13 @@ const std::vector<std::pair<std::string, std::string>> kNodePorts = {
 const std::vector<std::pair<std::string, std::string>> kTargetPorts = {{"org.railyard.target", "target.json"},
                                                                       {"org.railyard.target-chain", "chain.txt"}};
 
+// One word for the shell-like parsing QEMU gives a guestfwd command: single-quoted.
+std::string shell_word(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream s;
@@ -205,7 +212,7 @@ Status prepare(Vm& vm, const LabOptions& o, const LabIdentity& id, const ImageBo
     s.ports.push_back({name, (vm.dir / file).string()});
   }
   s.forwards.push_back({kLabCollectorGuestAddress, o.collector.empty() ? "cmd:/bin/false"
-                                                                        : "cmd:" + o.relay_program + " qemu --relay " + o.collector});
+                                                                        : "cmd:" + shell_word(o.relay_program) + " qemu --relay " + o.collector});
   if (network_boot) {
     s.tftp_root = o.pxe_tree;
     s.bootfile = "boot.ipxe";
@@ -309,10 +316,20 @@ int run_in(const LabOptions& o, const fs::path& run) {
         LabSlurmCluster cluster{o.target.hostname, *controller, o.node.hostname, o.slurm_drained};
         target_id.files.push_back({kLabMungeKey, key, 0400});
         target_id.files.push_back({kLabSlurmConf, lab_slurm_conf(o.recipe->slurm, cluster)});
-        auto relay_to = [&](int port) { return "cmd:" + o.relay_program + " qemu --relay 127.0.0.1:" + std::to_string(port); };
+        auto relay_to = [&](int port) {
+          return "cmd:" + shell_word(o.relay_program) + " qemu --relay 127.0.0.1:" + std::to_string(port);
+        };
         target_host_forwards.push_back({*ctl, controller->port});
         target_forwards.push_back({std::string(kLabSlurmdGuestAddress) + ":" + std::to_string(kSlurmdPort), relay_to(*slurmd)});
-        node_forwards.push_back({at, relay_to(*ctl)});
+        std::string to_controller = relay_to(*ctl);
+        if (o.faults.controller_outage_s) {
+          // Each connection is its own relay process: the first one marks the outage's start.
+          to_controller += " --relay-outage " + shell_word((run / "controller-outage").string()) +
+                           " --relay-outage-s " + std::to_string(*o.faults.controller_outage_s);
+          std::cout << "railyard qemu: controller-outage (lab fault): the node's connections to the Slurm controller "
+                    << "are closed at once for " << *o.faults.controller_outage_s << " s from its first one" << std::endl;
+        }
+        node_forwards.push_back({at, to_controller});
         node_host_forwards.push_back({*slurmd, kSlurmdPort});
         std::cout << "railyard qemu: Slurm controller " << at << " on " << o.target.hostname << " (slurmctld, cluster "
                   << o.recipe->slurm.cluster << ")" << std::endl;

@@ -3,14 +3,17 @@
 #include "relay.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
-
+#include <string>
 
 namespace railyard {
 
@@ -47,7 +50,38 @@ int connect_to(const std::string& host_port) {
   return fd;
 }
 
+double monotonic_s() {
+  timespec t{};
+  ::clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+
 }  // namespace
+
+bool relay_in_outage(const std::string& state_file, int seconds) {
+  const double now = monotonic_s();
+  int fd = ::open(state_file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    std::string start = std::to_string(now) + "\n";
+    bool written = write_all(fd, start.data(), start.size());
+    ::close(fd);
+    if (!written) spdlog::error("--relay-outage: {}: cannot write the outage's start", state_file);
+    return true;
+  }
+  if (errno != EEXIST) {
+    spdlog::error("--relay-outage: {}: {}", state_file, std::strerror(errno));
+    return true;  // refused, as the fault asks, rather than let the connection through unnoticed
+  }
+  char text[64] = {};
+  int in = ::open(state_file.c_str(), O_RDONLY | O_CLOEXEC);
+  ssize_t n = in >= 0 ? ::read(in, text, sizeof text - 1) : -1;
+  if (in >= 0) ::close(in);
+  char* end = nullptr;
+  double start = n > 0 ? std::strtod(text, &end) : 0;
+  // Created but not written yet: the outage has just begun.
+  if (n <= 0 || end == text) return true;
+  return now < start + seconds;
+}
 
 int relay(const std::string& host_port, int in, int out) {
   int sock = connect_to(host_port);

@@ -12,4 +12,10 @@ namespace railyard {
 // directions are closed. Returns 0, or 1 when the service cannot be reached (message on stderr).
 int relay(const std::string& host_port, int in, int out);
 
+// A lab outage of the service (--fault controller-outage=S): whether this connection falls in
+// it. The first connection starts it, by creating `state_file` with the time (CLOCK_MONOTONIC,
+// which all of the host's processes share); every connection until `seconds` later, that one
+// included, is refused: closed before anything reaches the service.
+bool relay_in_outage(const std::string& state_file, int seconds);
+
 }  // namespace railyard

@@ -63,6 +63,12 @@ TEST_CASE("lab faults: each is parsed, bounded by the rails, and refused with wh
   CHECK(add_lab_fault("leaf-pfc=8", 4, g).error() == "--fault leaf-pfc=8: expected leaf-pfc=P, P a priority 0–7");
   CHECK(add_lab_fault("no-lldp=1", 4, g).error() == "--fault no-lldp=1: no-lldp takes no argument");
   CHECK(add_lab_fault("melt", 4, g).error().starts_with("--fault melt: unknown fault 'melt'; allowed: link-down=R"));
+  CHECK(add_lab_fault("controller-outage=12", 4, g).ok());
+  CHECK(g.controller_outage_s == 12);
+  CHECK_FALSE(g.any_leaf());  // the controller is no leaf's business
+  for (const char* bad : {"controller-outage=0", "controller-outage=21", "controller-outage", "controller-outage=x"})
+    CHECK(add_lab_fault(bad, 4, g).error() == "--fault " + std::string(bad) +
+                                                  ": expected controller-outage=S, S seconds 1–20");
 
   LabFaults routed;
   CHECK(add_lab_fault("leaf-bgp-down=1", 4, routed).ok());

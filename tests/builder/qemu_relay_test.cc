@@ -7,10 +7,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <time.h>
+
+#include <filesystem>
 #include <string>
 #include <thread>
 
 #include "qemu/relay.h"
+#include "temp_dir.h"
 
 using namespace railyard;
 
@@ -75,4 +79,21 @@ TEST_CASE("nothing listening: the relay says so and the guest's connection ends"
   CHECK(relay("localhost", guest[1], guest[1]) == 1);
   ::close(guest[0]);
   ::close(guest[1]);
+}
+
+TEST_CASE("a controller outage: the first connection starts it, every one within it is refused") {
+  railyard::test::TempDir dir;
+  const std::string state = dir / "controller-outage";
+  CHECK(relay_in_outage(state, 15));  // the first: the outage begins
+  CHECK(std::filesystem::exists(state));
+  CHECK(relay_in_outage(state, 15));  // the next, at once: still refused
+  // Begun 20 s before the host's monotonic clock reads now: a 15 s outage is over, a 60 s one not.
+  timespec t{};
+  ::clock_gettime(CLOCK_MONOTONIC, &t);
+  dir.write("earlier", std::to_string(static_cast<double>(t.tv_sec) - 20) + "\n");
+  CHECK_FALSE(relay_in_outage(dir / "earlier", 15));
+  CHECK(relay_in_outage(dir / "earlier", 60));
+  // Created by a connection that has not written the time yet: the outage has just begun.
+  dir.write("empty", "");
+  CHECK(relay_in_outage(dir / "empty", 15));
 }

@@ -123,8 +123,9 @@ lab_expect_rc() {
 # rerun, verify (railyard.qemu.verify=1's runs), target, topology (JSON or None), check(name) → the report's check, expect(cond,
 # what), files and rerun_files (path → text of the agent's files after the first and the
 # second run), collected (the reports the collector keeps: one per node and boot),
-# collector_log (its log: one line per POST), os.environ["LAB_IMAGE"] (the image) and journal_err (the agent's journal lines of
-# priority err and above, as `journalctl -p err -u railyard-firstboot -o cat` shows them).
+# collector_log (its log: one line per POST), os.environ["LAB_IMAGE"] (the image), journal_err (the agent's journal lines of
+# priority err and above, as `journalctl -p err -u railyard-firstboot -o cat` shows them), join_journal (the join
+# units' and munge's journal) and run (the run's directory).
 lab_assert() {
   LAB_IMAGE=${LAB_IMAGE:-} python3 - "$LAB_RUN" "${LAB_REPORTS:-}" 3<&0 <<'PY'
 import glob, json, os, re, sys, tarfile
@@ -159,6 +160,8 @@ def slurm_field(key, text=None):
     return re.sub(r" \[[^]]*\]$", "", value) if key == "Reason" else value
 journal_path = os.path.join(run, "node/journal.txt")
 journal_err = open(journal_path).read() if os.path.exists(journal_path) else None
+join_journal_path = os.path.join(run, "node/join-journal.txt")
+join_journal = open(join_journal_path).read() if os.path.exists(join_journal_path) else None
 collected, collector_log = [], ""
 if reports_dir and os.path.exists(os.path.join(os.path.dirname(reports_dir), "collect.err")):
     collector_log = open(os.path.join(os.path.dirname(reports_dir), "collect.err")).read()

@@ -323,7 +323,10 @@ int run_in(const LabOptions& o, const fs::path& run) {
         target_forwards.push_back({std::string(kLabSlurmdGuestAddress) + ":" + std::to_string(kSlurmdPort), relay_to(*slurmd)});
         std::string to_controller = relay_to(*ctl);
         if (o.faults.controller_outage_s) {
-          // Each connection is its own relay process: the first one marks the outage's start.
+          // Each connection is its own relay process: the first one marks the outage's start
+          // (none left from an earlier run in the same directory).
+          std::error_code gone;
+          fs::remove(run / "controller-outage", gone);
           to_controller += " --relay-outage " + shell_word((run / "controller-outage").string()) +
                            " --relay-outage-s " + std::to_string(*o.faults.controller_outage_s);
           std::cout << "railyard qemu: controller-outage (lab fault): the node's connections to the Slurm controller "

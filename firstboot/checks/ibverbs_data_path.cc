@@ -46,6 +46,13 @@ constexpr int kPort = 1;
 constexpr int kDepth = 16;                 // WRITEs in flight
 constexpr std::size_t kChunk = 64 * 1024;  // bytes per WRITE
 constexpr int kAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+// How long a write waits for its acknowledgement before it is sent again: 4.096 µs × 2^18,
+// about 1.07 s. A lossless fabric drops nothing, so the timer only fires when the
+// acknowledgements are slow, and a write sent again that way is a duplicate the responder
+// must sort out. At 2^14 (67 ms) a loaded lab host (Soft-RoCE under TCG, the writes between
+// rails at 12–23 Mb/s) once ended a write with "remote invalid request error". NCCL's own
+// default for its connections (NCCL_IB_TIMEOUT) is of this order.
+constexpr std::uint8_t kAckTimeout = 18;
 
 // The device, its port and GID, a protection domain, a completion queue and an RC queue pair.
 Status open(Side& s, const std::string& name, int gid_index) {
@@ -131,7 +138,7 @@ Status connect(Side& s, const Side& peer, int gid_index, const std::string& name
     return Status::from_errno(errno, name + ": queue pair to RTR (GID unreachable?)");
   a = {};
   a.qp_state = IBV_QPS_RTS;
-  a.timeout = 14;
+  a.timeout = kAckTimeout;
   a.retry_cnt = 7;
   a.rnr_retry = 7;
   a.sq_psn = 1;

@@ -26,7 +26,11 @@ constexpr Ms kUnitRetry{5000};
 // Between attempts to drain a node whose controller did not answer.
 constexpr Ms kDrainRetry{2000};
 
-std::string times(int n) { return n == 1 ? "once" : std::to_string(n) + " times"; }
+// How often systemd started a unit again (its Restart=, counted in NRestarts), said the same
+// way wherever the agent reports it.
+std::string restarted_by_systemd(int restarts) {
+  return "systemd started it again " + (restarts == 1 ? std::string("once") : std::to_string(restarts) + " times");
+}
 
 long ms_between(Clock::time_point a, Clock::time_point b) {
   return static_cast<long>(std::chrono::duration_cast<Ms>(b - a).count());
@@ -165,7 +169,7 @@ std::vector<UnitWait> start_units(const JoinSpec& join, JoinEffects& fx, Clock& 
           w.done = true;
           w.waited_ms = ms_between(start, clock.now());
           w.detail = "still " + w.state + " after " + std::to_string(join.unit_wait_s) + " s (join.unit_wait_s" +
-                     (w.restarts > 0 ? "; systemd started it again " + times(w.restarts) + "); see journalctl -u " + w.unit
+                     (w.restarts > 0 ? "; " + restarted_by_systemd(w.restarts) + "); see journalctl -u " + w.unit
                                      : ")");
         }
       break;
@@ -286,7 +290,7 @@ SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, 
     if (fx.run({"systemctl", "show", kUnitProperties, kSlurmdUnit}, {}, &unit_text) == 0) {
       UnitState u = parse_unit_state(unit_text);
       slurmd = "; " + std::string(kSlurmdUnit) + " is " + unit_state_text(u) +
-               (u.restarts > 0 ? ", started again " + times(u.restarts) + " by systemd" : "") +
+               (u.restarts > 0 ? ", " + restarted_by_systemd(u.restarts) : "") +
                " (see journalctl -u " + kSlurmdUnit + ")";
     }
     say(JoinLine::Level::error,

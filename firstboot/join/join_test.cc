@@ -334,6 +334,9 @@ TEST_CASE("report_and_join: a unit that fails, one skipped by a condition, one t
       {"ActiveState=activating\nSubState=auto-restart\nJob=9\nNRestarts=11\n",
        "slurmd.service: activating (auto-restart): still activating (auto-restart) after 60 s (join.unit_wait_s; "
        "systemd started it again 11 times); see journalctl -u slurmd.service"},
+      {"ActiveState=activating\nSubState=auto-restart\nJob=9\nNRestarts=1\n",
+       "slurmd.service: activating (auto-restart): still activating (auto-restart) after 60 s (join.unit_wait_s; "
+       "systemd started it again once); see journalctl -u slurmd.service"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.state);
@@ -813,7 +816,7 @@ TEST_CASE("slurm: a node that never registers, or lands outside its partition, h
     auto out = run_slurm(r, s, root, fx);
     CHECK_FALSE(out.joined);
     CHECK(logged(out, "the controller says UNKNOWN+DRAIN+NOT_RESPONDING (railyard: rail.2.link); slurmd.service is "
-                      "activating (auto-restart), started again 2 times by systemd (see journalctl -u slurmd.service)"));
+                      "activating (auto-restart), systemd started it again 2 times (see journalctl -u slurmd.service)"));
   }
   {
     TempRoot root;

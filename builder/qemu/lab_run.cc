@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "image/image_manifest.h"
+#include "image/stages/command.h"
 #include "lab_leaf.h"
 #include "lab_result.h"
 #include "lab_slurm.h"
@@ -50,13 +51,6 @@ const std::vector<std::pair<std::string, std::string>> kNodePorts = {
     {"org.railyard.slurm", "slurm.txt"},    {"org.railyard.join-journal", "join-journal.txt"}};
 const std::vector<std::pair<std::string, std::string>> kTargetPorts = {{"org.railyard.target", "target.json"},
                                                                       {"org.railyard.target-chain", "chain.txt"}};
-
-// One word for the shell-like parsing QEMU gives a guestfwd command: single-quoted.
-std::string shell_word(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -212,7 +206,7 @@ Status prepare(Vm& vm, const LabOptions& o, const LabIdentity& id, const ImageBo
     s.ports.push_back({name, (vm.dir / file).string()});
   }
   s.forwards.push_back({kLabCollectorGuestAddress, o.collector.empty() ? "cmd:/bin/false"
-                                                                        : "cmd:" + shell_word(o.relay_program) + " qemu --relay " + o.collector});
+                                                                        : "cmd:" + shell_quote({o.relay_program}) + " qemu --relay " + o.collector});
   if (network_boot) {
     s.tftp_root = o.pxe_tree;
     s.bootfile = "boot.ipxe";
@@ -317,7 +311,7 @@ int run_in(const LabOptions& o, const fs::path& run) {
         target_id.files.push_back({kLabMungeKey, key, 0400});
         target_id.files.push_back({kLabSlurmConf, lab_slurm_conf(o.recipe->slurm, cluster)});
         auto relay_to = [&](int port) {
-          return "cmd:" + shell_word(o.relay_program) + " qemu --relay 127.0.0.1:" + std::to_string(port);
+          return "cmd:" + shell_quote({o.relay_program}) + " qemu --relay 127.0.0.1:" + std::to_string(port);
         };
         target_host_forwards.push_back({*ctl, controller->port});
         target_forwards.push_back({std::string(kLabSlurmdGuestAddress) + ":" + std::to_string(kSlurmdPort), relay_to(*slurmd)});
@@ -327,7 +321,7 @@ int run_in(const LabOptions& o, const fs::path& run) {
           // (none left from an earlier run in the same directory).
           std::error_code gone;
           fs::remove(run / "controller-outage", gone);
-          to_controller += " --relay-outage " + shell_word((run / "controller-outage").string()) +
+          to_controller += " --relay-outage " + shell_quote({(run / "controller-outage").string()}) +
                            " --relay-outage-s " + std::to_string(*o.faults.controller_outage_s);
           std::cout << "railyard qemu: controller-outage (lab fault): the node's connections to the Slurm controller "
                     << "are closed at once for " << *o.faults.controller_outage_s << " s from its first one" << std::endl;

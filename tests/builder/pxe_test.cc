@@ -247,7 +247,9 @@ TEST_CASE("a node's own report token lands in its overlay only, at the recipe's 
     if (e.is_regular_file() && e.path().string().find("/nodes/") == std::string::npos)
       CHECK_MESSAGE(read_all(e.path()).find(t1) == std::string::npos, e.path());
   // The shared image holds none.
-  CHECK_FALSE(*read_rootfs_file({tree + "/image/rootfs-00.cpio.zst"}, "/etc/railyard/report-token"));
+  auto shared = read_rootfs_file({tree + "/image/rootfs.cpio.zst"}, "/etc/railyard/report-token");
+  REQUIRE_MESSAGE(shared.ok(), shared.error());
+  CHECK_FALSE(*shared);
 }
 
 TEST_CASE("the cluster's munge key lands in every node's overlay, root's and 0400, and nowhere else") {
@@ -270,5 +272,7 @@ TEST_CASE("the cluster's munge key lands in every node's overlay, root's and 040
   for (const auto& e : fs::recursive_directory_iterator(tree))
     if (e.is_regular_file() && e.path().string().find("/nodes/") == std::string::npos)
       CHECK_MESSAGE(read_all(e.path()).find(std::string(64, 'k')) == std::string::npos, e.path());
-  CHECK_FALSE(*read_rootfs_file({tree + "/image/rootfs-00.cpio.zst"}, "/etc/munge/munge.key"));
+  auto shared = read_rootfs_file({tree + "/image/rootfs.cpio.zst"}, "/etc/munge/munge.key");
+  REQUIRE_MESSAGE(shared.ok(), shared.error());
+  CHECK_FALSE(*shared);
 }

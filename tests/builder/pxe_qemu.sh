@@ -7,7 +7,7 @@ set -euo pipefail
 railyard=$1 src=$3
 lkrn=/usr/lib/ipxe/ipxe.lkrn
 [[ -f $lkrn ]] || lkrn=/boot/ipxe.lkrn
-for need in qemu-system-x86_64 cpio zstd sha256sum "$lkrn" /usr/lib/ipxe/qemu/efi-virtio.rom; do
+for need in qemu-system-x86_64 cpio zstd sha256sum python3 "$lkrn" /usr/lib/ipxe/qemu/efi-virtio.rom; do
   command -v "$need" >/dev/null || [[ -f $need ]] ||
     { echo "pxe_qemu: $need is missing (ci/setup-deps.sh installs qemu-system-x86, ipxe-qemu and ipxe)"; exit 1; }
 done
@@ -16,6 +16,12 @@ qemu_pid=
 cleanup() { [[ -n $qemu_pid ]] && kill "$qemu_pid" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 fail() { echo "pxe_qemu: $*"; exit 1; }
+
+# The console reader first: iPXE's progress, drawn in place over a slow download (its
+# bytes as a 60 MB image's download wrote them), reads as the line a terminal shows.
+printf '../image/rootfs.cpio.zst... 17%%\b\b\b\b    \b\b\b\b 86%%\b\b\b\b    \b\b\b\b ok\r\n\e[0mnext\r\n' >"$tmp/progress.log"
+rendered=$(python3 "$src/tests/e2e/lib/console_text.py" "$tmp/progress.log")
+[[ $rendered == $'../image/rootfs.cpio.zst... ok\nnext' ]] || fail "console_text.py read iPXE's progress as: $rendered"
 
 mkdir -p "$tmp/img" "$tmp/root/etc/railyard"
 cp "$src/recipes/qemu-virt.toml" "$tmp/root/etc/railyard/recipe.toml"
@@ -45,10 +51,12 @@ boot() {
     -netdev "user,id=n0,restrict=on,tftp=$tmp/tree,bootfile=boot.ipxe" \
     -device "virtio-net-pci,netdev=n0,mac=$mac" -boot n >/dev/null 2>&1 &
   qemu_pid=$!
-  local pattern ok
-  for _ in $(seq 600); do
+  local pattern ok console deadline=$((SECONDS + 60))
+  while ((SECONDS < deadline)); do
     ok=1
-    for pattern in "$@"; do grep -aqF "$pattern" "$log" 2>/dev/null || { ok=0; break; }; done
+    # As a terminal shows it: a slow download draws its progress over "... ok" in place.
+    console=$(python3 "$src/tests/e2e/lib/console_text.py" "$log" 2>/dev/null) || console=
+    for pattern in "$@"; do grep -qF -- "$pattern" <<<"$console" || { ok=0; break; }; done
     ((ok)) && break
     sleep 0.1
   done
@@ -56,7 +64,7 @@ boot() {
   wait "$qemu_pid" 2>/dev/null || true
   qemu_pid=
   ((ok)) || fail "$mac: no '$pattern' in the console:
-$(strings "$log" | tail -20)"
+$(tail -n 20 <<<"$console")"
 }
 
 boot 52:54:00:00:00:01 "$tmp/known.log" "tftp://10.0.2.2/boot.ipxe... ok" "pxe/52-54-00-00-00-01.ipxe... ok" \

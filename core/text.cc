@@ -185,6 +185,20 @@ std::string escape_control(std::string_view text) {
       if (ok && n == 3) ok = !(b == 0xe0 && at(1) < 0xa0) && !(b == 0xed && at(1) > 0x9f);  // overlong, surrogates
       if (ok && n == 4) ok = !(b == 0xf0 && at(1) < 0x90) && !(b == 0xf4 && at(1) > 0x8f);
       if (ok && n == 2 && b == 0xc2 && at(1) < 0xa0) ok = false;  // C1 controls, U+0080 to U+009F
+      // Well-formed, but a character that moves or breaks what a terminal shows: the bidi
+      // marks, embeddings, overrides and isolates (U+202E turns the rest of a line around)
+      // and the line and paragraph separators. Written as \uXXXX.
+      unsigned cp = n == 2 ? (b & 0x1fu) << 6 | (at(1) & 0x3fu)
+                    : n == 3 ? (b & 0x0fu) << 12 | (at(1) & 0x3fu) << 6 | (at(2) & 0x3fu)
+                             : 0;
+      if (ok && (cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
+                 (cp >= 0x2066 && cp <= 0x2069))) {
+        static const char digits[] = "0123456789abcdef";
+        out += "\\u";
+        for (int shift = 12; shift >= 0; shift -= 4) out += digits[(cp >> shift) & 15];
+        i += n;
+        continue;
+      }
       if (ok) {
         out.append(text.substr(i, n));
         i += n;

@@ -27,7 +27,9 @@ std::string plural(std::size_t n, std::string_view one);
 std::string hex(unsigned value, int digits);
 
 // `text` safe to print on a terminal or in a log line: control characters (C0, DEL, C1)
-// and bytes that are not UTF-8 become `\xNN`; other text, UTF-8 included, stays.
+// and bytes that are not UTF-8 become `\xNN`; the bidi controls (U+061C, U+200E/F,
+// U+202A to U+202E, U+2066 to U+2069) and the line and paragraph separators (U+2028/9)
+// become `\uXXXX`; other text, UTF-8 included, stays.
 std::string escape_control(std::string_view text);
 // The first control character (below 0x20, or 0x7f) in `text`, as "\xNN", or "" when none:
 // nothing holding one may reach a line-oriented file, a path or a kernel name.

@@ -103,6 +103,13 @@ TEST_CASE("escape_control: control characters and broken UTF-8 escaped, UTF-8 te
   CHECK(escape_control("🚀") == "🚀");
 }
 
+TEST_CASE("escape_control: bidi controls and line separators, which rearrange a terminal's line, escaped") {
+  CHECK(escape_control("leaf\u202egnp.exe") == "leaf\\u202egnp.exe");  // right-to-left override
+  CHECK(escape_control("a\u2028b\u2029c") == "a\\u2028b\\u2029c");    // line, paragraph separator
+  CHECK(escape_control("\u2066x\u2069\u200e\u200f\u061c") == "\\u2066x\\u2069\\u200e\\u200f\\u061c");
+  CHECK(escape_control("\u2027\u2030\u2065 \u2070") == "\u2027\u2030\u2065 \u2070");  // their neighbours stay
+}
+
 TEST_CASE("format_rfc3339: seconds since the epoch as UTC, read back by parse_rfc3339") {
   CHECK(format_rfc3339(0) == "1970-01-01T00:00:00Z");
   CHECK(format_rfc3339(1773129660) == "2026-03-10T08:01:00Z");

@@ -46,7 +46,7 @@ int run_show_report(const ReportOptions& opt) {
   // A file name or field that is not UTF-8 is written with U+FFFD, never a throw.
   if (opt.json) std::cout << node_json(*report).dump(2, ' ', false, kReplaceInvalid) << "\n";
   else std::cout << node_text(*report, TextStyle(TextStyle::colour_for_stdout()));
-  return report->passed ? kExitOk : kExitFailed;
+  return report->verdict() ? kExitOk : kExitFailed;
 }
 
 void print_unreadable(const Fleet& fleet) {

@@ -80,7 +80,7 @@ void group_table(std::ostringstream& out, const std::string& title, const std::v
 void node_section(std::ostringstream& out, const LoadedReport& lr) {
   const Report& r = lr.report;
   out << "<section class=\"node\" id=\"" << id_for(lr.name()) << "\">\n<h2>" << html_escape(node_label(lr.name()))
-      << " <span class=\"" << (lr.passed ? "pass\">PASS" : "fail\">FAIL") << "</span></h2>\n";
+      << " <span class=\"" << (lr.verdict() ? "pass\">PASS" : "fail\">FAIL") << "</span></h2>\n";
   std::vector<std::string> meta{"recipe " + r.recipe};
   if (!r.host.kernel.empty()) meta.push_back("kernel " + r.host.kernel);
   if (!r.host.drivers.empty()) meta.push_back("drivers " + join(r.host.drivers, ", "));

@@ -181,19 +181,19 @@ std::string to_text(const FleetSummary& s, const TextStyle& st) {
   if (!short_of_proof.empty()) {
     out << "\n" << st.bold("not verified everywhere") << "\n";
     std::size_t w = 0;
-    for (const auto* t : short_of_proof) w = std::max(w, t->check.size() + 2);  // the colon and a space
-    for (const auto* t : short_of_proof) out << "  " << pad_right(t->check + ":", w) << tally_text(*t) << "\n";
+    for (const auto* t : short_of_proof) w = std::max(w, escape_control(t->check).size() + 2);  // the colon and a space
+    for (const auto* t : short_of_proof) out << "  " << pad_right(escape_control(t->check) + ":", w) << tally_text(*t) << "\n";
   } else if (!s.checks.empty() && s.failures.empty()) {
     out << "  every check verified on every node that has it (" << plural(s.checks.size(), "kind") << ")\n";
   }
 
   if (!s.failures.empty()) {
     std::size_t w = std::string("failures by check").size();
-    for (const auto& f : s.failures) w = std::max(w, f.kind.size() + 1);
+    for (const auto& f : s.failures) w = std::max(w, escape_control(f.kind).size() + 1);
     out << "\n" << st.bold(pad_right("failures by check", w + 2)) << pad_left("nodes", 7) << pad_left("checks", 8)
         << "  examples\n";
     for (const auto& f : s.failures)
-      out << "  " << pad_right(f.kind, w) << pad_left(std::to_string(f.nodes), 7) << pad_left(std::to_string(f.checks), 8)
+      out << "  " << pad_right(escape_control(f.kind), w) << pad_left(std::to_string(f.nodes), 7) << pad_left(std::to_string(f.checks), 8)
           << "  " << escape_control(join(f.examples, ", ")) << (f.nodes > f.examples.size() ? ", ..." : "") << "\n";
   }
   group_table(out, "by recipe (SKU)", s.by_recipe, st);
@@ -202,11 +202,11 @@ std::string to_text(const FleetSummary& s, const TextStyle& st) {
 
   if (!s.slowest.empty()) {
     std::size_t w = std::string("slowest first boots").size();
-    for (const auto& n : s.slowest) w = std::max(w, n.node.size() + 1);
+    for (const auto& n : s.slowest) w = std::max(w, escape_control(n.node).size() + 1);
     out << "\n" << st.bold(pad_right("slowest first boots", w + 2)) << pad_left("total", 12) << "   phases\n";
     for (const auto& n : s.slowest) {
       std::vector<std::string> parts;
-      for (const auto& p : n.phases) parts.push_back(p.phase + " " + duration_text(p.ms));
+      for (const auto& p : n.phases) parts.push_back(escape_control(p.phase) + " " + duration_text(p.ms));
       out << "  " << pad_right(escape_control(n.node), w) << pad_left(duration_text(n.total_ms), 12) << "   " << join(parts, ", ") << "\n";
     }
   }

@@ -248,14 +248,14 @@ std::string node_text(const LoadedReport& lr, const TextStyle& st) {
   for (const auto& c : r.checks) failing += c.failing();
   // Every field of the report is the node's to write: escaped before it reaches a terminal.
   const auto e = escape_control;
-  out << st.bold(lr.name().empty() ? "(unnamed node)" : e(lr.name())) << "  " << (lr.passed ? st.good("PASS") : st.bad("FAIL"))
+  out << st.bold(lr.name().empty() ? "(unnamed node)" : e(lr.name())) << "  " << (lr.verdict() ? st.good("PASS") : st.bad("FAIL"))
       << "  recipe " << (r.recipe.empty() ? "?" : e(r.recipe)) << "  (" << failing << " of " << r.checks.size()
       << " checks failing";
   if (!r.problems.empty()) out << ", " << plural(r.problems.size(), "planning problem");
   out << ")\n";
   if (std::string h = host_line(r); !h.empty()) out << "  " << st.dim(e(h)) << "\n";
   if (std::string c = lr.contradiction(); !c.empty())
-    out << "  " << st.bad("CONTRADICTS ITSELF") << "  " << c << "; the checks are what counts\n";
+    out << "  " << st.bad("CONTRADICTS ITSELF") << "  " << e(c) << "; the checks are what counts\n";
 
   if (failing || !r.problems.empty()) {
     out << "\n" << st.bold("Failures") << "\n";
@@ -310,7 +310,7 @@ std::string node_text(const LoadedReport& lr, const TextStyle& st) {
   double total = 0;
   for (const auto& p : phase_summaries(r)) {
     total += p.ms;
-    out << "  " << pad_right(p.phase, 10) << pad_left(duration_text(p.ms), 12) << (p.result.empty() ? "" : "   " + p.result)
+    out << "  " << pad_right(e(p.phase), 10) << pad_left(duration_text(p.ms), 12) << (p.result.empty() ? "" : "   " + e(p.result))
         << "\n";
   }
   std::string counts = status_counts(r, [](const CheckResult&) { return true; });
@@ -348,7 +348,7 @@ ordered_json node_json(const LoadedReport& lr) {
   }
   return {{"node", lr.name()},
           {"recipe", r.recipe},
-          {"result", lr.passed ? "pass" : "fail"},
+          {"result", lr.verdict() ? "pass" : "fail"},
           {"schema", lr.schema},
           {"started_at", r.started_at},
           {"railyard_version", r.railyard_version},

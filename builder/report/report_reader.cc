@@ -2,9 +2,13 @@
 
 #include <simdjson.h>
 
+#include <limits>
+#include <unordered_set>
+
 #include <nlohmann/json.hpp>
 
 #include "report/report_source.h"
+#include "text.h"
 
 namespace railyard {
 
@@ -28,36 +32,166 @@ std::string where(std::string_view text, std::size_t offset) {
   return "line " + std::to_string(line) + ", column " + std::to_string(offset - line_start + 1);
 }
 
-// What is wrong with text that simdjson would not read: nlohmann::json's grammar says
-// where and what, in words ("line 2, column 1: unexpected end of input; ..."). Used only on
-// the way out, so a fleet of good reports never pays for it.
-std::string grammar_error(std::string_view text, error_code code, std::size_t at) {
-  try {
-    [[maybe_unused]] ordered_json j = ordered_json::parse(text);
-  } catch (const ordered_json::parse_error& e) {
-    // "[json.exception.parse_error.101] parse error at line 1, column 9: syntax error while
-    // parsing value - invalid literal; last read: 'tru}'; expected ...": the words after the
-    // dash, without the text last read (it may be anything, invalid UTF-8 included).
-    std::string what = e.what();
+// The JSON values one report may hold: the largest real report (an HGX node's) holds about
+// 6,000; the bound keeps a forged one's model, and the memory of whoever reads it, small
+// (a report of 8 MiB of empty objects would otherwise be 2.8 million values).
+constexpr std::size_t kMaxValues = 250000;
+
+std::string too_many_values() {
+  return "more than " + std::to_string(kMaxValues) + " JSON values (a report holds a few thousand)";
+}
+
+// JSON text read through nlohmann::json's SAX interface: linear in the text whatever its
+// shape, and no DOM unless one is asked for. It is the one place a report's JSON grammar is
+// checked in words: a value kept whole (the plan, changes, inventory) is checked, and built
+// when `out` is given; text simdjson would not read is parsed again here, without a DOM, to
+// say where and what is wrong. Nesting past `max_depth` and a key twice in one object stop
+// the parse; so does a number no double holds (nlohmann's out_of_range 406), which is an
+// error at its place like any other, never an exception.
+class SaxValue {
+ public:
+  using number_integer_t = ordered_json::number_integer_t;
+  using number_unsigned_t = ordered_json::number_unsigned_t;
+  using number_float_t = ordered_json::number_float_t;
+  using string_t = ordered_json::string_t;
+  using binary_t = ordered_json::binary_t;
+
+  // `keys`: refuse a key twice in one object (a report never writes one; readers disagree
+  // on which copy wins).
+  SaxValue(std::size_t max_depth, bool keys, ordered_json* out, std::size_t* values = nullptr)
+      : max_depth_(max_depth), keys_(keys), out_(out), values_(values) {}
+
+  bool null() { return put(nullptr); }
+  bool boolean(bool b) { return put(b); }
+  bool number_integer(number_integer_t v) { return put(v); }
+  bool number_unsigned(number_unsigned_t v) { return put(v); }
+  bool number_float(number_float_t v, const string_t&) { return put(v); }
+  bool string(string_t& s) { return put(std::move(s)); }
+  bool binary(binary_t&) { return put(nullptr); }  // never in JSON text
+  bool start_object(std::size_t) { return open(ordered_json::value_t::object); }
+  bool start_array(std::size_t) { return open(ordered_json::value_t::array); }
+  bool end_object() { return close(true); }
+  bool end_array() { return close(false); }
+  bool key(string_t& k) {
+    if (keys_ && !seen_.back().insert(k).second) {
+      error = "the key '" + escape_control(k) + "' appears twice in one object";
+      return false;
+    }
+    if (out_) key_ = std::move(k);
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string& token, const ordered_json::exception& e) {
+    grammar = true;
+    // The byte the grammar stopped at; a number too large is named where it starts.
+    offset = e.id == 406 ? position - std::min(position, token.size()) : position == 0 ? 0 : position - 1;
+    error = e.id == 406 ? "number out of range (no double holds it)" : words(e.what());
+    return false;
+  }
+
+  // Why the parse stopped ("" when it did not), and at which byte of its text when the
+  // grammar stopped it (else where the walk was).
+  std::string error;
+  std::size_t offset = 0;
+  bool grammar = false;  // the text is not JSON (else: too deep, or a key twice)
+
+ private:
+  // nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 9: syntax
+  // error while parsing value - invalid literal; last read: 'tru}'; expected ...": the words
+  // after the dash, without the text last read (it may be anything, invalid UTF-8 included).
+  static std::string words(std::string what) {
     if (std::size_t dash = what.find(" - "); dash != std::string::npos) what = what.substr(dash + 3);
     else if (std::size_t colon = what.rfind(": "); colon != std::string::npos) what = what.substr(colon + 2);
     if (std::size_t last = what.find("; last read: '"); last != std::string::npos) {
       std::size_t expected = what.rfind("'; expected ");
       what = what.substr(0, last) + (expected != std::string::npos && expected > last ? what.substr(expected + 1) : "");
     }
-    return where(text, e.byte == 0 ? 0 : e.byte - 1) + ": " + what;
+    return escape_control(what);
   }
+  template <class V>
+  bool put(V&& v) {
+    if (!counted()) return false;
+    if (!out_) return true;
+    return place(ordered_json(std::forward<V>(v))) != nullptr;
+  }
+  // Appends to the open array or object: an ordered_json object's own insert searches its
+  // keys, which a value of 100,000 keys would make quadratic; the key sets above keep the
+  // keys unique instead.
+  ordered_json* place(ordered_json&& v) {
+    if (stack_.empty()) {
+      *out_ = std::move(v);
+      return out_;
+    }
+    ordered_json& parent = *stack_.back();
+    if (parent.is_array()) {
+      auto& a = parent.get_ref<ordered_json::array_t&>();
+      a.push_back(std::move(v));
+      return &a.back();
+    }
+    auto& o = parent.get_ref<ordered_json::object_t&>();
+    o.ordered_json::object_t::Container::emplace_back(std::move(key_), std::move(v));
+    return &o.back().second;
+  }
+  bool open(ordered_json::value_t type) {
+    if (!counted()) return false;
+    if (++depth_ > max_depth_) {
+      error = "nesting deeper than " + std::to_string(max_depth_) + " levels";
+      return false;
+    }
+    if (keys_ && type == ordered_json::value_t::object) seen_.emplace_back();
+    if (out_) stack_.push_back(place(ordered_json(type)));
+    return true;
+  }
+  bool close(bool object) {
+    --depth_;
+    if (keys_ && object) seen_.pop_back();
+    if (out_) stack_.pop_back();
+    return true;
+  }
+
+  std::size_t max_depth_;
+  bool keys_;
+  ordered_json* out_;
+  // One more value against the report's budget (kMaxValues), when it keeps one.
+  bool counted() {
+    if (!values_ || ++*values_ <= kMaxValues) return true;
+    error = too_many_values();
+    return false;
+  }
+
+  std::size_t* values_;
+  std::size_t depth_ = 0;
+  std::vector<ordered_json*> stack_;
+  std::vector<std::unordered_set<std::string>> seen_;
+  std::string key_;
+};
+
+// What is wrong with text that simdjson would not read: the SAX parse above says where and
+// what, in words ("line 2, column 1: unexpected end of input; ..."). Used only on the way
+// out, so a fleet of good reports never pays for it; linear, and without a DOM.
+std::string grammar_error(std::string_view text, error_code code, std::size_t at) {
+  SaxValue check(std::numeric_limits<std::size_t>::max(), false, nullptr);
+  if (!ordered_json::sax_parse(text, &check)) return where(text, check.offset) + ": " + check.error;
   // JSON by the grammar, but past what simdjson reads (nesting deeper than it allows).
   return where(text, at) + ": " + simdjson::error_message(code);
 }
+
+// A phase's time: from 0 to a week (a first boot's phase takes seconds; the bound keeps a
+// forged number out of every sum and duration the views print).
+constexpr double kMaxPhaseMs = 7 * 86400e3;
+constexpr const char* kPhaseMsAllowed = "0 to 604800000 (a week, in milliseconds)";
 
 // One pass over one report. `whole` decides between the digest (the summary's fields) and
 // the whole report (every field, into the model).
 class Walk {
  public:
   static constexpr int kMaxDepth = 64;
+  // digest: the summary's fields, the rest stepped over; checked: every field into the
+  // model and the kept values (plan, changes, ...) checked but not built, which is what the
+  // receiver needs to store a report; whole: everything, the kept values built.
+  enum class Mode { digest, checked, whole };
 
-  Walk(std::string_view text, const char* base, bool whole) : text_(text), base_(base), whole_(whole) {}
+  Walk(std::string_view text, const char* base, Mode mode)
+      : text_(text), base_(base), whole_(mode != Mode::digest), build_(mode == Mode::whole) {}
 
   bool report(od::document& doc);
 
@@ -119,6 +253,7 @@ class Walk {
     for (auto item : array) {
       od::value x;
       if (error_code e = std::move(item).get(x)) return malformed(e);
+      if (++values_ > kMaxValues) return refuse(at(x), too_many_values());
       if (!element(x)) return false;
     }
     return true;
@@ -133,14 +268,20 @@ class Walk {
       od::field x;
       std::string_view key;
       if (error_code e = std::move(item).get(x); e || (e = x.unescaped_key().get(key))) return malformed(e);
+      if (++values_ > kMaxValues) return refuse(at(x.value()), too_many_values());
       if (!member(key, x.value())) return false;
     }
     return true;
   }
   bool strings(od::value& v, const char* subject, std::vector<std::string>& out);
-  bool number(od::value& v, const char* subject, double& out) {
+  // A number from `low` to `high`: every number a view prints or casts is range-checked
+  // here (a double outside an int is undefined behaviour to cast).
+  bool number(od::value& v, const char* subject, double low, double high, const char* allowed, double& out) {
+    const char* value_at = at(v);
     if (!is(v, od::json_type::number, [&] { return std::string(subject) + " must be a number"; })) return false;
-    if (error_code e = v.get_double().get(out)) return malformed(e, at(v));
+    if (error_code e = v.get_double().get(out)) return malformed(e, value_at);
+    if (!(out >= low && out <= high))
+      return refuse(value_at, std::string(subject) + " is out of range; allowed: " + allowed);
     return true;
   }
   // A value kept as JSON (the plan, changes, inventory), or only checked (an unknown key):
@@ -153,7 +294,9 @@ class Walk {
 
   std::string_view text_;
   const char* base_;
-  bool whole_;
+  bool whole_;  // every field into the model
+  bool build_;  // the kept values built, not only checked
+  std::size_t values_ = 0;  // read so far, against kMaxValues
 };
 
 bool Walk::strings(od::value& v, const char* subject, std::vector<std::string>& out) {
@@ -184,15 +327,16 @@ bool Walk::json(od::value& v, ordered_json* out) {
   }
   // The views walk these values and write them out again, recursively: deep nesting is
   // refused here (no report nests more than a few levels).
-  bool too_deep = false;
-  ordered_json::parser_callback_t depth = [&](int d, ordered_json::parse_event_t, ordered_json&) {
-    too_deep |= d > kMaxDepth;
-    return true;
-  };
-  ordered_json parsed = ordered_json::parse(raw, depth, false);
-  if (parsed.is_discarded()) return malformed(simdjson::TAPE_ERROR, start);
-  if (too_deep) return refuse(start, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
-  if (out) *out = std::move(parsed);
+  // Linear in the text, a key twice in one object refused, and no DOM unless it is kept.
+  ordered_json parsed;
+  SaxValue sax(kMaxDepth, true, build_ && out ? &parsed : nullptr, &values_);
+  if (!ordered_json::sax_parse(raw, &sax)) {
+    if (!sax.grammar) return refuse(start, sax.error);
+    fault = ReportFault::malformed;
+    error = where(text_, static_cast<std::size_t>(start - base_) + sax.offset) + ": " + sax.error;
+    return false;
+  }
+  if (build_ && out) *out = std::move(parsed);
   return true;
 }
 
@@ -247,8 +391,8 @@ bool Walk::check(od::value& v, int index) {
   if (!has_name || !has_status) return refuse(object_at, name_of(has_name ? " has no 'status'" : " has no 'name'"));
   auto st = parse_check_status(std::string(status));
   if (!st)
-    return refuse(status_at,
-                  name_of(".status: '") + std::string(status) + "' is not one of pass, fail, skip, warn, unsupported");
+    return refuse(status_at, name_of(".status: '") + escape_control(status) +
+                                 "' is not one of pass, fail, skip, warn, unsupported");
   cr.status = *st;
   cr.id = CheckId::parse(name);
   std::uint8_t& worst = digest.worst[static_cast<std::size_t>(cr.id.kind)];
@@ -265,7 +409,7 @@ bool Walk::phases(od::value& v) {
     return each_member(p, [] { return std::string("phases[] must be objects {phase, ms}"); },
                        [&](std::string_view key, od::value& value) {
                          return key == "phase" ? string(value, "'phases[].phase'", t.phase)
-                                : key == "ms"  ? number(value, "phases[].ms", t.ms)
+                                : key == "ms"  ? number(value, "phases[].ms", 0, kMaxPhaseMs, kPhaseMsAllowed, t.ms)
                                                : json(value, nullptr);
                        });
   });
@@ -279,17 +423,21 @@ bool Walk::report(od::document& doc) {
   if (error_code e = doc.get_object().get(top)) return malformed(e);
   Report& r = loaded.report;
   std::string result;
+  // Each key once: two 'checks' arrays would be read as one here and as the last elsewhere.
+  std::unordered_set<std::string> keys;
   for (auto f : top) {
     od::field field;
     std::string_view key;
     if (error_code e = std::move(f).get(field); e || (e = field.unescaped_key().get(key))) return malformed(e);
     od::value& value = field.value();
+    if (!keys.emplace(key).second)
+      return refuse(at(value), "the key '" + escape_control(key) + "' appears twice in the report");
     bool ok = true;
     if (key == "schema") {
       const char* value_at = at(value);
       double v = 0;
-      ok = number(value, "'schema'", v);
-      if (ok && (v < 1 || v != static_cast<int>(v))) return refuse(value_at, "'schema' must be a positive integer");
+      ok = number(value, "'schema'", 1, 1e6, "a positive integer", v);
+      if (ok && v != static_cast<int>(v)) return refuse(value_at, "'schema' must be a positive integer");
       digest.schema = static_cast<int>(v);
       has_schema = true;
     } else if (key == "node") ok = has_node = string(value, "'node'", digest.node);
@@ -298,7 +446,7 @@ bool Walk::report(od::document& doc) {
       const char* value_at = at(value);
       ok = has_result = string(value, "'result'", result);
       if (ok && result != "pass" && result != "fail")
-        return refuse(value_at, "'result' must be \"pass\" or \"fail\", not \"" + result + "\"");
+        return refuse(value_at, "'result' must be \"pass\" or \"fail\", not \"" + escape_control(result) + "\"");
     } else if (key == "started_at") ok = string(value, "'started_at'", digest.started_at);
     else if (key == "railyard_version") ok = string(value, "'railyard_version'", digest.railyard_version);
     else if (key == "host") ok = host(value);
@@ -382,9 +530,9 @@ namespace {
 
 // The walk over the first `size` bytes of `buffer`, which holds the padding simdjson reads
 // past the end.
-Walk walk(od::parser& parser, const std::string& buffer, std::size_t size, bool whole) {
+Walk walk(od::parser& parser, const std::string& buffer, std::size_t size, Walk::Mode mode) {
   std::string_view text(buffer.data(), size);
-  Walk w(text, buffer.data(), whole);
+  Walk w(text, buffer.data(), mode);
   od::document doc;
   if (error_code e = parser.iterate(buffer.data(), size, buffer.size()).get(doc)) {
     w.fault = ReportFault::malformed;
@@ -418,17 +566,57 @@ Outcome<ReportDigest> ReportReader::digest_file(const std::string& path) {
 }
 
 Outcome<ReportDigest> ReportReader::digest_taken(std::size_t size) {
-  Walk w = walk(parser_->parser, parser_->buffer, size, false);
+  Walk w = walk(parser_->parser, parser_->buffer, size, Walk::Mode::digest);
   fault_ = w.fault;
   if (fault_ != ReportFault::none) return Outcome<ReportDigest>::fail(w.error);
   return std::move(w.digest);
 }
 
 Outcome<LoadedReport> ReportReader::whole(std::string_view text) {
-  Walk w = walk(parser_->parser, parser_->buffer, take(text), true);
+  Walk w = walk(parser_->parser, parser_->buffer, take(text), Walk::Mode::whole);
   fault_ = w.fault;
   if (fault_ != ReportFault::none) return Outcome<LoadedReport>::fail(w.error);
   return std::move(w.loaded);
+}
+
+Outcome<LoadedReport> ReportReader::checked(std::string_view text) {
+  Walk w = walk(parser_->parser, parser_->buffer, take(text), Walk::Mode::checked);
+  fault_ = w.fault;
+  if (fault_ != ReportFault::none) return Outcome<LoadedReport>::fail(w.error);
+  return std::move(w.loaded);
+}
+
+std::optional<std::string> ReportReader::node_name(std::string_view text) {
+  // The top level's members in turn, each value skipped unread but for 'node' and 'host'
+  // (simdjson skips a value by its brackets and strings: linear, nothing built).
+  std::size_t size = take(text);
+  od::document doc;
+  od::object top;
+  if (parser_->parser.iterate(parser_->buffer.data(), size, parser_->buffer.size()).get(doc) ||
+      doc.get_object().get(top))
+    return std::nullopt;
+  std::optional<std::string> node, hostname;
+  for (auto f : top) {
+    od::field field;
+    std::string_view key, value;
+    if (std::move(f).get(field) || field.unescaped_key().get(key)) return std::nullopt;
+    if (key == "node") {
+      if (field.value().get_string().get(value)) return std::nullopt;
+      node.emplace(value);
+    } else if (key == "host") {
+      od::object host;
+      if (field.value().get_object().get(host)) return std::nullopt;
+      for (auto h : host) {
+        od::field hf;
+        if (std::move(h).get(hf) || hf.unescaped_key().get(key)) return std::nullopt;
+        if (key != "hostname") continue;
+        if (hf.value().get_string().get(value)) return std::nullopt;
+        hostname.emplace(value);
+      }
+    }
+  }
+  if (node && !node->empty()) return node;
+  return hostname;
 }
 
 Outcome<ReportDigest> read_digest(std::string_view text) {

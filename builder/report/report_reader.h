@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,6 +69,9 @@ struct LoadedReport {
   std::string name() const { return report.node.empty() ? report.host.hostname : report.node; }
   // Why the report's `result` contradicts its checks and problems; "" when it does not.
   std::string contradiction() const;
+  // The verdict every view gives: the report's own `result` when its checks agree, else
+  // fail (a report that contradicts itself is not taken at its word).
+  bool verdict() const { return passed && contradiction().empty(); }
 };
 
 // A report passes exactly when no check counts against the node and planning found no
@@ -90,6 +94,14 @@ class ReportReader {
   // A report file read straight into the reader's buffer (errors name the file).
   Outcome<ReportDigest> digest_file(const std::string& path);
   Outcome<LoadedReport> whole(std::string_view text);
+  // Every field checked as whole() does, into the model but for the values only kept as
+  // JSON (plan, changes, inventory, lldp, modules, join): those are checked, never built.
+  // What the receiver stores by: its memory stays near the body's size.
+  Outcome<LoadedReport> checked(std::string_view text);
+  // The node a report is for (`node`, else host.hostname), read without checking the rest:
+  // what a receiver checks a per-node token against before it reads a body whole. nullopt
+  // when the text is not a JSON object naming one.
+  std::optional<std::string> node_name(std::string_view text);
   ReportFault fault() const { return fault_; }
 
   struct Parser;

@@ -252,3 +252,34 @@ TEST_CASE("report summarize: an empty directory is an empty fleet") {
   CHECK(s.nodes == 0);
   CHECK(to_text(s, TextStyle(false)).find("0 nodes (0 reports)") != std::string::npos);
 }
+
+TEST_CASE("report summary: check and phase names a report chose reach the terminal escaped") {
+  test::TempDir dir;
+  std::string evil = small("n1", "2026-03-10T08:00:00Z", "\\u001b]0;owned\\u0007\\u202e");
+  std::size_t phase = evil.find("\"phase\":\"discover\"");
+  REQUIRE(phase != std::string::npos);
+  evil.replace(phase, 18, "\"phase\":\"disc\\u001b[2J\\u2028\"");
+  dir.write("n1.json", evil);
+  auto fleet = read_fleet(dir.path());
+  REQUIRE(fleet.ok());
+  REQUIRE(fleet->unreadable.empty());
+  std::string text = to_text(summarize(*fleet), TextStyle(false));
+  CHECK(text.find('\x1b') == std::string::npos);
+  CHECK(text.find("\u202e") == std::string::npos);
+  CHECK(text.find("\u2028") == std::string::npos);
+  CHECK(text.find("\\x1b]0;owned\\x07\\u202e") != std::string::npos);  // failures by check
+  CHECK(text.find("disc\\x1b[2J\\u2028 ") != std::string::npos);       // slowest first boots
+}
+
+TEST_CASE("read_fleet: one report with a number no double holds is listed, and the rest summarised") {
+  test::TempDir dir;
+  dir.write("n1.json", small("n1", "2026-03-10T08:00:00Z", ""));
+  std::string huge = small("n2", "2026-03-10T08:00:00Z", "");
+  huge.replace(huge.find("\"schema\":1"), 10, "\"schema\":1e999");
+  dir.write("n2.json", huge);
+  auto fleet = read_fleet(dir.path());
+  REQUIRE(fleet.ok());
+  CHECK(fleet->nodes.size() == 1);
+  REQUIRE(fleet->unreadable.size() == 1);
+  CHECK(fleet->unreadable[0].error == "line 1, column 11: number out of range (no double holds it)");
+}

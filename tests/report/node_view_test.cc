@@ -146,6 +146,32 @@ TEST_CASE("report show: terminal control characters in a report's fields are esc
   at(text, "observed  x\\x0d\\x1b[2Jy");
 }
 
+TEST_CASE("report show: phase names and the check names of a contradiction are escaped too") {
+  LoadedReport r = load("hgx-pfc-link");
+  r.passed = true;
+  for (auto& c : r.report.checks)
+    if (c.failing()) c.id = CheckId::parse("x\x1b]0;owned\x07\u202e");
+  r.report.phases[0].phase = "disc\x1b[2Jover\u2028";
+  std::string text = node_text(r, TextStyle(false));
+  CHECK(text.find('\x1b') == std::string::npos);
+  CHECK(text.find("\u202e") == std::string::npos);
+  CHECK(text.find("\u2028") == std::string::npos);
+  at(text, "x\\x1b]0;owned\\x07\\u202e (fail)");
+  at(text, "disc\\x1b[2Jover\\u2028");
+}
+
+TEST_CASE("report show: one verdict: a report that contradicts itself is FAIL, in text and JSON") {
+  LoadedReport r = load("hgx-pfc-link");
+  r.passed = true;  // 'result' says pass; seven checks fail
+  CHECK_FALSE(r.verdict());
+  std::string text = node_text(r, TextStyle(false));
+  CHECK(text.rfind("hgx-r001-n02  FAIL  ", 0) == 0);
+  CHECK(node_json(r)["result"] == "fail");
+  LoadedReport pass = load("hgx-pass");
+  CHECK(pass.verdict());
+  CHECK(node_json(pass)["result"] == "pass");
+}
+
 TEST_CASE("report show: the driver bundles' modules as the node's kernel had them") {
   LoadedReport r = load("hgx-pass");
   r.report.modules = nlohmann::ordered_json::parse(R"([

@@ -35,6 +35,19 @@ assert j["result"] == "fail" and j["node"] == "stor-r005-n03", j
 assert j["problems"][0]["hint"].startswith("RDMA NICs are missing"), j["problems"]
 PY
 
+# One verdict: a report whose result says pass while its checks fail is FAIL, exit 1, as the
+# summary counts it.
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["result"]="pass"; json.dump(j, open(sys.argv[2],"w"))' \
+  "$golden/hgx-pfc-link.json" "$tmp/contradicts.json"
+expect_rc 1 "$railyard" report show "$tmp/contradicts.json"
+head -1 "$tmp/out" | grep -q "^hgx-r001-n02  FAIL  " || fail "contradiction shown as: $(head -2 "$tmp/out")"
+grep -q "CONTRADICTS ITSELF" "$tmp/out" || fail "contradiction not flagged"
+
+# A number no double holds: a clean error with its place, never an abort.
+sed 's/"schema": 1,/"schema": 1, "future": 1e999,/' "$golden/hgx-pass.json" >"$tmp/huge.json"
+expect_rc 2 "$railyard" report show "$tmp/huge.json"
+grep -q "huge.json: line 2, column 26: number out of range (no double holds it)" "$tmp/err" || fail "1e999: $(cat "$tmp/err")"
+
 # On a terminal (script(1) gives it one): colour, unless NO_COLOR is set.
 command -v script >/dev/null || fail "script(1) is missing (Debian: bsdutils)"
 script -qec "'$railyard' report show '$golden/hgx-pfc-link.json'" /dev/null >"$tmp/tty" || true
@@ -106,6 +119,15 @@ expect_rc 2 "$railyard" report summary "$tmp/fleet"
 grep -q "^railyard report summary: $tmp/fleet/zz-truncated.json: line 2, column 1: unexpected end of input" "$tmp/err" ||
   fail "unreadable report: $(cat "$tmp/err")"
 grep -q "^fleet $tmp/fleet: 121 nodes" "$tmp/out" || fail "the rest is still summarised"
+# One file with a number no double holds, or a key twice: listed as unreadable, the rest
+# summarised and drawn.
+sed 's/"schema": 1,/"schema": 1e999,/' "$golden/hgx-pass.json" >"$tmp/fleet/zz-huge.json"
+expect_rc 2 "$railyard" report summary "$tmp/fleet"
+grep -q "zz-huge.json: line 2, column 13: number out of range" "$tmp/err" || fail "1e999 in a fleet: $(cat "$tmp/err")"
+grep -q "^fleet $tmp/fleet: 121 nodes" "$tmp/out" || fail "the rest is still summarised beside 1e999"
+expect_rc 2 "$railyard" report html "$tmp/fleet" -o "$tmp/huge.html"
+grep -q "121 nodes" "$tmp/err" || fail "html beside 1e999: $(cat "$tmp/err")"
+rm "$tmp/fleet/zz-huge.json"
 expect_rc 2 "$railyard" report summary "$tmp/nowhere"
 # A file whose name is not UTF-8, with an escape sequence in it: listed escaped, as text and
 # as JSON, never an abort.

@@ -229,3 +229,117 @@ TEST_CASE("report reader: JSON that is not a report is not_a_report, not malform
   CHECK_FALSE(reader.digest(R"({"schema": 1, "node": 7, "result": "pass", "checks": []})").ok());
   CHECK(reader.fault() == ReportFault::not_a_report);
 }
+
+TEST_CASE("report reader: a number no double holds is an error at its place, never an exception") {
+  ReportReader reader;
+  const std::string tail = R"("schema": 1, "node": "n1", "result": "pass", "checks": []})";
+  for (const std::string& text :
+       {R"({"plan": {"rails": [1e999]}, )" + tail, R"({"future": -1e999, )" + tail,
+        std::string(R"({"schema": 1e999, "node": "n1", "result": "pass", "checks": []})"),
+        R"({"phases": [{"phase": "apply", "ms": 1e999}], )" + tail,
+        std::string(R"({"checks": [{"name": "a", "status": "pass", "x": 1e999}], "schema": 1, "node": "n", "result": "pass"})")}) {
+    CAPTURE(text);
+    auto whole = reader.whole(text);
+    REQUIRE_FALSE(whole.ok());
+    CHECK(reader.fault() == ReportFault::malformed);
+    CHECK(whole.error().find("number out of range (no double holds it)") != std::string::npos);
+    CHECK_FALSE(reader.checked(text).ok());
+  }
+  auto at = reader.whole(R"({"schema": 1e999, "node": "n1", "result": "pass", "checks": []})");
+  CHECK(at.error() == "line 1, column 12: number out of range (no double holds it)");
+  auto in_plan = reader.whole(R"({"plan": {"rails": [1, 1e999]}, )" + tail);
+  CHECK(in_plan.error() == "line 1, column 24: number out of range (no double holds it)");
+  // What a digest reads, likewise; what it steps over it does not read.
+  CHECK(reader.digest(R"({"schema": 1e999, "node": "n1", "result": "pass", "checks": []})").error() ==
+        "line 1, column 12: number out of range (no double holds it)");
+  CHECK(reader.digest(R"({"plan": [1e999], )" + tail).ok());
+}
+
+TEST_CASE("report reader: numbers are range-checked before a view prints or casts them") {
+  const std::string tail = R"("schema": 1, "node": "n1", "result": "pass", "checks": []})";
+  CHECK(digest_error(R"({"phases": [{"phase": "apply", "ms": -153722867280912930}], )" + tail) ==
+        "line 1, column 38: phases[].ms is out of range; allowed: 0 to 604800000 (a week, in milliseconds)");
+  CHECK(digest_error(R"({"phases": [{"phase": "apply", "ms": 1e300}], )" + tail).find("out of range") != std::string::npos);
+  CHECK(digest_error(R"({"phases": [{"phase": "apply", "ms": 604800000}], )" + tail) == "");
+  CHECK(digest_error(R"({"schema": 1e300, "node": "n1", "result": "pass", "checks": []})") ==
+        "line 1, column 12: 'schema' is out of range; allowed: a positive integer");
+  CHECK(digest_error(R"({"schema": -1, "node": "n1", "result": "pass", "checks": []})") ==
+        "line 1, column 12: 'schema' is out of range; allowed: a positive integer");
+}
+
+TEST_CASE("report reader: a key twice is refused: at the top level, and in any value read whole") {
+  ReportReader reader;
+  auto twice = reader.whole(R"({"schema": 1, "node": "n1", "result": "pass", "checks": [], "checks": [{"name": "a", "status": "fail"}]})");
+  REQUIRE_FALSE(twice.ok());
+  CHECK(reader.fault() == ReportFault::not_a_report);
+  CHECK(twice.error() == "line 1, column 71: the key 'checks' appears twice in the report");
+  CHECK(digest_error(R"({"schema": 1, "node": "n1", "node": "n2", "result": "pass", "checks": []})") ==
+        "line 1, column 37: the key 'node' appears twice in the report");
+  const std::string tail = R"("schema": 1, "node": "n1", "result": "pass", "checks": []})";
+  auto nested = reader.whole(R"({"plan": {"rails": [{"a": 1, "a": 2}]}, )" + tail);
+  REQUIRE_FALSE(nested.ok());
+  CHECK(nested.error() == "line 1, column 10: the key 'a' appears twice in one object");
+  CHECK_FALSE(reader.checked(R"({"plan": {"rails": [{"a": 1, "a": 2}]}, )" + tail).ok());
+  // The same key in two objects is two keys.
+  CHECK(reader.whole(R"({"plan": {"a": {"a": 1}, "b": [{"a": 1}, {"a": 2}]}, )" + tail).ok());
+}
+
+TEST_CASE("report reader: a value of 100,000 members is read in one pass, kept in its order") {
+  const std::string tail = R"("schema": 1, "node": "n1", "result": "pass", "checks": []})";
+  std::string many = "{";
+  for (int i = 0; i < 100000; ++i) many += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":{}";
+  many += "}";
+  std::string empties = "[";
+  for (int i = 0; i < 100000; ++i) empties += i ? ",{}" : "{}";
+  empties += "]";
+  auto r = parse_report(R"({"plan": )" + many + R"(, "changes": )" + empties + ", " + tail);
+  REQUIRE(r.ok());
+  REQUIRE(r->report.plan.size() == 100000);
+  CHECK(r->report.plan.begin().key() == "k0");
+  CHECK((--r->report.plan.end()).key() == "k99999");
+  CHECK(r->report.plan["k500"].is_object());
+  CHECK(r->report.changes.size() == 100000);
+}
+
+TEST_CASE("report reader: checked() reads every field but builds none of the values only carried") {
+  ReportReader reader;
+  auto r = reader.checked(golden("gpu4-downtrained-nvmeof"));
+  REQUIRE(r.ok());
+  CHECK(r->name() == "g4-r002-n07");
+  CHECK(r->report.failed_count() == 3);
+  CHECK(r->report.plan.is_null());
+  CHECK(r->report.inventory.is_null());
+  auto whole = reader.whole(golden("gpu4-downtrained-nvmeof"));
+  REQUIRE(whole.ok());
+  CHECK(whole->report.plan["rails"].size() == 4);
+}
+
+TEST_CASE("report reader: the node a report is for, read without the rest") {
+  ReportReader reader;
+  CHECK(reader.node_name(R"({"node": "n1", "plan": [{},{},,{}]})") == "n1");  // the rest is not read
+  CHECK(reader.node_name(R"({"node": "", "host": {"kernel": "k", "hostname": "h1"}, "x": 1})") == "h1");
+  CHECK(reader.node_name(R"({"host": {"hostname": "h1"}, "node": "n1"})") == "n1");
+  CHECK(reader.node_name(R"({"plan": [1, 2, 3]})") == std::nullopt);
+  CHECK(reader.node_name(R"([1])") == std::nullopt);
+  CHECK(reader.node_name(R"({"node": 7})") == std::nullopt);
+  CHECK(reader.node_name("") == std::nullopt);
+}
+
+TEST_CASE("report reader: what a report says is escaped in the reader's own errors") {
+  CHECK(digest_error("{\"schema\": 1, \"node\": \"n\", \"result\": \"\\u001b]0;owned\\u0007\", \"checks\": []}") ==
+        "line 1, column 38: 'result' must be \"pass\" or \"fail\", not \"\\x1b]0;owned\\x07\"");
+  CHECK(digest_error("{\"schema\":1,\"node\":\"n\",\"result\":\"pass\",\"checks\":[{\"name\":\"a\",\"status\":\"\\u202epass\"}]}") ==
+        "line 1, column 71: checks[0].status: '\\u202epass' is not one of pass, fail, skip, warn, unsupported");
+  CHECK(digest_error("{\"schema\": 1, \"node\": \"n\", \"result\": \"pass\", \"checks\": [], \"\\u001b[2J\": 1, \"\\u001b[2J\": 2}")
+            .find("the key '\\x1b[2J' appears twice") != std::string::npos);
+}
+
+TEST_CASE("report reader: an unclosed bracket on every byte is malformed, said where, without a DOM") {
+  ReportReader reader;
+  std::string deep = R"({"plan": )" + std::string(1u << 20, '[');
+  auto r = reader.whole(deep);
+  REQUIRE_FALSE(r.ok());
+  CHECK(reader.fault() == ReportFault::malformed);
+  CHECK(r.error() == "line 1, column " + std::to_string(deep.size() + 1) +
+                         ": unexpected end of input; expected '[', '{', or a literal");
+}

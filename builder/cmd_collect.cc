@@ -4,12 +4,14 @@
 // so that scripts can wait for it; logs requests on stderr; SIGTERM or SIGINT stop it.
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -17,6 +19,9 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
+#include "io/log.h"
+#include "node_inventory.h"
+#include "toml_file.h"
 #include "collect/collect_server.h"
 #include "collect/node_token.h"
 #include "collect/report_store.h"
@@ -33,9 +38,22 @@ struct CollectArgs {
   std::string token_file;
   std::string node_secret;
   std::size_t max_body = 8u << 20;
+  std::size_t max_buffered = 64u << 20;
+  std::size_t keep_boots = 50;
+  std::uint64_t max_store_bytes = 16ull << 30;
+  std::string nodes;  // an inventory: only its nodes' reports are stored
 };
 
-int run_collect(const CollectArgs& args) {
+// Whether a secret's file is readable by anyone but its owner: said, not refused (the
+// operator may have reasons), since the file gives every node's token away.
+void warn_shared_collect_secret(const std::string& option, const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)))
+    spdlog::warn("{} {}: readable by {} (mode {:04o}); a secret's file should be the owner's alone (chmod 600)", option,
+                 path, (st.st_mode & S_IROTH) ? "every user" : "its group", st.st_mode & 07777);
+}
+
+int run_collect(const FileSource& files, const CollectArgs& args) {
   auto address = parse_listen_address(args.listen);
   if (!address.ok()) {
     spdlog::error("--listen {}", address.error());
@@ -46,6 +64,26 @@ int run_collect(const CollectArgs& args) {
   opt.port = address->second;
   opt.dir = args.dir;
   opt.max_body = args.max_body;
+  opt.max_buffered = std::max(args.max_buffered, args.max_body);
+  opt.limits.keep_boots = args.keep_boots;
+  opt.limits.max_bytes = args.max_store_bytes;
+  if (!args.nodes.empty()) {
+    Diagnostics diags;
+    auto table = read_toml(files, args.nodes, diags);
+    std::optional<LoadedInventory> inv;
+    if (table) inv = load_node_inventory(files, args.nodes, *table, diags);
+    if (!diags.empty() || !inv) {
+      for (const auto& d : diags.sorted()) logging::located(format(d));
+      return kExitBadInput;
+    }
+    auto known = std::make_shared<std::set<std::string>>();
+    for (const auto& n : inv->inventory.nodes) {
+      std::string name = n.hostname;
+      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      known->insert(name);
+    }
+    opt.limits.known = [known](const std::string& node) { return known->count(node) > 0; };
+  }
   if (!args.token_file.empty()) {
     auto token = read_text_file(args.token_file);
     if (!token.ok()) {
@@ -53,6 +91,7 @@ int run_collect(const CollectArgs& args) {
       return kExitBadInput;
     }
     opt.token = *token;
+    warn_shared_collect_secret("--token-file", args.token_file);
     while (!opt.token.empty() && std::isspace(static_cast<unsigned char>(opt.token.back()))) opt.token.pop_back();
     if (opt.token.empty() || opt.token.find_first_of(" \t\r\n") != std::string::npos) {
       spdlog::error("--token-file {}: the token must be one non-empty word (the bearer token the agents send)",
@@ -67,6 +106,7 @@ int run_collect(const CollectArgs& args) {
       return kExitBadInput;
     }
     opt.node_secret = *secret;
+    warn_shared_collect_secret("--node-secret", args.node_secret);
   }
   std::error_code ec;
   std::filesystem::create_directories(args.dir, ec);
@@ -127,7 +167,16 @@ const bool collect_registered = register_subcommand(70, [](CLI::App& app) {
   sub->add_option("--node-secret", args->node_secret,
                   "File holding the secret each node's own token is derived from (railyard node-token)");
   sub->add_option("--max-body", args->max_body, "Largest report accepted, in bytes")->default_val(8u << 20)->check(CLI::PositiveNumber);
-  return Subcommand{sub, [args](const CommandContext&) { return run_collect(*args); }};
+  sub->add_option("--max-buffered", args->max_buffered,
+                  "Bytes of report bodies held for all requests at once; past it 503 with Retry-After (at least --max-body)")
+      ->default_val(64u << 20)
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--keep-boots", args->keep_boots, "Reports kept per node, the newest (0: all)")->default_val(50);
+  sub->add_option("--max-store-bytes", args->max_store_bytes,
+                  "Bytes of reports DIR may hold; past it 507 (0: no bound)")
+      ->default_val(16ull << 30);
+  sub->add_option("--nodes", args->nodes, "Node inventory: store only the reports of the nodes it names (403 for others)");
+  return Subcommand{sub, [args](const CommandContext& ctx) { return run_collect(ctx.files, *args); }};
 });
 
 }  // namespace

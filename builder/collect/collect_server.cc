@@ -26,6 +26,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Seconds a client told 503 waits before it tries again.
+constexpr const char* kRetryAfter = "5";
+
 // Compares without stopping at the first difference, so timing does not reveal the token.
 bool same_secret(const std::string& a, const std::string& b) {
   unsigned char diff = a.size() == b.size() ? 0 : 1;
@@ -54,22 +57,42 @@ std::string header(MHD_Connection* c, const char* name) {
 struct CollectServer::Impl {
   // One request's state, from its headers to its answer.
   struct Request {
+    explicit Request(std::atomic<std::size_t>& b) : budget(b) {}
+    ~Request() { budget -= reserved; }
+    Request(const Request&) = delete;
+    Request& operator=(const Request&) = delete;
+    // Bytes more of the budget for the body, or false when the budget has not got them.
+    bool reserve(std::size_t n, std::size_t max) {
+      std::size_t held = budget.load();
+      do {
+        if (held + n > max) return false;
+      } while (!budget.compare_exchange_weak(held, held + n));
+      reserved += n;
+      return true;
+    }
     Clock::time_point start = Clock::now();
     std::string body;
     bool too_large = false;   // over max_body: the rest is dropped as it comes
+    bool busy = false;        // over the budget: likewise, and answered 503
     bool any_node = true;     // the fleet token, or no token needed
     std::string token;        // else the bearer token, to check against the report's node
     std::size_t dropped = 0;  // bytes of it dropped
+    std::atomic<std::size_t>& budget;
+    std::size_t reserved = 0;  // of the budget, given back when the request ends
   };
 
+  explicit Impl(CollectOptions o) : opt(std::move(o)), store(opt.dir, opt.limits) {}
+
   CollectOptions opt;
+  ReportStore store;
+  std::atomic<std::size_t> buffered{0};  // the bodies held, against opt.max_buffered
   MHD_Daemon* daemon = nullptr;
   std::mutex mutex;
   std::condition_variable stopped_cv;
   bool stopped = false;
 
   // For GET /metrics.
-  std::atomic<std::uint64_t> stored{0}, bytes{0}, requests{0};
+  std::atomic<std::uint64_t> stored{0}, bytes{0}, requests{0}, pruned{0};
   std::atomic<std::uint64_t> latency_us{0};
   std::mutex refused_mutex;
   std::map<std::string, std::uint64_t> refused;  // by reason
@@ -87,6 +110,7 @@ struct CollectServer::Impl {
     if (!r) return MHD_NO;
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     if (close) MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    if (status == 503) MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, kRetryAfter);
     if (allow) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
     if (status == 401) MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
     MHD_Result ok = MHD_queue_response(c, static_cast<unsigned>(status), r);
@@ -123,13 +147,22 @@ struct CollectServer::Impl {
     {
       std::lock_guard lock(refused_mutex);
       bool head = true;
-      for (const char* reason : {"token", "too_large", "malformed", "not_a_report", "disk", "method", "not_found"}) {
+      for (const char* reason : {"token", "too_large", "malformed", "not_a_report", "disk", "method", "not_found", "busy",
+                                 "unknown_node", "store_full"}) {
         auto it = refused.find(reason);
         counter("railyard_collect_requests_refused_total", "Requests refused, by reason.",
                 std::string("{reason=\"") + reason + "\"}", it == refused.end() ? 0 : it->second, head);
         head = false;
       }
     }
+    counter("railyard_collect_reports_pruned_total", "Older reports removed to keep each node's newest --keep-boots.", "",
+            pruned, true);
+    m += "# HELP railyard_collect_store_bytes Bytes of reports the receiver holds (counted when --max-store-bytes is set).\n"
+         "# TYPE railyard_collect_store_bytes gauge\n";
+    m += "railyard_collect_store_bytes " + std::to_string(store.bytes()) + "\n";
+    m += "# HELP railyard_collect_buffered_bytes Bytes of request bodies held now.\n"
+         "# TYPE railyard_collect_buffered_bytes gauge\n";
+    m += "railyard_collect_buffered_bytes " + std::to_string(buffered.load()) + "\n";
     m += "# HELP railyard_collect_report_seconds Time from a report's headers to its answer.\n"
          "# TYPE railyard_collect_report_seconds summary\n";
     m += "railyard_collect_report_seconds_sum " + std::to_string(static_cast<double>(latency_us) / 1e6) + "\n";
@@ -174,9 +207,12 @@ struct CollectServer::Impl {
       auto [end, ec] = std::from_chars(length.data(), length.data() + length.size(), declared);
       if (!length.empty() && (ec != std::errc() || end != length.data() + length.size() || declared > opt.max_body))
         return refuse(c, method, url, 413, "too_large", too_large());
-      *state = req = new Request;
+      *state = req = new Request(buffered);
       req->any_node = any_node;
       req->token = std::move(presented);
+      // A declared body is reserved whole, and refused before any of it is read when the
+      // budget has not got it.
+      if (declared && !req->reserve(declared, opt.max_buffered)) return refuse(c, method, url, 503, "busy", busy());
       return MHD_YES;
     }
     if (*upload_size > 0) {
@@ -189,7 +225,13 @@ struct CollectServer::Impl {
         req->dropped = req->body.size();
         std::string().swap(req->body);
       }
-      if (req->too_large) {
+      if (!req->too_large && !req->busy && req->body.size() + *upload_size > req->reserved &&
+          !req->reserve(req->body.size() + *upload_size - req->reserved, opt.max_buffered)) {
+        req->busy = true;  // chunked, past the budget: read on, dropped, answered 503
+        req->dropped = req->body.size();
+        std::string().swap(req->body);
+      }
+      if (req->too_large || req->busy) {
         req->dropped += *upload_size;
         *upload_size = 0;
         if (req->dropped <= 2 * opt.max_body) return MHD_YES;
@@ -203,28 +245,31 @@ struct CollectServer::Impl {
       return MHD_YES;
     }
     if (req->too_large) return refuse(c, method, url, 413, "too_large", too_large());
+    if (req->busy) return refuse(c, method, url, 503, "busy", busy());
     auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
     auto authorize = [&](const std::string& node) -> std::string {
       if (req->any_node || same_secret(req->token, node_token(opt.node_secret, node))) return "";
       return "the bearer token is not " + node + "'s (each node posts with its own token)";
     };
-    StoreReply r = store_report(opt.dir, req->body, now.count(), authorize);
+    StoreReply r = store.store(req->body, now.count(), authorize);
     requests++;
     latency_us += static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - req->start).count());
     if (r.status != 201) {
-      const char* reason = r.status == 400   ? "malformed"
-                           : r.status == 403 ? "token"
-                           : r.status == 422 ? "not_a_report"
-                                             : "disk";
-      return refuse(c, method, url, r.status, reason, r.message);
+      if (!r.log.empty()) log(c, method, url, r.status, r.log);
+      return refuse(c, method, url, r.status, r.reason, r.message);
     }
     stored++;
+    pruned += static_cast<std::uint64_t>(r.pruned);
     bytes += req->body.size();
     log(c, method, url, 201, r.message + " (" + r.result + ")");
     return json(c, 201, {{"stored", r.stored}, {"node", r.node}, {"result", r.result}});
   }
 
+  std::string busy() const {
+    return "the receiver holds " + std::to_string(opt.max_buffered) +
+           " bytes of report bodies in flight (--max-buffered); try again shortly";
+  }
   std::string too_large() const {
     return "the body is larger than " + std::to_string(opt.max_body) + " bytes (--max-body)";
   }
@@ -255,9 +300,7 @@ void on_completed(void*, MHD_Connection*, void** state, MHD_RequestTerminationCo
 
 }  // namespace
 
-CollectServer::CollectServer(CollectOptions options) : impl_(std::make_unique<Impl>()) {
-  impl_->opt = std::move(options);
-}
+CollectServer::CollectServer(CollectOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
 
 CollectServer::~CollectServer() {
   if (impl_->daemon) MHD_stop_daemon(impl_->daemon);

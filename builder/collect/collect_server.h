@@ -2,8 +2,9 @@
 // event-driven server (a slow or idle client holds a socket, never a thread).
 // POST /api/v1/reports stores each report (report_store.h); the bearer token is checked
 // when the headers are in, before any of the body is read or 100 Continue sent; a body is
-// bounded however it is framed (413); headers by the connection's memory (431); every
-// refusal closes the connection. GET /healthz and GET /metrics (Prometheus text) need no
+// bounded however it is framed (413); headers by the connection's memory (431); the bodies
+// of all requests at once by a budget (503, Retry-After); every refusal closes the
+// connection. GET /healthz and GET /metrics (Prometheus text) need no
 // token.
 #pragma once
 
@@ -12,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "collect/report_store.h"
 #include "outcome.h"
 
 namespace railyard {
@@ -25,6 +27,10 @@ struct CollectOptions {
   std::string token;                // a fleet-wide bearer token; "" : none
   std::string node_secret;          // per-node tokens (node_token.h); "" : none
   std::size_t max_body = 8u << 20;  // bytes
+  // The bodies of all requests in flight together, in bytes: past it a request is answered
+  // 503 with Retry-After (a body with a Content-Length before any of it is read).
+  std::size_t max_buffered = 64u << 20;
+  StoreLimits limits;  // what the store keeps (report_store.h)
   std::size_t max_header_bytes = 64u << 10;  // the request line and headers, per connection
   int idle_timeout_s = 10;                   // a connection that sends nothing for this long is closed
   int max_connections = 4096;

@@ -46,12 +46,18 @@ std::string golden(const std::string& name) { return test::read_all(kGolden + na
 class Receiver {
  public:
   explicit Receiver(const std::string& dir, const std::string& token = "", std::size_t max_body = 8u << 20,
-                    const std::string& node_secret = "") {
+                    const std::string& node_secret = "")
+      : Receiver(options(dir, token, max_body, node_secret)) {}
+  static CollectOptions options(const std::string& dir, const std::string& token = "", std::size_t max_body = 8u << 20,
+                                const std::string& node_secret = "") {
     CollectOptions o;
     o.dir = dir;
     o.token = token;
     o.node_secret = node_secret;
     o.max_body = max_body;
+    return o;
+  }
+  explicit Receiver(CollectOptions o) {
     o.log = [this](const std::string& line) {
       std::lock_guard<std::mutex> lock(mu_);
       log_.push_back(line);
@@ -598,4 +604,165 @@ TEST_CASE("collect --node-secret: a node posts its own report only; the fleet to
   CHECK(none->status == 401);
   CHECK(rx.post(body, "fleet-token")->status == 201);
   CHECK(stored_files(dir.path()).size() == 1);
+}
+
+namespace {
+
+// A report of node `node`, boot `boot`, passing, with `extra` members added at the top.
+std::string small_report(const std::string& node, const std::string& boot, const std::string& extra = "") {
+  return R"({"schema":1,"node":")" + node + R"(","result":"pass","host":{"boot_id":")" + boot +
+         R"("},"started_at":"2026-03-10T08:00:00Z","checks":[])" + extra + "}";
+}
+
+std::string metric(const std::string& text, const std::string& line_start) {
+  for (const auto& line : split(text, '\n'))
+    if (line.rfind(line_start + " ", 0) == 0) return line.substr(line_start.size() + 1);
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("collect: a number no double holds is a 400 naming its place, and the receiver keeps serving") {
+  test::TempDir dir;
+  const std::string secret = "0123456789abcdef-fleet";
+  Receiver rx(dir.path(), "", 8u << 20, secret);
+  const std::string token = node_token(secret, "n1");
+  for (const std::string& body :
+       {small_report("n1", "b1", R"(,"plan":{"rails":[1e999]})"), small_report("n1", "b1", R"(,"future":-1e999)"),
+        std::string(R"({"schema":1e999,"node":"n1","result":"pass","checks":[]})"),
+        small_report("n1", "b1", R"(,"phases":[{"phase":"apply","ms":1e999}])")}) {
+    CAPTURE(body);
+    auto r = rx.post(body, token);
+    REQUIRE(r);
+    CHECK(r->status == 400);
+    CHECK(error_of(r).find("number out of range") != std::string::npos);
+    CHECK(error_of(r).find("line 1, column ") != std::string::npos);
+  }
+  // Without a valid token too: the token is checked before the body is read whole.
+  CHECK(rx.post(small_report("n1", "b1", R"(,"x":1e999)"), "junk")->status == 403);
+  CHECK(rx.post(small_report("n1", "b1"), token)->status == 201);
+  CHECK(rx.post("{}", "")->status == 401);
+}
+
+TEST_CASE("collect --node-secret: another node's token is refused before the body is parsed whole") {
+  test::TempDir dir;
+  const std::string secret = "0123456789abcdef-fleet";
+  Receiver rx(dir.path(), "", 8u << 20, secret);
+  // The body is not JSON past its node: a body parsed first would be a 400.
+  auto r = rx.post(R"({"node":"n1","plan":[{},{},,{}]})", node_token(secret, "n2"));
+  REQUIRE(r);
+  CHECK(r->status == 403);
+  CHECK(error_of(r) == "the bearer token is not n1's (each node posts with its own token)");
+  // A body that names no node is read whole, and refused for what it is.
+  CHECK(rx.post(R"({"plan":[{},{)", node_token(secret, "n2"))->status == 400);
+  CHECK(stored_files(dir.path()).empty());
+}
+
+TEST_CASE("collect: the bodies of all requests at once are bounded; past the budget 503 with Retry-After") {
+  test::TempDir dir;
+  CollectOptions o = Receiver::options(dir.path());
+  o.max_body = 64u << 10;
+  o.max_buffered = 100u << 10;  // one 64 KiB body at a time
+  Receiver rx(o);
+  // A client that declares 60 KiB and sends half holds its share of the budget.
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<std::uint16_t>(rx.port()));
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0);
+  std::string head = std::string("POST ") + kReportsPath + " HTTP/1.1\r\nHost: x\r\nContent-Length: 61440\r\n\r\n" +
+                     std::string(30000, ' ');
+  REQUIRE(::send(fd, head.data(), head.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(head.size()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // A second of that size does not fit beside it: refused before its body is read.
+  httplib::Client c("127.0.0.1", rx.port());
+  auto busy = c.Post(kReportsPath, std::string(61440, ' ') , "application/json");
+  REQUIRE(busy);
+  CHECK(busy->status == 503);
+  CHECK(busy->get_header_value("Retry-After") == "5");
+  CHECK(error_of(busy).find("--max-buffered") != std::string::npos);
+  // A small report still fits.
+  CHECK(rx.post(small_report("n1", "b1"))->status == 201);
+  ::close(fd);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // Once the first client is gone its share is given back.
+  CHECK(c.Post(kReportsPath, small_report("n1", "b2") + std::string(61000, ' '), "application/json")->status == 201);
+  auto m = c.Get("/metrics");
+  REQUIRE(m);
+  CHECK(metric(m->body, "railyard_collect_requests_refused_total{reason=\"busy\"}") == "1");
+  // Each request's share is given back when the server has done with its connection.
+  std::string held;
+  for (int i = 0; i < 100 && (held = metric(c.Get("/metrics")->body, "railyard_collect_buffered_bytes")) != "0"; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(held == "0");
+}
+
+TEST_CASE("collect: each node keeps its newest --keep-boots reports; pruned ones are counted") {
+  test::TempDir dir;
+  CollectOptions o = Receiver::options(dir.path());
+  o.limits.keep_boots = 3;
+  Receiver rx(o);
+  for (int i = 0; i < 5; ++i) {
+    REQUIRE(rx.post(small_report("n1", "boot" + std::to_string(i)))->status == 201);
+    std::this_thread::sleep_for(std::chrono::milliseconds(15));  // modification times apart
+  }
+  REQUIRE(rx.post(small_report("n2", "only"))->status == 201);
+  CHECK(stored_files(dir.path()) ==
+        std::vector<std::string>{"n1/boot2.json", "n1/boot3.json", "n1/boot4.json", "n2/only.json"});
+  CHECK_FALSE(std::filesystem::exists(dir / "n1/boot0.received"));
+  httplib::Client c("127.0.0.1", rx.port());
+  CHECK(metric(c.Get("/metrics")->body, "railyard_collect_reports_pruned_total") == "2");
+}
+
+TEST_CASE("collect --nodes: a node the inventory does not name is refused (403) and counted") {
+  test::TempDir dir;
+  CollectOptions o = Receiver::options(dir.path());
+  o.limits.known = [](const std::string& node) { return node == "gpu-a01"; };
+  Receiver rx(o);
+  CHECK(rx.post(small_report("GPU-A01", "b1"))->status == 201);
+  auto other = rx.post(small_report("gpu-z99", "b1"));
+  REQUIRE(other);
+  CHECK(other->status == 403);
+  CHECK(error_of(other) == "node gpu-z99 is not in this receiver's inventory (--nodes)");
+  httplib::Client c("127.0.0.1", rx.port());
+  CHECK(metric(c.Get("/metrics")->body, "railyard_collect_requests_refused_total{reason=\"unknown_node\"}") == "1");
+  CHECK(stored_files(dir.path()) == std::vector<std::string>{"gpu-a01/b1.json"});
+}
+
+TEST_CASE("collect: the store is bounded in bytes (507), and a replaced report gives its bytes back") {
+  test::TempDir dir;
+  CollectOptions o = Receiver::options(dir.path());
+  std::string a = small_report("n1", "b1"), b = small_report("n2", "b1");
+  std::size_t each = a.size() + std::string("2026-03-10T08:00:00Z\n").size();
+  o.limits.max_bytes = 2 * each + 10;
+  Receiver rx(o);
+  CHECK(rx.post(a)->status == 201);
+  CHECK(rx.post(a)->status == 201);  // the same boot again: replaced, not added
+  CHECK(rx.post(b)->status == 201);
+  auto full = rx.post(small_report("n3", "b1"));
+  REQUIRE(full);
+  CHECK(full->status == 507);
+  CHECK(error_of(full).find("--max-store-bytes") != std::string::npos);
+  httplib::Client c("127.0.0.1", rx.port());
+  std::string m = c.Get("/metrics")->body;
+  CHECK(metric(m, "railyard_collect_requests_refused_total{reason=\"store_full\"}") == "1");
+  CHECK(metric(m, "railyard_collect_store_bytes") == std::to_string(2 * each));
+  // A receiver started on the same directory counts what is there.
+  CHECK(ReportStore(dir.path(), {0, 1, {}}).bytes() == 2 * each);
+}
+
+TEST_CASE("collect: a store that cannot write tells the client what, never the receiver's paths") {
+  // A file where the node's directory goes stops the write, even for root.
+  test::TempDir dir;
+  std::string store = dir / "secret-store-path";
+  dir.write("secret-store-path/n1", "not a directory");
+  Receiver rx(store);
+  auto r = rx.post(small_report("n1", "b1"));
+  REQUIRE(r);
+  CHECK(r->status == 500);
+  CHECK(error_of(r) == "the receiver could not store n1/b1.json (its log says why)");
+  bool logged = false;
+  for (const auto& line : rx.log()) logged |= line.find("secret-store-path") != std::string::npos;
+  CHECK(logged);
 }

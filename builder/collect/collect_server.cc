@@ -4,6 +4,7 @@
 #include <microhttpd.h>
 #include <netdb.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
@@ -25,6 +26,9 @@ namespace railyard {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// A body's first buffer, in bytes: a report is about 100 KiB.
+constexpr std::size_t kFirstBuffer = 64u << 10;
 
 // Seconds a client told 503 waits before it tries again.
 constexpr const char* kRetryAfter = "5";
@@ -79,6 +83,7 @@ struct CollectServer::Impl {
     std::size_t dropped = 0;  // bytes of it dropped
     std::atomic<std::size_t>& budget;
     std::size_t reserved = 0;  // of the budget, given back when the request ends
+    std::size_t declared = 0;  // its Content-Length, or 0
   };
 
   explicit Impl(CollectOptions o) : opt(std::move(o)), store(opt.dir, opt.limits) {}
@@ -210,9 +215,9 @@ struct CollectServer::Impl {
       *state = req = new Request(buffered);
       req->any_node = any_node;
       req->token = std::move(presented);
-      // A declared body is reserved whole, and refused before any of it is read when the
-      // budget has not got it.
-      if (declared && !req->reserve(declared, opt.max_buffered)) return refuse(c, method, url, 503, "busy", busy());
+      req->declared = declared;
+      // A declared body the budget has no room for now is refused before any of it is read.
+      if (buffered.load() + declared > opt.max_buffered) return refuse(c, method, url, 503, "busy", busy());
       return MHD_YES;
     }
     if (*upload_size > 0) {
@@ -225,11 +230,18 @@ struct CollectServer::Impl {
         req->dropped = req->body.size();
         std::string().swap(req->body);
       }
-      if (!req->too_large && !req->busy && req->body.size() + *upload_size > req->reserved &&
-          !req->reserve(req->body.size() + *upload_size - req->reserved, opt.max_buffered)) {
-        req->busy = true;  // chunked, past the budget: read on, dropped, answered 503
-        req->dropped = req->body.size();
-        std::string().swap(req->body);
+      // The budget counts the memory a body holds, taken as its bytes arrive (doubling,
+      // up to its Content-Length): a sender holds only as much of it as it has sent.
+      if (!req->too_large && !req->busy && req->body.size() + *upload_size > req->body.capacity()) {
+        std::size_t want = std::max({2 * req->body.capacity(), req->body.size() + *upload_size, kFirstBuffer});
+        want = std::min(want, req->declared ? std::max(req->declared, req->body.size() + *upload_size) : opt.max_body);
+        if (req->reserve(want - req->reserved, opt.max_buffered)) {
+          req->body.reserve(want);
+        } else {
+          req->busy = true;  // past the budget: read on, dropped, answered 503
+          req->dropped = req->body.size();
+          std::string().swap(req->body);
+        }
       }
       if (req->too_large || req->busy) {
         req->dropped += *upload_size;

@@ -190,26 +190,53 @@ const char* org_name(const Oui& oui, int subtype) {
   return nullptr;
 }
 
-Status decode_org(Bytes v, const std::string& here, LldpNeighbor& n) {
-  const std::string length = ": length " + std::to_string(v.size());
-  if (v.size() < 4) return Status::fail(here + length + ", expected at least 4 (an OUI and a subtype)");
+// Where a TLV lies, for messages: "LLDP TLV 127 (802.1 PFC configuration) at byte 114". Made
+// into text only for a failure, so that a frame of 1,500 TLVs costs no text for each.
+struct TlvAt {
+  int type;
+  const char* name;
+  std::size_t offset;
+  std::string str() const {
+    return "LLDP TLV " + std::to_string(type) + " (" + name + ") at byte " + std::to_string(offset);
+  }
+};
+
+std::string length_of(Bytes v) { return ": length " + std::to_string(v.size()); }
+
+// An undecoded organisationally specific TLV's kind: its OUI and subtype in one number; the
+// kinds listed, sorted (at most kLldpMaxOtherTlvs of them: a binary search in 256 bytes).
+using OrgKey = std::uint32_t;
+using OrgKeys = std::vector<OrgKey>;
+
+Status decode_org(Bytes v, const TlvAt& at, LldpNeighbor& n, OrgKeys& kept) {
+  if (v.size() < 4) return Status::fail(at.str() + length_of(v) + ", expected at least 4 (an OUI and a subtype)");
   const Oui oui{v[0], v[1], v[2]};
   const int subtype = v[3];
   const Bytes info = v.subspan(4);
   if (!org_name(oui, subtype)) {
-    std::string key = hex_pairs(oui, '-') + "/" + std::to_string(subtype);
-    if (std::find(n.other_tlvs.begin(), n.other_tlvs.end(), key) == n.other_tlvs.end()) n.other_tlvs.push_back(key);
+    // A set of what is kept, itself capped: a frame of distinct kinds costs what a frame of
+    // one kind repeated does.
+    const OrgKey key = OrgKey{v[0]} << 24 | OrgKey{v[1]} << 16 | OrgKey{v[2]} << 8 | OrgKey{v[3]};
+    const auto place = std::lower_bound(kept.begin(), kept.end(), key);
+    if (place != kept.end() && *place == key) return success();
+    if (kept.size() >= kLldpMaxOtherTlvs) {
+      ++n.other_tlvs_left_out;
+      return success();
+    }
+    kept.insert(place, key);
+    n.other_tlvs.push_back(hex_pairs(oui, '-') + "/" + std::to_string(subtype));
   } else if (subtype == kVlanName) {
-    if (info.size() < 3) return Status::fail(here + length + ", expected at least 7 (a VID and a name length)");
+    if (info.size() < 3)
+      return Status::fail(at.str() + length_of(v) + ", expected at least 7 (a VID and a name length)");
     const std::size_t name_length = info[2];
     if (name_length > kMaxVlanName)
-      return Status::fail(here + ": name length " + std::to_string(name_length) + ", at most 32");
+      return Status::fail(at.str() + ": name length " + std::to_string(name_length) + ", at most 32");
     if (info.size() != 3 + name_length)
-      return Status::fail(here + length + ", but its name length " + std::to_string(name_length) + " makes it " +
-                          std::to_string(7 + name_length));
+      return Status::fail(at.str() + length_of(v) + ", but its name length " + std::to_string(name_length) +
+                          " makes it " + std::to_string(7 + name_length));
     n.vlan_names.push_back({static_cast<int>(u16(info, 0)), text(info.subspan(3), kMaxVlanName)});
   } else if (v.size() != 6) {  // the rest hold 2 bytes after the OUI and subtype
-    return Status::fail(here + length + ", expected 6");
+    return Status::fail(at.str() + length_of(v) + ", expected 6");
   } else if (subtype == kPfc) {
     n.pfc = LldpPfc{(info[0] & 0x80) != 0, (info[0] & 0x40) != 0, info[0] & 0x0f, info[1]};
   } else if (subtype == kPortVlanId) {
@@ -220,26 +247,25 @@ Status decode_org(Bytes v, const std::string& here, LldpNeighbor& n) {
   return success();
 }
 
-Status decode(int type, Bytes v, const std::string& here, LldpNeighbor& n) {
-  const std::string length = ": length " + std::to_string(v.size());
+Status decode(int type, Bytes v, const TlvAt& at, LldpNeighbor& n, OrgKeys& kept) {
   switch (type) {
     case kChassisId:
     case kPortId: {
       if (v.size() < 2 || v.size() > 256)
-        return Status::fail(here + length + ", expected 2–256 (a subtype and an ID of 1–255 bytes)");
+        return Status::fail(at.str() + length_of(v) + ", expected 2–256 (a subtype and an ID of 1–255 bytes)");
       const bool chassis = type == kChassisId;
       (chassis ? n.chassis_id_subtype : n.port_id_subtype) = v[0];
       (chassis ? n.chassis_id : n.port_id) = render_id(v[0], v.subspan(1), chassis);
       return success();
     }
     case kTtl:
-      if (v.size() != 2) return Status::fail(here + length + ", expected 2");
+      if (v.size() != 2) return Status::fail(at.str() + length_of(v) + ", expected 2");
       n.ttl_s = static_cast<int>(u16(v, 0));
       return success();
     case kPortDescription: n.port_description = text(v, kMaxName); return success();
     case kSystemName: n.system_name = text(v, kMaxName); return success();
     case kSystemDescription: n.system_description = text(v, kMaxTlvValue); return success();
-    case kOrgSpecific: return decode_org(v, here, n);
+    case kOrgSpecific: return decode_org(v, at, n, kept);
     default: return success();  // capabilities, management addresses, reserved types: not needed here
   }
 }
@@ -248,45 +274,46 @@ Status decode(int type, Bytes v, const std::string& here, LldpNeighbor& n) {
 // count in, the PDU starting at `base`.
 Outcome<LldpNeighbor> parse_tlvs(Bytes pdu, LldpNeighbor n, std::size_t base, std::size_t total, const char* whole) {
   using Result = Outcome<LldpNeighbor>;
-  const std::string of_whole = std::string("the ") + whole + "'s " + std::to_string(total) + " bytes";
-  std::vector<std::string> seen;  // the single-valued TLVs met so far, by name
-  int mandatory = 0;              // how many of chassis ID, port ID, TTL have come
+  auto of_whole = [&] { return std::string("the ") + whole + "'s " + std::to_string(total) + " bytes"; };
+  std::vector<std::string_view> seen;  // the single-valued TLVs met so far, by name: a handful
+  OrgKeys kept;                        // the undecoded organisational TLVs listed
+  int mandatory = 0;                   // how many of chassis ID, port ID, TTL have come
   std::size_t pos = 0;
   while (pos < pdu.size()) {
-    const std::string at = " at byte " + std::to_string(base + pos);
     if (pdu.size() - pos < 2)
-      return Result::fail("LLDP TLV header" + at + ": 1 byte left of " + of_whole + ", a header takes 2");
+      return Result::fail("LLDP TLV header at byte " + std::to_string(base + pos) + ": 1 byte left of " + of_whole() +
+                          ", a header takes 2");
     const int type = pdu[pos] >> 1;
     const std::size_t length = (std::size_t{pdu[pos]} & 1) << 8 | pdu[pos + 1];
     const std::size_t left = pdu.size() - pos - 2;
     const char* org = type == kOrgSpecific && length >= 4 && left >= 4
                           ? org_name({pdu[pos + 2], pdu[pos + 3], pdu[pos + 4]}, pdu[pos + 5])
                           : nullptr;
-    const std::string name = org ? org : tlv_name(type);
-    const std::string here = "LLDP TLV " + std::to_string(type) + " (" + name + ")" + at;
-    if (length > left) return Result::fail(here + ": length " + std::to_string(length) + " runs past " + of_whole);
+    const TlvAt at{type, org ? org : tlv_name(type), base + pos};
+    if (length > left)
+      return Result::fail(at.str() + ": length " + std::to_string(length) + " runs past " + of_whole());
     const Bytes value = pdu.subspan(pos + 2, length);
     pos += 2 + length;
     if (mandatory < 3) {
       if (type != mandatory + 1)
-        return Result::fail(here + ": expected TLV " + std::to_string(mandatory + 1) + " (" + tlv_name(mandatory + 1) +
-                            "); " + kMandatoryOrder);
+        return Result::fail(at.str() + ": expected TLV " + std::to_string(mandatory + 1) + " (" +
+                            tlv_name(mandatory + 1) + "); " + kMandatoryOrder);
       ++mandatory;
     }
     if (type == kEnd) {
-      if (length != 0) return Result::fail(here + ": length " + std::to_string(length) + ", expected 0");
+      if (length != 0) return Result::fail(at.str() + ": length " + std::to_string(length) + ", expected 0");
       break;  // what follows is Ethernet padding
     }
     // Two different values for one of these would leave the far end's setting ambiguous.
     if ((type >= kChassisId && type <= kSystemDescription) || (org && org != kVlanNameTlv)) {
-      if (std::find(seen.begin(), seen.end(), name) != seen.end())
-        return Result::fail(here + ": a second " + name + " TLV; an LLDPDU holds one");
-      seen.push_back(name);
+      if (std::find(seen.begin(), seen.end(), at.name) != seen.end())
+        return Result::fail(at.str() + ": a second " + at.name + " TLV; an LLDPDU holds one");
+      seen.push_back(at.name);
     }
-    if (auto s = decode(type, value, here, n); !s.ok()) return Result::fail(s);
+    if (auto s = decode(type, value, at, n, kept); !s.ok()) return Result::fail(s);
   }
   if (mandatory < 3)
-    return Result::fail("LLDP: " + of_whole + " end before TLV " + std::to_string(mandatory + 1) + " (" +
+    return Result::fail("LLDP: " + of_whole() + " end before TLV " + std::to_string(mandatory + 1) + " (" +
                         tlv_name(mandatory + 1) + "); " + kMandatoryOrder);
   return n;
 }

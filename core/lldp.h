@@ -1,6 +1,7 @@
 // LLDP (IEEE 802.1AB) frames from a rail's switch, parsed into what the far end advertises.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -12,6 +13,9 @@
 namespace railyard {
 
 inline constexpr std::uint16_t kLldpEthertype = 0x88CC;
+// How many undecoded organisationally specific TLVs a neighbour keeps: a switch sends a
+// dozen kinds, while one 9,216-byte frame has room for some 1,500 made up.
+inline constexpr std::size_t kLldpMaxOtherTlvs = 64;
 
 // 802.1Qaz PFC configuration TLV (OUI 00-80-C2, subtype 0x0B).
 struct LldpPfc {
@@ -47,8 +51,11 @@ struct LldpNeighbor {
   std::optional<int> max_frame_size;  // 802.3 (OUI 00-12-0F) subtype 4
   std::optional<int> port_vlan_id;    // 802.1 subtype 1 (0: the port advertises none)
   std::vector<LldpVlanName> vlan_names;  // 802.1 subtype 3
-  // Organisationally specific TLVs not decoded here, as "OUI/subtype" ("00-80-c2/9"), each once.
+  // Organisationally specific TLVs not decoded here, as "OUI/subtype" ("00-80-c2/9"), each once,
+  // in the order they came, the first kLldpMaxOtherTlvs kinds; the TLVs of any other kind are
+  // counted in other_tlvs_left_out.
   std::vector<std::string> other_tlvs;
+  int other_tlvs_left_out = 0;
   friend bool operator==(const LldpNeighbor&, const LldpNeighbor&) = default;
 };
 
@@ -62,7 +69,7 @@ Outcome<LldpNeighbor> parse_lldp_frame(std::span<const std::uint8_t> frame);
 Outcome<LldpNeighbor> parse_lldpdu(std::span<const std::uint8_t> pdu);
 // An LLDPDU (TLVs only, End TLV included) advertising `n`, for tests and for the lab to
 // describe what a leaf sends. It does not validate: a value longer than its TLV allows is cut.
-// parse_lldpdu reads back every field but source_mac.
+// parse_lldpdu reads back every field but source_mac and other_tlvs_left_out.
 std::vector<std::uint8_t> encode_lldpdu(const LldpNeighbor& n);
 
 }  // namespace railyard

@@ -1,6 +1,8 @@
 // LLDP frames written by hand from IEEE 802.1AB's layouts, parsed; broken ones refused with a reason.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <random>
 #include <string>
 #include <vector>
@@ -337,6 +339,59 @@ TEST_CASE("parse_lldp_frame survives every truncation and random mutations of a 
     if (m.size() > 14) check(std::span(m).subspan(14), false);
   }
   CHECK(bad == 0);
+}
+
+namespace {
+
+// What a flooding neighbour sends: a 9,213-byte frame of 1,528 organisationally specific
+// TLVs, none decoded here, of `kinds` OUIs in turn.
+Bytes org_flood_frame(unsigned kinds) {
+  Bytes f = cat({{0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x88, 0xcc},
+                 mandatory_tlvs(), {0x0a, 0x07}, ascii("leaf-r0")});
+  for (unsigned i = 0; i < 1528; ++i) {
+    const unsigned oui = 0x100000 + i % kinds;
+    f.insert(f.end(), {0xfe, 0x04, static_cast<std::uint8_t>(oui >> 16), static_cast<std::uint8_t>(oui >> 8),
+                       static_cast<std::uint8_t>(oui), 0x01});
+  }
+  return cat({f, {0x00, 0x00}});
+}
+
+// The fastest of a few parses of `frame`, in seconds: the least disturbed by other work.
+double parse_seconds(const Bytes& frame) {
+  double best = 1e9;
+  for (int i = 0; i < 15; ++i) {
+    const auto t = std::chrono::steady_clock::now();
+    auto r = parse_lldp_frame(frame);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
+    REQUIRE_MESSAGE(r.ok(), r.error());
+  }
+  return best;
+}
+
+}  // namespace
+
+// A frame's TLVs are at most 9,216 / 6: what a neighbour can make the listener do for each
+// frame is bounded by what it keeps, never by how many different TLVs it invents.
+TEST_CASE("parse_lldp_frame: 1,528 distinct organisational TLVs cost what 64 kinds repeated do") {
+  const Bytes distinct = org_flood_frame(1528), kept = org_flood_frame(kLldpMaxOtherTlvs);
+  REQUIRE(distinct.size() == 9213);
+  auto r = parse_lldp_frame(distinct);
+  REQUIRE_MESSAGE(r.ok(), r.error());
+  REQUIRE(r->other_tlvs.size() == kLldpMaxOtherTlvs);
+  CHECK(r->other_tlvs.front() == "10-00-00/1");
+  CHECK(r->other_tlvs.back() == "10-00-3f/1");
+  CHECK(r->other_tlvs_left_out == 1528 - 64);
+  auto again = parse_lldp_frame(kept);
+  REQUIRE(again.ok());
+  CHECK(again->other_tlvs == r->other_tlvs);
+  CHECK(again->other_tlvs_left_out == 0);
+  // Measured against the same parser on a frame of the same size listing the same TLVs, so
+  // that the machine's speed and load cancel out. A linear search among the kept TLVs once
+  // made the distinct ones 8 times slower (4 ms a frame against 0.5 ms, at -O2).
+  const double distinct_s = parse_seconds(distinct), kept_s = parse_seconds(kept);
+  CAPTURE(distinct_s);
+  CAPTURE(kept_s);
+  CHECK(distinct_s < 1.5 * kept_s);
 }
 
 namespace {

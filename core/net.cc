@@ -185,26 +185,44 @@ std::optional<std::string> check_pci(std::string_view s) {
   return "'" + std::string(s) + "' is not a PCI address; expected domain:bus:device.function like 0000:1b:00.0";
 }
 
+namespace {
+
+// The character that starts `s`, as a message quotes it: a UTF-8 character as it is, and a
+// control character or a byte that starts none (half of one, 0xff) as "\xNN", so that an
+// error never carries a raw line break or broken UTF-8 to the terminal.
+std::string quoted_char(std::string_view s) {
+  auto b = static_cast<unsigned char>(s.front());
+  std::size_t n = b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 1;
+  std::string_view whole = s.substr(0, n);
+  if (n > 1 && escape_control(whole) == whole) return std::string(whole);
+  return escape_control(s.substr(0, 1));
+}
+
+}  // namespace
+
+std::optional<std::string> hostname_rule(std::string_view s) {
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    auto dot = s.find('.', start);
+    std::string_view label = s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (label.empty() || label.size() > 63) return "has an empty or over-long label; labels are 1 to 63 characters";
+    if (label.front() == '-' || label.back() == '-') return "has a label starting or ending with '-'";
+    for (std::size_t i = 0; i < label.size(); ++i)
+      if (!std::isalnum(static_cast<unsigned char>(label[i])) && label[i] != '-')
+        return "contains '" + quoted_char(label.substr(i)) + "'; allowed are letters, digits, '-' and '.'";
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> check_hostname(std::string_view s) {
   std::string q = escape_control(s);
   // The kernel's limit (HOST_NAME_MAX): sethostname(2) refuses a longer name, and a node
   // name is a file name in the PXE tree and the receiver's store.
   if (s.empty() || s.size() > 64)
     return "host name '" + q + "' must be 1 to 64 characters (the kernel's HOST_NAME_MAX); it has " + std::to_string(s.size());
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    auto dot = s.find('.', start);
-    std::string_view label = s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (label.empty() || label.size() > 63)
-      return "host name '" + q + "' has an empty or over-long label; labels are 1 to 63 characters";
-    if (label.front() == '-' || label.back() == '-')
-      return "host name '" + q + "' has a label starting or ending with '-'";
-    for (char c : label)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-')
-        return "host name '" + q + "' contains '" + std::string(1, c) + "'; allowed are letters, digits, '-' and '.'";
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
+  if (auto why = hostname_rule(s)) return "host name '" + q + "' " + *why;
   return std::nullopt;
 }
 

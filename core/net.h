@@ -55,6 +55,11 @@ std::optional<std::string> check_pci(std::string_view s);
 
 // RFC 1123 host name (labels of letters, digits and '-').
 std::optional<std::string> check_hostname(std::string_view s);
+// The host-name rule without its length limit, for a name that is not a host name but lands
+// where one does (a file name, a word of a configuration file): why `s` breaks it, worded to
+// follow the name ("contains '!'; allowed are …"), or nullopt. An offending character is
+// quoted as escape_control writes it, whole when it is a UTF-8 character.
+std::optional<std::string> hostname_rule(std::string_view s);
 
 // http:// or https:// URL with a host.
 std::optional<std::string> check_http_url(std::string_view s);

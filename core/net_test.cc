@@ -267,6 +267,26 @@ TEST_CASE("check_hostname rejects bad names") {
   CHECK(contains(why(check_hostname("gpu_01")), "contains '_'"));
 }
 
+// A line break or half a UTF-8 character printed raw would break the line the error is on,
+// or the terminal's text after it.
+TEST_CASE("check_hostname quotes the offending character escaped") {
+  CHECK(why(check_hostname("gpu\n01")) ==
+        "host name 'gpu\\x0a01' contains '\\x0a'; allowed are letters, digits, '-' and '.'");
+  CHECK(why(check_hostname("gpu\xff" "01")) ==
+        "host name 'gpu\\xff01' contains '\\xff'; allowed are letters, digits, '-' and '.'");
+  CHECK(why(check_hostname("gpu\xc3")) == "host name 'gpu\\xc3' contains '\\xc3'; allowed are letters, digits, '-' and '.'");
+  // A whole UTF-8 character is text: quoted as it is, never a byte of it alone.
+  CHECK(why(check_hostname("g\xc3\xbcpu")) == "host name 'g\xc3\xbcpu' contains '\xc3\xbc'; allowed are letters, digits, '-' and '.'");
+}
+
+TEST_CASE("hostname_rule: the rule without the kernel's length, for names that land where host names do") {
+  CHECK_FALSE(hostname_rule("leaf-r0.pod1"));
+  CHECK_FALSE(hostname_rule(std::string(100, 'a').replace(50, 1, ".")));
+  CHECK(*hostname_rule("!leaf") == "contains '!'; allowed are letters, digits, '-' and '.'");
+  CHECK(*hostname_rule("-swp1") == "has a label starting or ending with '-'");
+  CHECK(*hostname_rule(".leaf") == "has an empty or over-long label; labels are 1 to 63 characters");
+}
+
 TEST_CASE("check_http_url accepts http and https URLs with a host") {
   CHECK(why(check_http_url("https://railyard.mgmt.example/api/v1/reports")) == "");
   CHECK(why(check_http_url("http://10.0.0.1:8080")) == "");

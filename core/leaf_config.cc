@@ -59,7 +59,8 @@ LeafPlan plan_leaves(const Recipe& recipe, const std::vector<NodeEntry>& nodes) 
           out.problems.push_back(leaf.file.substr(0, leaf.file.size() - 5) + ": " + p.node + "'s port on rail " +
                                  std::to_string(p.rail) + " has no name, and its BGP session is named by it; give "
                                  "fabric.lldp.expect_port or the node's lldp_port");
-    // The leaf's name becomes a file name: check_lldp_template allowed '/' in it.
+    // The leaf's name becomes a file name. check_lldp_template allows neither; this guards a
+    // recipe or node built in code, which no validator saw.
     if (leaf.file.find('/') != std::string::npos || leaf.file.front() == '.')
       out.problems.push_back("leaf '" + leaf.name + "' cannot name a file; use a system name without '/' or a leading '.'");
     out.leaves.push_back(std::move(leaf));

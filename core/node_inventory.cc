@@ -24,11 +24,11 @@ void node_fields(schema::Fields<NodeEntry>& f) {
       .string("lldp_system", &NodeEntry::lldp_system, "",
               "The system name of this node's LLDP neighbour on each rail, with {rail} for the rail index; overrides "
               "the recipe's fabric.lldp.expect_system.",
-              check_lldp_template, "a name with {rail}")
+              check_lldp_template, "a host name with {rail}")
       .string("lldp_port", &NodeEntry::lldp_port, "",
               "The port ID this node reaches on each rail's leaf (\"swp7\"), with {rail} for the rail index; "
               "overrides the recipe's fabric.lldp.expect_port.",
-              check_lldp_template, "a name with {rail}")
+              check_lldp_template, "a host name with {rail}")
       .integer64("asn", &NodeEntry::asn, 0, 0, 4294967294,
                  "routing.mode = \"bgp-unnumbered\": the node's own AS number; 0 takes the recipe's "
                  "routing.node_asn.",

@@ -94,6 +94,32 @@ TEST_CASE("bad host name and MAC are rejected at their values") {
             "node[0].rails: element 0: '198.18.0.300' is not an IPv4 address") == "nodes.toml:4:10");
 }
 
+// lldp_system names the leaf's files and lldp_port is a word of its FRR configuration: '!' and
+// '#' start comments there, and a shell metacharacter has no business in either.
+TEST_CASE("lldp_system and lldp_port: the host-name rule, with {rail}") {
+  const std::string n1 = node("n1", "0c:42:a1:00:00:01", "");
+  auto ok = load(n1 + "lldp_system = \"leaf-r{rail}.pod1\"\nlldp_port = \"Ethernet{rail}\"\n");
+  CHECK(all(ok.diags) == "");
+  for (const char* bad : {"!leaf", "leaf#{rail}", "leaf;reboot", "leaf$(reboot)", "leaf`id`", "le af", "leaf/{rail}",
+                          "leaf|x", "leaf&", "leaf>x", "leaf*", "leaf_0"}) {
+    CAPTURE(bad);
+    CHECK(one(load(n1 + "lldp_system = '" + bad + "'\n").diags, "node[0].lldp_system: '" + std::string(bad).substr(0, 2)) ==
+          "nodes.toml:5:15");
+    CHECK(one(load(n1 + "lldp_port = '" + bad + "'\n").diags, "; allowed are letters, digits, '-' and '.' (the host-name "
+                                                                   "rule, with {rail} for the rail index)") == "nodes.toml:5:13");
+  }
+  CHECK(one(load(n1 + "lldp_port = \"swp1;reboot\"\n").diags,
+            "node[0].lldp_port: 'swp1;reboot' contains ';'; allowed are letters, digits, '-' and '.' (the host-name rule, "
+            "with {rail} for the rail index)") == "nodes.toml:5:13");
+  CHECK(one(load(n1 + "lldp_port = \"-swp{rail}\"\n").diags,
+            "node[0].lldp_port: '-swp{rail}' has a label starting or ending with '-' (the host-name rule") == "nodes.toml:5:13");
+  CHECK(one(load(n1 + "lldp_system = \".leaf\"\n").diags, "node[0].lldp_system: '.leaf' has an empty") == "nodes.toml:5:15");
+  CHECK(one(load(n1 + "lldp_system = \"leaf-{node}\"\n").diags,
+            "node[0].lldp_system: 'leaf-{node}': the only placeholder is {rail}") == "nodes.toml:5:15");
+  CHECK(one(load(n1 + "lldp_system = \"" + std::string(65, 'a') + "\"\n").diags, "is longer than 64 characters") ==
+        "nodes.toml:5:15");
+}
+
 TEST_CASE("a rejected value marks the inventory incomplete, the rest is still checked") {
   auto r = load(node("n1", "0c:42:a1:00:00:01", "") + node("n1", "zz", ""));
   REQUIRE(r.inv);

@@ -250,8 +250,7 @@ int rail_frame_size(const FabricSpec& f);
 // becomes a file or directory name). Also what an image manifest's recipe.name must be.
 std::optional<std::string> check_name(const std::string& s);
 // An LLDP system name or port ID expectation ([fabric.lldp], an inventory node's lldp_*):
-// printable ASCII without spaces, quotes or backslashes, {rail} its only placeholder, up to
-// 128 characters.
+// a host name (net.h: hostname_rule) of up to 64 characters, {rail} its only placeholder.
 std::optional<std::string> check_lldp_template(const std::string& s);
 // The template for rail `rail`.
 std::string expand_lldp_template(const std::string& s, int rail);

@@ -218,11 +218,11 @@ schema::Schema<Recipe> make_recipe_schema() {
       .string("expect_system", &LldpSpec::expect_system, "",
               "The neighbour's system name, with {rail} for the rail index (\"leaf-r{rail}\"); \"\": not checked. "
               "An inventory node's lldp_system overrides it.",
-              check_lldp_template, "a name with {rail}")
+              check_lldp_template, "a host name with {rail}")
       .string("expect_port", &LldpSpec::expect_port, "",
               "The neighbour's port ID, with {rail} for the rail index; \"\": not checked. An inventory node's "
               "lldp_port overrides it (each node has its own port on the leaf).",
-              check_lldp_template, "a name with {rail}");
+              check_lldp_template, "a host name with {rail}");
 
   s.section("fabric.leaf", &Recipe::leaf,
             "What each leaf switch port facing a rail must hold, written by `railyard fabric leaf-config` from the "
@@ -456,15 +456,20 @@ schema::Schema<Recipe> make_recipe_schema() {
 
 }  // namespace
 
-// An LLDP system name or port ID expectation: printable, with {rail} as the only placeholder.
+// An LLDP system name or port ID expectation: the host-name rule, with {rail} as the only
+// placeholder. Both reach places a host name reaches: the system name names the leaf's files
+// (leaf-r0.frr.conf), the port a `neighbor` line of its FRR configuration, where '!' or '#'
+// would start a comment and a space another word.
 std::optional<std::string> check_lldp_template(const std::string& v) {
+  const std::string shown = "'" + escape_control(v) + "'";
   std::string rest = v;
   for (auto at = rest.find("{rail}"); at != std::string::npos; at = rest.find("{rail}")) rest.erase(at, 6);
-  if (rest.find_first_of("{}") != std::string::npos) return "'" + v + "': the only placeholder is {rail}";
-  for (unsigned char c : rest)
-    if (c < 0x21 || c > 0x7e || c == '"' || c == '\\')
-      return "'" + v + "' holds a space, a quote, a backslash or a character that is not printable ASCII";
-  if (v.size() > 128) return "'" + v + "' is longer than 128 characters";
+  if (rest.find_first_of("{}") != std::string::npos) return shown + ": the only placeholder is {rail}";
+  if (v.empty()) return std::nullopt;  // not checked
+  if (v.size() > 64) return shown + " is longer than 64 characters, a host name's limit";
+  // {rail} becomes digits, which the rule allows anywhere in a label.
+  if (auto why = hostname_rule(expand_lldp_template(v, 0)))
+    return shown + " " + *why + " (the host-name rule, with {rail} for the rail index)";
   return std::nullopt;
 }
 

@@ -1073,7 +1073,17 @@ required = true
   CHECK(one(load(R"(
 [fabric.lldp]
 expect_port = "swp {rail}"
-)").diags, "fabric.lldp.expect_port: 'swp {rail}' holds a space") == "r.toml:3:15");
+)").diags, "fabric.lldp.expect_port: 'swp {rail}' contains ' '; allowed are letters, digits, '-' and '.' (the "
+           "host-name rule, with {rail} for the rail index)") == "r.toml:3:15");
+  // The system name names the leaf's files, the port a word of its FRR configuration.
+  CHECK(one(load(R"(
+[fabric.lldp]
+expect_system = "leaf#{rail}"
+)").diags, "fabric.lldp.expect_system: 'leaf#{rail}' contains '#'") == "r.toml:3:17");
+  CHECK(one(load(R"(
+[fabric.lldp]
+expect_port = "swp1;reboot"
+)").diags, "fabric.lldp.expect_port: 'swp1;reboot' contains ';'") == "r.toml:3:15");
   CHECK(one(load(R"(
 [fabric.lldp]
 expect_system = "leaf-{node}"

@@ -74,6 +74,6 @@ sed -i 's/^lldp_port = "swp1"$/lldp_port = "swp {rail}"/' "$tmp/nodes.toml"
 rc=0
 "$railyard" fabric leaf-config --recipe "$src/recipes/qemu-virt.toml" --nodes "$tmp/nodes.toml" -o "$tmp/x" 2>"$tmp/err" || rc=$?
 [[ $rc -eq 2 ]] || fail "a bad template: exit $rc, expected 2"
-grep -q "nodes.toml:[0-9]*:[0-9]*: error: node\[0\].lldp_port: 'swp {rail}' holds a space" "$tmp/err" || { cat "$tmp/err"; fail "no FILE:LINE:COL"; }
+grep -q "nodes.toml:[0-9]*:[0-9]*: error: node\[0\].lldp_port: 'swp {rail}' contains ' '" "$tmp/err" || { cat "$tmp/err"; fail "no FILE:LINE:COL"; }
 [[ ! -e $tmp/x ]] || fail "bad input wrote $tmp/x"
 echo "fabric_cli: ok"

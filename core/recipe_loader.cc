@@ -110,12 +110,15 @@ void check_references(const FileSource& files, LoadedRecipe& lr, const RecipeOpt
 }  // namespace
 
 std::string find_dir_upwards(const FileSource& files, const std::string& start_dir, const std::string& child) {
-  std::string dir = start_dir;
+  // The core makes no system calls, so no getcwd: above a relative directory's top lies "..".
+  std::string dir = start_dir.empty() ? "." : normalize_path(start_dir);
   for (int depth = 0; depth < 16; ++depth) {
     std::string candidate = path_join(dir, child);
     if (files.is_directory(candidate)) return candidate;
-    if (dir.empty() || dir == "/") break;
-    dir = dir_name(dir);
+    if (dir == "/") break;
+    if (dir == ".") dir = "..";
+    else if (dir == ".." || dir.ends_with("/..")) dir += "/..";
+    else if ((dir = dir_name(dir)).empty()) dir = ".";
   }
   return "";
 }

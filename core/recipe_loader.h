@@ -46,7 +46,10 @@ int fixed_rail_count(const Recipe& r);
 std::string render_recipe_toml(const Recipe& r);
 std::string render_recipe_json(const Recipe& r);
 
-// Walks up from `start_dir` to the first directory holding `child/`; "" when none.
+// Walks up from `start_dir` to the first directory holding `child/`; "" when none. A
+// relative `start_dir` goes on above the working directory through "..", so that a recipe
+// named "qemu-virt.toml" from inside recipes/ finds ../drivers as recipes/qemu-virt.toml
+// finds drivers from the top.
 std::string find_dir_upwards(const FileSource& files, const std::string& start_dir, const std::string& child);
 
 }  // namespace railyard

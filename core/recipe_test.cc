@@ -999,6 +999,16 @@ TEST_CASE("find_dir_upwards walks up to the first directory holding the child") 
   CHECK(find_dir_upwards(files, "recipes/base", "drivers") == "recipes/drivers");
   CHECK(find_dir_upwards(files, "other/deep/dir", "drivers") == "drivers");
   CHECK(find_dir_upwards(files, "other", "overlays") == "");
+  // From inside recipes/ (or deeper), a recipe named by a relative path: the walk goes on
+  // above the working directory, as it would from the top.
+  MemorySource above;
+  above.add_directory("../drivers");
+  above.add_directory("../../overlays");
+  CHECK(find_dir_upwards(above, "", "drivers") == "../drivers");
+  CHECK(find_dir_upwards(above, "inventories/..", "drivers") == "../drivers");
+  CHECK(find_dir_upwards(above, "..", "overlays") == "../../overlays");
+  CHECK(find_dir_upwards(above, "base", "overlays") == "../../overlays");
+  CHECK(find_dir_upwards(above, "/srv/recipes", "drivers") == "");
 }
 
 TEST_CASE("fixed_rail_count: rail_count, else the listed rails, else 0") {

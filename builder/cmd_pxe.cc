@@ -1,8 +1,9 @@
-// `railyard pxe --image DIR --nodes FILE -o TREE [--base-url URL] [--node-secret FILE]`: one
-// image, every node of its SKU, each with its own report token when given the receiver's
-// secret. Exit 0 written, 1 the tree could not be written, 2 bad input (the inventory's
-// errors as FILE:LINE:COL, as `railyard check` prints them). With --json, what was written
-// is one JSON document on stdout.
+// `railyard pxe --image DIR --nodes FILE -o TREE [--base-url URL] [--node-secret FILE]
+// [--munge-key FILE] [--group GROUP]`: one image, every node of its SKU, each with its own
+// report token when given the receiver's secret. The overlays holding a secret are 0600, or
+// 0640 and GROUP's. Exit 0 written, 1 the tree could not be written, 2 bad input (the
+// inventory's errors as FILE:LINE:COL, as `railyard check` prints them). With --json, what
+// was written is one JSON document on stdout.
 #include <iostream>
 #include <memory>
 
@@ -31,7 +32,7 @@ namespace railyard {
 namespace {
 
 struct PxeOptions {
-  std::string image_dir, nodes, tree, base_url, proxy_subnet, node_secret, munge_key;
+  std::string image_dir, nodes, tree, base_url, proxy_subnet, node_secret, munge_key, group;
   std::string ipxe_dir = "/usr/lib/ipxe";
   bool json = false;
 };
@@ -98,6 +99,16 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
   if (subnet.empty() && recipe && !recipe->recipe.management.subnet.empty())
     if (auto net = parse_cidr(recipe->recipe.management.subnet)) subnet = net->network.str();
   if (!subnet.empty() && check_ipv4(subnet)) diags.error({"--proxy-subnet", 0, 0}, "'" + subnet + "': " + *check_ipv4(subnet));
+  if (!opt.group.empty())
+    if (auto gid = find_group(opt.group); !gid.ok()) diags.error({"--group", 0, 0}, gid.error());
+  // A secret the PXE host's users can read already is no secret; warned at once, since the
+  // tree is only as private as its inputs.
+  std::vector<std::string> warnings;
+  for (const auto& [flag, path] : {std::pair{"--node-secret", opt.node_secret}, std::pair{"--munge-key", opt.munge_key}})
+    if (auto why = path.empty() ? std::nullopt : readable_by_others(path)) {
+      warnings.push_back(std::string(flag) + ": " + *why);
+      spdlog::warn("{}", warnings.back());
+    }
   std::string secret;
   if (!opt.node_secret.empty()) {
     auto read = read_node_secret(opt.node_secret);
@@ -137,13 +148,14 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
     for (auto& n : plan->nodes) n.token = node_token(secret, n.node.hostname);
   }
   plan->munge_key = munge_key;
-  PxeTreeOptions topt{opt.image_dir, opt.tree, opt.ipxe_dir, image->source_date_epoch};
+  PxeTreeOptions topt{opt.image_dir, opt.tree, opt.ipxe_dir, image->source_date_epoch, opt.group};
   auto written = write_pxe_tree(*plan, *image, topt);
   if (!written.ok()) {
     spdlog::error("{}", written.error());
     return kExitFailed;
   }
-  std::vector<std::string> warnings = written->notes;
+  const std::size_t told = warnings.size();
+  warnings.insert(warnings.end(), written->notes.begin(), written->notes.end());
   if (secret.empty() && !token_file.empty())
     warnings.push_back("the nodes read their report token from " + token_file + ", and no overlay holds one: pass "
                        "--node-secret (the receiver's), or put the tokens there yourself");
@@ -153,7 +165,7 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
   if (subnet.empty())
     warnings.push_back("the recipe names no management subnet: set dhcp-range in " + opt.tree + "/" +
                        kPxeDnsmasqFile + " (or pass --proxy-subnet)");
-  for (const auto& w : warnings) spdlog::warn("{}", w);
+  for (std::size_t i = told; i < warnings.size(); ++i) spdlog::warn("{}", warnings[i]);
   if (opt.json) {
     // {"tree", "recipe", "linked", "copied", "token_file", "tokens", "nodes": [{"hostname",
     // "mac", "script"}], "warnings": []}; token_file null when the recipe reads none.
@@ -179,6 +191,11 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
   if (!secret.empty())
     std::cout << "  each node's own report token is in its overlay at " << token_file << "\n";
   if (!munge_key.empty()) std::cout << "  the cluster's munge key is in every overlay at " << kMungeKey << "\n";
+  if (!secret.empty() || !munge_key.empty())
+    std::cout << "  the overlays holding them are "
+              << (opt.group.empty() ? "their owner's alone (0600): serve them as that user, or pass --group"
+                                    : "readable by group " + opt.group + " (0640)")
+              << "\n";
   return kExitOk;
 }
 
@@ -196,6 +213,9 @@ const bool pxe_registered = register_subcommand(50, [](CLI::App& app) {
   sub->add_option("--munge-key", opt->munge_key,
                   "The cluster's munge key (mungekey(8) makes one): it goes into every node's overlay at "
                   "/etc/munge/munge.key, readable by root only, for a recipe with join.slurm");
+  sub->add_option("--group", opt->group,
+                  "The group of the TFTP or HTTP server serving the tree: the overlays holding a token or the munge "
+                  "key are 0640 and this group's (default: 0600, their owner's only)");
   sub->add_option("--ipxe-dir", opt->ipxe_dir, "Where undionly.kpxe and snponly.efi are copied from (\"\" for nowhere)")
       ->default_str("/usr/lib/ipxe");
   sub->add_flag("--json", opt->json, "What was written as one JSON document on stdout");

@@ -7,7 +7,8 @@
 //   TREE/image/…                   the image's artifacts and manifest.json
 //   TREE/nodes/node-<host>.cpio.zst  /etc/railyard/node.toml, /etc/hostname and, with a
 //                                  receiver secret, the node's own report token; with
-//                                  --munge-key, the cluster's munge key
+//                                  --munge-key, the cluster's munge key (then 0600, or
+//                                  0640 and --group's, on the PXE host: pxe_tree.h)
 //   TREE/dnsmasq-railyard.conf     proxy DHCP + TFTP, chainloading iPXE
 //   TREE/railyard-pxe.json         what the tree holds; marks it as railyard's to replace
 #pragma once

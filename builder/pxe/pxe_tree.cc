@@ -6,8 +6,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <fcntl.h>
+#include <grp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -97,7 +99,42 @@ Outcome<std::string> read_munge_key(const std::string& path) {
   return key;
 }
 
+Outcome<gid_t> find_group(const std::string& name) {
+  errno = 0;
+  if (const struct group* g = ::getgrnam(name.c_str())) return g->gr_gid;
+  // getgrnam(3): errno 0, ENOENT, ESRCH, EBADF or EPERM all mean not found; these mean not read.
+  if (errno == EIO || errno == EINTR || errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == ERANGE)
+    return Outcome<gid_t>::fail("group '" + name + "': " + std::strerror(errno));
+  return Outcome<gid_t>::fail("no group '" + name + "' on this host (getent group lists them); name the group "
+                              "your TFTP or HTTP server runs as");
+}
+
+std::optional<std::string> readable_by_others(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || (st.st_mode & 044) == 0) return std::nullopt;
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  return path + " is readable by " + ((st.st_mode & 004) ? "every user of this host" : "its group") + " (mode " +
+         mode + "): whoever reads it holds the secret; chmod 600 " + path;
+}
+
 namespace {
+
+// An overlay holding a secret, as it lies on this host: its owner's alone (0600), or also the
+// serving group's (0640). Called while the tree is still mkdtemp's 0700, so no other user ever
+// finds it readable, not even for a moment.
+Status restrict_overlay(const std::string& path, const std::string& shown, const std::string& group) {
+  if (!group.empty()) {
+    auto gid = find_group(group);
+    if (!gid.ok()) return Status::fail(gid.error());
+    if (::chown(path.c_str(), static_cast<uid_t>(-1), *gid) != 0)
+      return Status::fail(shown + ": cannot give it to group '" + group + "': " + std::strerror(errno) +
+                          " (only root, or a member of the group, may)");
+  }
+  if (::chmod(path.c_str(), group.empty() ? 0600 : 0640) != 0)
+    return Status::fail(shown + ": cannot set its mode: " + std::strerror(errno));
+  return success();
+}
 
 Status check_replaceable(const std::string& tree) {
   std::error_code ec;
@@ -119,12 +156,20 @@ Status fill(const std::string& tmp, const std::string& final_dir, const PxePlan&
   if (ec) return Status::fail(opt.image_dir + "/" + kManifestFile + ": " + ec.message());
 
   std::string staging = tmp + "/.staging";
+  std::set<std::string> secret;  // overlays holding a token or the munge key
   for (const auto& n : plan.nodes) {
     fs::create_directories(tmp + "/" + kPxeNodesDir, ec);
     if (auto s = write_overlay(staging, n, plan, tmp + "/" + n.overlay, opt.source_date_epoch); !s.ok()) return s;
     if (auto s = write_text(tmp + "/" + n.script, render_node_script(plan, n)); !s.ok()) return s;
+    if (!n.token.empty() || !plan.munge_key.empty()) {
+      std::string shown = final_dir + "/" + n.overlay;
+      if (auto s = restrict_overlay(tmp + "/" + n.overlay, shown, opt.secret_group); !s.ok()) return s;
+      secret.insert(tmp + "/" + n.overlay);
+    }
   }
+  // The staging directory holds the secrets unpacked: it must not be served with the tree.
   fs::remove_all(staging, ec);
+  if (ec) return Status::fail(staging + ": cannot be removed: " + ec.message());
   if (auto s = write_text(tmp + "/" + kPxeBootScript, render_boot_script(plan)); !s.ok()) return s;
   if (auto s = write_text(tmp + "/" + kPxeDnsmasqFile, render_dnsmasq_conf(plan, final_dir)); !s.ok()) return s;
   if (auto s = write_text(tmp + "/" + kPxeTreeFile, render_tree_index(plan, image)); !s.ok()) return s;
@@ -140,13 +185,15 @@ Status fill(const std::string& tmp, const std::string& final_dir, const PxePlan&
                         "or copy it into the tree)");
     }
   }
-  // mkdtemp made it 0700; TFTP and HTTP servers drop privileges and must read it all. The
-  // image's files are links to the image's own and keep their modes.
+  // mkdtemp made it 0700; TFTP and HTTP servers drop privileges and must read it all, but
+  // for the overlays holding a secret (restrict_overlay). The image's files are links to the
+  // image's own and keep their modes.
   ::chmod(tmp.c_str(), 0755);
   std::string image_prefix = tmp + "/" + kPxeImageDir + "/";
   for (auto it = fs::recursive_directory_iterator(tmp, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_directory()) ::chmod(it->path().c_str(), 0755);
-    else if (it->path().string().rfind(image_prefix, 0) != 0) ::chmod(it->path().c_str(), 0644);
+    std::string path = it->path().string();
+    if (it->is_directory()) ::chmod(path.c_str(), 0755);
+    else if (path.rfind(image_prefix, 0) != 0 && !secret.count(path)) ::chmod(path.c_str(), 0644);
   }
   return success();
 }

@@ -4,8 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <sys/types.h>
 
 #include "outcome.h"
 #include "pxe_plan.h"
@@ -17,6 +20,10 @@ struct PxeTreeOptions {
   std::string tree_dir;
   std::string ipxe_dir = "/usr/lib/ipxe";  // where undionly.kpxe and snponly.efi are copied from; "" = nowhere
   std::int64_t source_date_epoch = 0;      // node overlays are reproducible archives
+  // Who may read an overlay holding a secret (a node's token, the cluster's munge key) on
+  // this host: "" its owner alone (0600), else also this group (0640), the TFTP or HTTP
+  // server's. Every other file of the tree is world-readable.
+  std::string secret_group;
 };
 
 struct PxeTreeResult {
@@ -29,6 +36,14 @@ struct PxeTreeResult {
 // tree), never any other directory.
 // The cluster's munge key from `path`: munged takes 32 to 1024 bytes (mungekey(8) makes 1024).
 Outcome<std::string> read_munge_key(const std::string& path);
+
+// The id of group `name` (--group), or why there is none.
+Outcome<gid_t> find_group(const std::string& name);
+
+// What to tell the operator when the secret file `path` (--node-secret, --munge-key) can be
+// read by its group or by anyone: its mode and how to close it; nullopt when only its owner
+// can, or when it cannot be read at all (reading it says why).
+std::optional<std::string> readable_by_others(const std::string& path);
 
 Outcome<PxeTreeResult> write_pxe_tree(const PxePlan& plan, const ImageManifest& image, const PxeTreeOptions& opt);
 

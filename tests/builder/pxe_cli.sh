@@ -75,9 +75,16 @@ recipe_sha=$(printf '%s\n' "$recipe_text" | sha256sum | cut -d' ' -f1)
 image "$tmp/tkimg" with-recipe
 sed "s|^recipe = .*|recipe = \"$tmp/tk/token.toml\"|" "$src/recipes/inventories/qemu-lab.toml" >"$tmp/tknodes.toml"
 head -c 32 /dev/urandom | base64 >"$tmp/secret"
+chmod 600 "$tmp/secret"
 "$railyard" pxe --image "$tmp/tkimg" --nodes "$tmp/tknodes.toml" -o "$tmp/tktree" --ipxe-dir "" --node-secret "$tmp/secret" \
   >"$tmp/out" 2>"$tmp/err" || fail "pxe --node-secret: $(cat "$tmp/err")"
 grep -qx "  each node's own report token is in its overlay at /etc/railyard/report-token" "$tmp/out" || fail "tokens: $(cat "$tmp/out")"
+grep -q "readable by" "$tmp/err" && fail "a 0600 secret was warned about: $(cat "$tmp/err")"
+# On this host, the overlays holding a token are their owner's alone; the rest stays readable.
+for f in nodes/node-lab-node01.cpio.zst nodes/node-lab-target01.cpio.zst; do
+  [[ $(stat -c %a "$tmp/tktree/$f") == 600 ]] || fail "$f is $(stat -c %a "$tmp/tktree/$f"), not 600"
+done
+[[ $(stat -c %a "$tmp/tktree/railyard-pxe.json") == 644 ]] || fail "railyard-pxe.json is not 644"
 for host in lab-node01 lab-target01; do
   mkdir "$tmp/ov-$host"
   zstd -dc "$tmp/tktree/nodes/node-$host.cpio.zst" | (cd "$tmp/ov-$host" && cpio -id --quiet --no-absolute-filenames)
@@ -130,14 +137,37 @@ sed "s|^recipe = .*|recipe = \"$tmp/tk/noslurm.toml\"|" "$src/recipes/inventorie
 err=$("$railyard" pxe --image "$tmp/nsimg" --nodes "$tmp/nsnodes.toml" -o "$tmp/tree3" --munge-key "$tmp/munge.key" 2>&1); rc=$?
 [[ $rc -eq 2 ]] || fail "munge key for a recipe without join.slurm: exit $rc ($err)"
 grep -q "^--munge-key: error: recipe .*noslurm.toml sets no join.slurm.controller" <<<"$err" || fail "munge key without slurm: $err"
-# With the Slurm recipe: in every node's overlay, 0400 root, and nowhere else in the tree.
+# With the Slurm recipe: in every node's overlay, 0400 root, and nowhere else in the tree. A key
+# file any user of this host can read is told, with its mode; on this host the overlays are
+# the serving group's (--group) and no one else's.
+chmod 644 "$tmp/munge.key"
+group=$(id -gn)
 "$railyard" pxe --image "$tmp/tkimg" --nodes "$tmp/tknodes.toml" -o "$tmp/mtree" --ipxe-dir "" \
-  --munge-key "$tmp/munge.key" >/dev/null 2>"$tmp/err"; rc=$?
+  --munge-key "$tmp/munge.key" --group "$group" >"$tmp/out" 2>"$tmp/err"; rc=$?
 [[ $rc -eq 0 ]] || fail "munge key for the Slurm recipe: exit $rc: $(cat "$tmp/err")"
+grep -qx "railyard pxe: warning: --munge-key: $tmp/munge.key is readable by every user of this host (mode 0644): whoever reads it holds the secret; chmod 600 $tmp/munge.key" \
+  "$tmp/err" || fail "no warning on a world-readable munge key: $(cat "$tmp/err")"
+grep -qx "  the overlays holding them are readable by group $group (0640)" "$tmp/out" || fail "munge key summary: $(cat "$tmp/out")"
 for host in lab-node01 lab-target01; do
   listing=$(zstd -dc "$tmp/mtree/nodes/node-$host.cpio.zst" | cpio -itv --quiet 2>/dev/null | grep 'etc/munge/munge.key$')
   grep -Eq '^-r-------- +1 root +root +1024 ' <<<"$listing" || fail "$host: munge key not 0400 root: $listing"
+  [[ $(stat -c '%a %G' "$tmp/mtree/nodes/node-$host.cpio.zst") == "640 $group" ]] ||
+    fail "$host: overlay is $(stat -c '%a %G' "$tmp/mtree/nodes/node-$host.cpio.zst"), not 640 $group"
 done
+chmod 600 "$tmp/munge.key"
+err=$("$railyard" pxe --image "$tmp/tkimg" --nodes "$tmp/tknodes.toml" -o "$tmp/mtree" --ipxe-dir "" \
+  --munge-key "$tmp/munge.key" 2>&1 >"$tmp/out"); rc=$?
+[[ $rc -eq 0 ]] || fail "munge key 0600: exit $rc: $err"
+grep -q "readable by" <<<"$err" && fail "a 0600 munge key was warned about: $err"
+[[ $(stat -c %a "$tmp/mtree/nodes/node-lab-node01.cpio.zst") == 600 ]] || fail "overlay without --group is not 600"
+grep -qx "  the overlays holding them are their owner's alone (0600): serve them as that user, or pass --group" "$tmp/out" ||
+  fail "munge key summary without --group: $(cat "$tmp/out")"
+err=$("$railyard" pxe --image "$tmp/tkimg" --nodes "$tmp/tknodes.toml" -o "$tmp/tree3" --munge-key "$tmp/munge.key" \
+  --group railyard-no-such-group 2>&1); rc=$?
+[[ $rc -eq 2 ]] || fail "unknown group: exit $rc ($err)"
+grep -qx -e "--group: error: no group 'railyard-no-such-group' on this host (getent group lists them); name the group your TFTP or HTTP server runs as" <<<"$err" ||
+  fail "unknown group: $err"
+[[ ! -e "$tmp/tree3" ]] || fail "bad input wrote a tree"
 zstd -dc "$tmp/mtree/image/rootfs.cpio.zst" | cpio -it --quiet | grep -q munge.key && fail "the shared image holds the munge key"
 err=$("$railyard" pxe --image "$tmp/tkimg" --nodes "$tmp/tknodes.toml" -o "$tmp/tree3" --munge-key "$tmp/short" 2>&1); rc=$?
 [[ $rc -eq 2 ]] || fail "short munge key: exit $rc"

@@ -2,7 +2,9 @@
 // node identity the agent reads back, and writing the tree whole or not at all.
 #include <doctest/doctest.h>
 
+#include <grp.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -140,7 +142,7 @@ TEST_CASE("writing a tree: verified image files, overlays, scripts, readable by 
   tmp.write("ipxe/undionly.kpxe", "bios ipxe");
   auto plan = lab_plan(m);
   std::string tree = tmp / "srv/tree";
-  auto r = write_pxe_tree(plan, m, {tmp / "img", tree, tmp / "ipxe", 1700000000});
+  auto r = write_pxe_tree(plan, m, {tmp / "img", tree, tmp / "ipxe", 1700000000, ""});
   REQUIRE_MESSAGE(r.ok(), r.error());
   CHECK(r->linked == 4);  // vmlinuz, two parts, boot.ipxe: same filesystem
   CHECK(r->copied == 0);
@@ -173,7 +175,7 @@ TEST_CASE("writing a tree: verified image files, overlays, scripts, readable by 
 
   // Reproducible: the same inputs give the same overlay bytes.
   std::string first = read_all(tree + "/nodes/node-lab-node01.cpio.zst");
-  r = write_pxe_tree(plan, m, {tmp / "img", tree, "", 1700000000});
+  r = write_pxe_tree(plan, m, {tmp / "img", tree, "", 1700000000, ""});
   REQUIRE_MESSAGE(r.ok(), r.error());
   CHECK(read_all(tree + "/nodes/node-lab-node01.cpio.zst") == first);
   CHECK_FALSE(fs::exists(tree + "/undionly.kpxe"));  // the earlier tree was replaced whole
@@ -189,14 +191,14 @@ TEST_CASE("a tree is written whole or not at all") {
   auto m = make_test_image(tmp, "img");
   auto plan = lab_plan(m);
   std::string tree = tmp / "tree";
-  REQUIRE(write_pxe_tree(plan, m, {tmp / "img", tree, "", 0}).ok());
+  REQUIRE(write_pxe_tree(plan, m, {tmp / "img", tree, "", 0, ""}).ok());
   std::string before = read_all(tree + "/railyard-pxe.json");
 
   // An image file that changed after the build: refused, and the old tree stays as it was.
   tmp.write("img/vmlinuz", "MZ another kernel of the same...");
   auto plan2 = plan;
   plan2.nodes.pop_back();
-  auto r = write_pxe_tree(plan2, m, {tmp / "img", tree, "", 0});
+  auto r = write_pxe_tree(plan2, m, {tmp / "img", tree, "", 0, ""});
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().find(tmp / "img/vmlinuz" + ": sha256 ") == 0);
   CHECK(r.error().find("(the image changed after it was built; run railyard audit on it)") != std::string::npos);
@@ -208,7 +210,7 @@ TEST_CASE("a tree is written whole or not at all") {
 
   // A directory that is not a tree is never replaced.
   tmp.write("home/notes.txt", "mine");
-  r = write_pxe_tree(plan, m, {tmp / "img", tmp / "home", "", 0});
+  r = write_pxe_tree(plan, m, {tmp / "img", tmp / "home", "", 0, ""});
   REQUIRE_FALSE(r.ok());
   CHECK(r.error() == tmp / "home" + ": exists and is not a railyard PXE tree (no railyard-pxe.json); refusing to "
                                       "replace it. Choose another -o, or empty it first");
@@ -235,7 +237,7 @@ TEST_CASE("a node's own report token lands in its overlay only, at the recipe's 
   plan.nodes[0].token = t1;
   plan.nodes[1].token = t2;
   std::string tree = tmp / "tree";
-  auto r = write_pxe_tree(plan, m, {tmp / "img", tree, "", 0});
+  auto r = write_pxe_tree(plan, m, {tmp / "img", tree, "", 0, ""});
   REQUIRE_MESSAGE(r.ok(), r.error());
   CHECK(**read_rootfs_file({tree + "/nodes/node-lab-node01.cpio.zst"}, "/etc/railyard/report-token") == t1 + "\n");
   CHECK(**read_rootfs_file({tree + "/nodes/node-lab-target01.cpio.zst"}, "/etc/railyard/report-token") == t2 + "\n");
@@ -262,7 +264,7 @@ TEST_CASE("the cluster's munge key lands in every node's overlay, root's and 040
   plan.munge_key = std::string(1024, 'k');
   plan.munge_key[0] = '\n';  // a key is bytes, not a line
   std::string tree = tmp / "tree";
-  auto r = write_pxe_tree(plan, m, {tmp / "img", tree, "", 0});
+  auto r = write_pxe_tree(plan, m, {tmp / "img", tree, "", 0, ""});
   REQUIRE_MESSAGE(r.ok(), r.error());
   for (const char* host : {"lab-node01", "lab-target01"}) {
     CAPTURE(host);
@@ -275,4 +277,83 @@ TEST_CASE("the cluster's munge key lands in every node's overlay, root's and 040
   auto shared = read_rootfs_file({tree + "/image/rootfs.cpio.zst"}, "/etc/munge/munge.key");
   REQUIRE_MESSAGE(shared.ok(), shared.error());
   CHECK_FALSE(*shared);
+}
+
+// On the PXE host an overlay holding a secret is no other user's: any local user could
+// otherwise copy the cluster's munge key out of it. The server reads it as its owner, or
+// through the group it is given (--group); every other file stays world-readable for it.
+TEST_CASE("overlays holding a secret are their owner's alone (0600), or also the serving group's (0640)") {
+  TempDir tmp;
+  auto m = make_test_image(tmp, "img");
+  auto plan = lab_plan(m);
+  std::string tree = tmp / "tree";
+  auto st = [&](const std::string& f) {
+    struct stat s {};
+    REQUIRE_MESSAGE(::stat((tree + "/" + f).c_str(), &s) == 0, f);
+    return s;
+  };
+  auto mode = [&](const std::string& f) { return st(f).st_mode & 07777; };
+
+  // No secret: as readable as the rest.
+  auto r = write_pxe_tree(plan, m, {tmp / "img", tree, "", 0, ""});
+  REQUIRE_MESSAGE(r.ok(), r.error());
+  CHECK(mode("nodes/node-lab-node01.cpio.zst") == 0644);
+
+  // One node's token: its overlay alone.
+  plan.token_file = "/etc/railyard/report-token";
+  plan.nodes[0].token = std::string(64, 'a');
+  r = write_pxe_tree(plan, m, {tmp / "img", tree, "", 0, ""});
+  REQUIRE_MESSAGE(r.ok(), r.error());
+  CHECK(mode("nodes/node-lab-node01.cpio.zst") == 0600);
+  CHECK(mode("nodes/node-lab-target01.cpio.zst") == 0644);
+  for (const char* f : {"boot.ipxe", "pxe/52-54-00-00-00-01.ipxe", "railyard-pxe.json", "dnsmasq-railyard.conf"})
+    CHECK_MESSAGE(mode(f) == 0644, f);
+  CHECK(mode("nodes") == 0755);
+  CHECK_FALSE(fs::exists(tree + "/.staging"));  // the secrets unpacked are not served
+  CHECK(**read_rootfs_file({tree + "/nodes/node-lab-node01.cpio.zst"}, "/etc/railyard/report-token") ==
+        std::string(64, 'a') + "\n");
+
+  // The munge key: every overlay; with a group, 0640 and that group's.
+  plan.munge_key = std::string(32, 'k');
+  const struct group* own = ::getgrgid(::getegid());
+  REQUIRE(own);
+  PxeTreeOptions opt{tmp / "img", tree, "", 0, own->gr_name};
+  r = write_pxe_tree(plan, m, opt);
+  REQUIRE_MESSAGE(r.ok(), r.error());
+  for (const char* f : {"nodes/node-lab-node01.cpio.zst", "nodes/node-lab-target01.cpio.zst"}) {
+    CAPTURE(f);
+    CHECK(mode(f) == 0640);
+    CHECK(st(f).st_gid == ::getegid());
+  }
+  CHECK(mode("railyard-pxe.json") == 0644);
+
+  // A group the host does not have: named, and the old tree stays.
+  CHECK(find_group("railyard-no-such-group").error() ==
+        "no group 'railyard-no-such-group' on this host (getent group lists them); name the group your TFTP or HTTP "
+        "server runs as");
+  opt.secret_group = "railyard-no-such-group";
+  r = write_pxe_tree(plan, m, opt);
+  REQUIRE_FALSE(r.ok());
+  CHECK(mode("nodes/node-lab-node01.cpio.zst") == 0640);
+  std::vector<std::string> beside;
+  for (const auto& e : fs::directory_iterator(tmp.path())) beside.push_back(e.path().filename().string());
+  std::sort(beside.begin(), beside.end());
+  CHECK(beside == std::vector<std::string>{"img", "tree"});
+}
+
+TEST_CASE("a secret input file readable by others is told, with its mode") {
+  TempDir tmp;
+  tmp.write("munge.key", std::string(32, 'k'));
+  std::string key = tmp / "munge.key";
+  ::chmod(key.c_str(), 0600);
+  CHECK_FALSE(readable_by_others(key));
+  ::chmod(key.c_str(), 0400);
+  CHECK_FALSE(readable_by_others(key));
+  ::chmod(key.c_str(), 0640);
+  CHECK(*readable_by_others(key) == key + " is readable by its group (mode 0640): whoever reads it holds the secret; "
+                                          "chmod 600 " + key);
+  ::chmod(key.c_str(), 0644);
+  CHECK(*readable_by_others(key) == key + " is readable by every user of this host (mode 0644): whoever reads it holds "
+                                          "the secret; chmod 600 " + key);
+  CHECK_FALSE(readable_by_others(tmp / "missing"));
 }

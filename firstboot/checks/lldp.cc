@@ -57,6 +57,14 @@ const LldpNeighbor* neighbour_or_skip(const VerifyContext& ctx, const RailPlan& 
   return nullptr;
 }
 
+// Every neighbour heard, the first one first: "leaf-r0 port swp7 (chassis 0c:42:a1:00:00:00)".
+std::vector<std::string> heard_names(const LldpHeard& h) {
+  std::vector<std::string> out;
+  if (h.neighbor) out.push_back(neighbor_name(*h.neighbor) + " (chassis " + h.neighbor->chassis_id + ")");
+  for (const auto& o : h.others) out.push_back(neighbor_name(o) + " (chassis " + o.chassis_id + ")");
+  return out;
+}
+
 std::string pfc_text(const LldpPfc& p) {
   std::vector<std::string> prios;
   for (int i = 0; i < 8; ++i)
@@ -96,7 +104,8 @@ nlohmann::ordered_json to_json(const LldpNeighbor& n) {
           {"max_frame_size", n.max_frame_size ? J(*n.max_frame_size) : J(nullptr)},
           {"port_vlan_id", n.port_vlan_id ? J(*n.port_vlan_id) : J(nullptr)},
           {"vlans", vlans},
-          {"other_tlvs", n.other_tlvs}};
+          {"other_tlvs", n.other_tlvs},
+          {"other_tlvs_left_out", n.other_tlvs_left_out}};
 }
 
 nlohmann::ordered_json lldp_report(const Plan& plan, LldpNeighbors& lldp) {
@@ -104,13 +113,17 @@ nlohmann::ordered_json lldp_report(const Plan& plan, LldpNeighbors& lldp) {
   J out = J::array();
   for (const auto& rail : plan.rails) {
     LldpHeard h = lldp.heard(lldp_port(rail), std::chrono::steady_clock::time_point{});  // what is known by now
+    J others = J::array();
+    for (const auto& o : h.others) others.push_back(to_json(o));
     out.push_back({{"rail", rail.index},
                    {"ifname", lldp_port(rail)},
                    {"expected", {{"system", rail.lldp_system.empty() ? J(nullptr) : J(rail.lldp_system)},
                                  {"port", rail.lldp_port.empty() ? J(nullptr) : J(rail.lldp_port)}}},
                    {"neighbor", h.neighbor ? to_json(*h.neighbor) : J(nullptr)},
                    {"frames", h.frames},
-                   {"invalid", h.invalid}});
+                   {"invalid", h.invalid},
+                   {"other_neighbors", others},
+                   {"flood_per_s", h.flood_per_s}});
   }
   return out;
 }
@@ -122,6 +135,20 @@ void rail_lldp(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
     return;
   }
   LldpHeard h = heard_on(ctx, rail);
+  // Both fail whatever fabric.lldp.required says: the link reaches more than one switch
+  // port, or someone on it sends what no switch does.
+  if (h.flood_per_s > 0) {
+    std::string detail = "a switch sends one LLDP frame every 30 s: a misbehaving switch port, a loop or a host "
+                         "flooding the rail. The agent reads at most " + std::to_string(kLldpFramesPerSecond) +
+                         " a second and the kernel drops the rest, so what was heard may not be the leaf";
+    if (h.neighbor) detail += " (heard: " + join(heard_names(h), "; ") + ")";
+    return fail(r, "LLDP flood: " + std::to_string(h.flood_per_s) + " frames a second on " + lldp_port(rail), detail);
+  }
+  if (h.neighbor && !h.others.empty())
+    return fail(r, std::to_string(1 + h.others.size()) + " LLDP neighbours: " + join(heard_names(h), "; "),
+                "one rail's cable must reach one switch port: a hub or unmanaged switch between the NIC and the leaf, a "
+                "loop, or a host sending LLDP in the leaf's name (spoofing it); the first one heard is the one the other "
+                "LLDP checks read");
   if (!h.neighbor) {
     std::string seconds = std::to_string(ctx.plan.lldp.wait_s) + " s";
     std::string observed = h.frames == 0 ? "nothing heard on " + lldp_port(rail) + " in " + seconds

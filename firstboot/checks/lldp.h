@@ -22,7 +22,8 @@ std::string neighbor_name(const LldpNeighbor& n);
 std::vector<std::string> lldp_listen_ports(const Plan& plan);
 
 // The report's `lldp`: per rail {rail, ifname, expected {system, port}, neighbor (null when
-// none was heard: then frames and invalid say what came), frames, invalid}.
+// none was heard: then frames and invalid say what came), frames, invalid, other_neighbors
+// (heard besides the first), flood_per_s (0 when there was none)}.
 nlohmann::ordered_json lldp_report(const Plan& plan, LldpNeighbors& lldp);
 nlohmann::ordered_json to_json(const LldpNeighbor& n);
 

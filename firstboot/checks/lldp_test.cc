@@ -92,10 +92,51 @@ TEST_CASE("rail.N.lldp: nothing heard warns, or fails when fabric.lldp.required"
 
 TEST_CASE("rail.N.lldp: frames that are not valid LLDP say why") {
   Node n(rail_leaves);
-  n.lldp.on["ens0f0"] = {std::nullopt, "LLDP TLV 3 (TTL) at byte 30: length 3, expected 2", 4};
+  LldpHeard& h = n.lldp.on["ens0f0"];
+  h.neighbor.reset();
+  h.invalid = "LLDP TLV 3 (TTL) at byte 30: length 3, expected 2";
+  h.frames = 4;
   auto r = n.check("rail.0.lldp");
   CHECK(r.status == CheckStatus::warn);
   CHECK(r.observed == "4 LLDP frame(s), none valid: LLDP TLV 3 (TTL) at byte 30: length 3, expected 2");
+}
+
+TEST_CASE("rail.N.lldp: a second neighbour on one rail fails and names both, whatever fabric.lldp.required says") {
+  Node n(rail_leaves);
+  LldpNeighbor spoofer = *n.lldp.on["ens1f0"].neighbor;
+  spoofer.chassis_id = "02:00:00:00:00:66";
+  spoofer.port_id = "eth0";
+  spoofer.system_name = "leaf-r1";
+  n.lldp.on["ens1f0"].others = {spoofer};
+  auto r = n.check("rail.1.lldp");
+  CAPTURE(text(r));
+  CHECK(r.status == CheckStatus::fail);
+  CHECK(r.observed == "2 LLDP neighbours: leaf-r1 port swp7 (chassis 0c:42:a1:00:00:01); "
+                      "leaf-r1 port eth0 (chassis 02:00:00:00:00:66)");
+  CHECK(contains(r.detail, "a hub or unmanaged switch between the NIC and the leaf, a loop, or a host sending LLDP"));
+  CHECK_FALSE(node_passes(n.verify_all()));
+  // What the first one advertises is still checked.
+  CHECK(n.check("rail.1.lldp_pfc").status == CheckStatus::pass);
+}
+
+TEST_CASE("rail.N.lldp: a rail flooded with LLDP fails and says the rate, even when a leaf was heard") {
+  Node n(rail_leaves);
+  n.lldp.on["ens2f0"].flood_per_s = 4987;
+  n.lldp.on["ens2f0"].frames = 12468;
+  auto r = n.check("rail.2.lldp");
+  CAPTURE(text(r));
+  CHECK(r.status == CheckStatus::fail);
+  CHECK(r.observed == "LLDP flood: 4987 frames a second on ens2f0");
+  CHECK(contains(r.detail, "reads at most 50 a second and the kernel drops the rest"));
+  CHECK(contains(r.detail, "(heard: leaf-r2 port swp7 (chassis 0c:42:a1:00:00:02))"));
+
+  LldpHeard& invalid_only = n.lldp.on["ens0f0"];
+  invalid_only.neighbor.reset();
+  invalid_only.invalid = "LLDP TLV 3 (TTL) at byte 30: length 3, expected 2";
+  invalid_only.flood_per_s = 3000;
+  auto invalid = n.check("rail.0.lldp");
+  CHECK(invalid.status == CheckStatus::fail);  // not the warning of frames that are only invalid
+  CHECK(invalid.observed == "LLDP flood: 3000 frames a second on ens0f0");
 }
 
 TEST_CASE("rail.N.lldp_pfc: the leaf pausing another priority fails and says what it breaks") {
@@ -153,4 +194,22 @@ TEST_CASE("the report's lldp: each rail's expectation and neighbour") {
   CHECK(j[0]["neighbor"]["vlans"][0]["vid"] == 200);
   CHECK(j[2]["neighbor"].is_null());
   CHECK(j[2]["frames"] == 0);
+  CHECK(j[0]["other_neighbors"] == nlohmann::ordered_json::array());
+  CHECK(j[0]["flood_per_s"] == 0);
+  CHECK(j[0]["neighbor"]["other_tlvs_left_out"] == 0);
+}
+
+TEST_CASE("the report's lldp: every neighbour heard on a rail, a flood's rate, and frames past 2^31") {
+  Node n(rail_leaves);
+  LldpHeard& h = n.lldp.on["ens0f0"];
+  LldpNeighbor other = *h.neighbor;
+  other.chassis_id = "02:00:00:00:00:66";
+  h.others = {other};
+  h.flood_per_s = 148'800'000;    // 100 Gb/s of the smallest frames
+  h.frames = 5'000'000'000;       // half a minute of them
+  auto j = checks::lldp_report(n.plan, n.lldp);
+  CHECK(j[0]["frames"] == 5'000'000'000);
+  CHECK(j[0]["flood_per_s"] == 148'800'000);
+  REQUIRE(j[0]["other_neighbors"].size() == 1);
+  CHECK(j[0]["other_neighbors"][0]["chassis_id"] == "02:00:00:00:00:66");
 }

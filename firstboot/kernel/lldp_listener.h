@@ -3,9 +3,12 @@
 // its own: nothing an LLDP frame holds can block or crash the agent. Its own listener rather
 // than lldpd: no daemon, no extra packages in the image (lldpd pulls in net-snmp, perl and
 // ICU, some 80 MB unpacked into every node's RAM), and the frames are read whole, PFC and
-// VLAN TLVs included.
+// VLAN TLVs included. What a neighbour can make it do is bounded: at most
+// kLldpFramesPerSecond frames a second are read on an interface, a few at each wake-up, and
+// a flood past that is left to the kernel to drop, counted, and reported with its rate.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -24,6 +27,7 @@ class LldpListener : public LldpNeighbors {
   // Opens a socket on each interface at once (an interface that cannot be listened on is
   // reported by heard() with why); listens until destroyed.
   LldpListener(const std::vector<std::string>& ifnames, std::chrono::seconds wait);
+  // Returns within a few frames' parsing, however many keep coming.
   ~LldpListener() override;
   LldpListener(const LldpListener&) = delete;
   LldpListener& operator=(const LldpListener&) = delete;
@@ -33,6 +37,10 @@ class LldpListener : public LldpNeighbors {
 
  private:
   void run();
+  // Reads and parses what port `i` holds, at most `budget` frames; returns how many it read.
+  int read_port(std::size_t i, int budget, std::vector<std::uint8_t>& buffer);
+  // Adds what the kernel counted on each port since the last call, `elapsed` ago.
+  void count_second(std::chrono::nanoseconds elapsed);
 
   struct Port {
     std::string ifname;
@@ -43,6 +51,7 @@ class LldpListener : public LldpNeighbors {
   std::vector<Port> ports_;
   std::chrono::steady_clock::time_point deadline_;
   int wake_[2] = {-1, -1};  // a pipe that ends the thread
+  std::atomic<bool> stop_{false};  // the same, looked at between frames
   std::mutex mutex_;
   std::condition_variable changed_;
   std::thread thread_;

@@ -343,7 +343,9 @@ struct Node {
       rtnl.route_entries.push_back({r.address->substr(0, 8) + ".0/24", r.netdev, r.address->substr(0, 11), 254, ""});
       host.files["/sys/kernel/config/rdma_cm/" + r.rdma_device + "/ports/1/default_roce_tos"] =
           std::to_string(r.roce_tos);
-      lldp.on[r.bond_ports.empty() ? r.ifname : r.bond_ports.front()] = {leaf_neighbor(r, kVlan), "", 3};
+      LldpHeard& heard = lldp.on[r.bond_ports.empty() ? r.ifname : r.bond_ports.front()];
+      heard.neighbor = leaf_neighbor(r, kVlan);
+      heard.frames = 3;
       for (const auto& port : port_views(r)) {  // a bond's ports, else the rail's interface
         const std::string& p = port.ifname;
         dcb.pfcs[p] = IeeePfc{8, 0x08, 0, 0};

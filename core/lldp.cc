@@ -30,6 +30,7 @@ constexpr std::size_t kMaxTlvValue = 511;  // the header's 9-bit length
 // display rather than costing the whole neighbour.
 constexpr std::size_t kMaxName = 255;
 constexpr std::size_t kMaxVlanName = 32;
+constexpr std::size_t kMaxId = 255;  // a chassis or port ID, after its subtype
 
 constexpr const char* kMandatoryOrder = "an LLDPDU begins with chassis ID, port ID and TTL";
 
@@ -371,6 +372,9 @@ std::vector<std::uint8_t> encode_lldpdu(const LldpNeighbor& n) {
   for (bool chassis : {true, false}) {
     const int subtype = chassis ? n.chassis_id_subtype : n.port_id_subtype;
     auto value = id_bytes(subtype, chassis ? n.chassis_id : n.port_id, chassis);
+    // An ID holds at most 255 bytes, and one parsed may have grown past that: a text ID of
+    // control bytes, each escaped as \xNN.
+    if (value.size() > kMaxId) value.resize(kMaxId);
     value.insert(value.begin(), static_cast<std::uint8_t>(subtype));
     put_tlv(out, chassis ? kChassisId : kPortId, value);
   }

@@ -237,6 +237,22 @@ TEST_CASE("encode_lldpdu and parse_lldpdu round-trip every field") {
   }
 }
 
+// Found by tests/fuzz/lldp_fuzz.cc: a text port ID of control bytes, escaped, grew past the
+// 255 bytes an ID holds, and was written as a TLV the parser refuses.
+TEST_CASE("encode_lldpdu cuts an ID that grew past 255 bytes when escaped, and what it writes parses") {
+  const Bytes raw(200, 0x01);  // 200 bytes, 800 once escaped
+  auto r = parse_lldpdu(cat({{0x02, 0x07, 0x04, 0x1c, 0x34, 0xda, 0xaa, 0xbb, 0x00}, {0x04, 201, 0x07}, raw,
+                             {0x06, 0x02, 0x00, 0x78}}));
+  REQUIRE_MESSAGE(r.ok(), r.error());
+  CHECK(r->port_id.size() == 800);
+  const auto pdu = encode_lldpdu(*r);
+  CHECK(pdu[9] == 0x05);  // port ID, length 256: the subtype and 255 bytes
+  CHECK(pdu[10] == 0x00);
+  auto again = parse_lldpdu(pdu);
+  REQUIRE_MESSAGE(again.ok(), again.error());
+  CHECK(again->port_id == r->port_id.substr(0, 255));
+}
+
 TEST_CASE("parse_lldp_frame refuses what is not an LLDP frame") {
   CHECK(error_of(parse_lldp_frame(Bytes(13, 0))) ==
         "LLDP frame of 13 bytes is shorter than an Ethernet header (14 bytes)");

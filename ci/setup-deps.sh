@@ -15,6 +15,9 @@ packages=(
   umockdev libumockdev-dev iproute2 time bc
   # report schema validation in tests
   python3-jsonschema
+  # the parsers' fuzz tests (tests/fuzz): clang++ and libFuzzer, which Debian's clang-14 only
+  # recommends (in libclang-rt-14-dev)
+  clang libclang-rt-14-dev
   # PXE trees and image CI: dnsmasq to check its snippet, iPXE to chainload, YAML checks
   dnsmasq-base ipxe python3-yaml yamllint
   # image builds: bootstrap, packing, the agent .deb; modinfo reads the modules DKMS built

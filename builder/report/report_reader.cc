@@ -436,8 +436,8 @@ bool Walk::report(od::document& doc) {
     if (key == "schema") {
       const char* value_at = at(value);
       double v = 0;
-      ok = number(value, "'schema'", 1, 1e6, "a positive integer", v);
-      if (ok && v != static_cast<int>(v)) return refuse(value_at, "'schema' must be a positive integer");
+      if (!number(value, "'schema'", 1, 1e6, "a positive integer", v)) return false;  // in range: castable
+      if (v != static_cast<int>(v)) return refuse(value_at, "'schema' must be a positive integer");
       digest.schema = static_cast<int>(v);
       has_schema = true;
     } else if (key == "node") ok = has_node = string(value, "'node'", digest.node);

@@ -140,6 +140,14 @@ const std::vector<Hint>& hints() {
          if (contains(c.observed, "nothing heard"))
            return {"no LLDP from the far end: enable LLDP on the switch port, or let the host see it (ConnectX: mlxconfig "
                    "LLDP_NB_RX_MODE_P1, or turn the firmware's LLDP/DCBX agent off)", std::nullopt};
+         if (c.observed.rfind("LLDP flood: ", 0) == 0)
+           return {"something on the rail floods it with LLDP: find the sender (tcpdump -e -i <rail> ether proto 0x88cc "
+                   "shows its MAC), then the switch port it sits behind; a loop (spanning tree off) or a broken host or "
+                   "switch agent. Shut that port; the rail cannot be trusted until it is quiet", std::nullopt};
+         if (contains(c.observed, " LLDP neighbours: "))
+           return {"more than one switch port answers on this rail: a hub or unmanaged switch between the NIC and the "
+                   "leaf, a loop, or a host sending LLDP in the leaf's name; trace the cable to the leaf and take out "
+                   "whatever sits between", std::nullopt};
          return {};
        }},
       {CheckKind::rail_lldp_pfc, "the leaf port's PFC differs from the host's: configure the port from railyard fabric "

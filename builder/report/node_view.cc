@@ -96,6 +96,14 @@ std::vector<std::string> far_end_lines(const Report& r) {
           if (v.is_object() && v.contains("vid")) what.push_back("VLAN " + v["vid"].dump());
       if (!what.empty()) line += " (" + escape_control(join(what, ", ")) + ")";
     }
+    // What one rail should never hear: more than one switch port, or a flood.
+    if (rail.contains("other_neighbors") && rail["other_neighbors"].is_array())
+      for (const auto& o : rail["other_neighbors"])
+        if (o.is_object())
+          line += "; also heard " + escape_control(json_text(o, "system_name")) + " port " +
+                  escape_control(json_text(o, "port_id"));
+    if (rail.contains("flood_per_s") && rail["flood_per_s"].is_number_unsigned() && rail["flood_per_s"].get<std::uint64_t>() > 0)
+      line += "; FLOODED, " + rail["flood_per_s"].dump() + " frames a second";
     const auto& want = rail.contains("expected") ? rail["expected"] : ordered_json();
     std::string system = json_text(want, "system"), port = json_text(want, "port");
     if (!system.empty() || !port.empty())

@@ -125,3 +125,12 @@ TEST_CASE("report hints: planning problems") {
   CHECK(hint_for_problem("GPU 0000:1a:00.0 could not be pinned to a rail").find("slot") != std::string::npos);
   CHECK(hint_for_problem("anything else") != "");
 }
+
+TEST_CASE("report hints: an LLDP flood and a second neighbour on a rail get their own causes, not cabling") {
+  auto flood = hint_for(failed("rail.2.lldp", "LLDP flood: 4987 frames a second on ens2f0"));
+  CHECK(flood.find("floods it with LLDP") != std::string::npos);
+  CHECK(flood.find("tcpdump") != std::string::npos);
+  auto two = hint_for(failed("rail.2.lldp", "2 LLDP neighbours: leaf2 swp3 (chassis aa); rogue eth0 (chassis bb)"));
+  CHECK(two.find("more than one switch port answers") != std::string::npos);
+  CHECK(hint_for(failed("rail.2.lldp", "leaf9 swp3 (chassis aa)")).find("cabling") != std::string::npos);
+}

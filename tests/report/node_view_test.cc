@@ -191,3 +191,14 @@ TEST_CASE("report show: the driver bundles' modules as the node's kernel had the
   CHECK(node_text(r, TextStyle(false)).find("the build's record of the bundles: drivers.json: not a drivers record") !=
         std::string::npos);
 }
+
+TEST_CASE("report show: a rail's far end says what else was heard on it, and a flood") {
+  LoadedReport r = load("hgx-pass");
+  r.report.lldp = nlohmann::ordered_json::parse(R"([
+    {"rail": 0, "ifname": "ens1", "neighbor": {"system_name": "leaf0", "port_id": "swp1"},
+     "other_neighbors": [{"system_name": "rogue\u202e", "port_id": "eth0"}], "flood_per_s": 4987,
+     "expected": {"system": "leaf0", "port": "swp1"}}])");
+  std::string text = node_text(r, TextStyle(false));
+  at(text, "rail 0  ens1 → leaf0 port swp1; also heard rogue\\u202e port eth0; FLOODED, 4987 frames a second; "
+           "expected leaf0 port swp1\n");
+}

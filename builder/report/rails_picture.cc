@@ -155,6 +155,12 @@ RailsPicture rails_picture(const Report& r) {
       const auto& n = heard.contains("neighbor") ? heard["neighbor"] : ordered_json();
       pr.leaf = n.is_object() ? str(n, "system_name") : "nothing heard";
       pr.leaf_port = n.is_object() ? "port " + str(n, "port_id") : "";
+      std::vector<std::string> trouble;
+      for (const auto& o : array_at(heard, "other_neighbors"))
+        if (o.is_object()) trouble.push_back("also heard " + str(o, "system_name") + " port " + str(o, "port_id"));
+      if (num(heard, "flood_per_s", 0) > 0)
+        trouble.push_back("flooded, " + std::to_string(num(heard, "flood_per_s", 0)) + " frames/s");
+      pr.leaf_trouble = join(trouble, "; ");
       CheckStatus worst = CheckStatus::pass;
       for (const auto& c : r.checks)
         if (c.id.scope() == CheckScope::rail && c.id.index == pr.index &&
@@ -303,9 +309,11 @@ std::string rails_svg(const RailsPicture& p) {
                  "\" x2=\"" + std::to_string(kLeafX) + "\" y2=\"" + std::to_string(nic_y + kBox / 2) + "\" stroke=\"" +
                  lc.stroke + "\" stroke-width=\"2\"/>");
         body.rect(kLeafX, nic_y, kLeafW, kBox, lc, "leaf state-" + r->leaf_state, "LLDP neighbour of rail " +
-                  std::to_string(r->index) + ": " + r->leaf + (r->leaf_port.empty() ? "" : " " + r->leaf_port));
+                  std::to_string(r->index) + ": " + r->leaf + (r->leaf_port.empty() ? "" : " " + r->leaf_port) +
+                  (r->leaf_trouble.empty() ? "" : "; " + r->leaf_trouble));
         body.text(kLeafX + 8, nic_y + 14, r->leaf, 12, "start", "#222", "bold");
-        body.text(kLeafX + 8, nic_y + 27, r->leaf_port, 11, "start", "#444");
+        if (r->leaf_trouble.empty()) body.text(kLeafX + 8, nic_y + 27, r->leaf_port, 11, "start", "#444");
+        else body.text(kLeafX + 8, nic_y + 27, r->leaf_port + " +", 11, "start", "#c62828", "bold");
       }
       body.raw("</g>");
       row_y += n * kRow;

@@ -52,6 +52,9 @@ struct PictureRail {
   bool listened = false;
   std::string leaf, leaf_port;
   std::string leaf_state;  // ok, warn, bad
+  // What a rail should never hear, "" when it heard neither: other neighbours (a hub, a
+  // loop, a spoofer) and a flood, as "also heard rogue port eth0; flooded, 4987 frames/s".
+  std::string leaf_trouble;
 };
 
 struct RailsPicture {

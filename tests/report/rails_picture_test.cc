@@ -191,3 +191,16 @@ TEST_CASE("report rails_picture: udev's names for GPUs and NICs, where the repor
   CHECK(svg.find(p.gpus[1].pci + "  " + p.gpus[1].device + "</text>") != std::string::npos);
   CHECK(count(svg, "<title>MT2910 Family [ConnectX-7]") == 8);
 }
+
+TEST_CASE("report rails_picture: a rail that heard a second neighbour or a flood says so at its leaf") {
+  Report r = load("lab-soft-roce");
+  REQUIRE(r.lldp.is_array());
+  r.lldp[0]["other_neighbors"] = nlohmann::ordered_json::parse(R"([{"system_name": "rogue", "port_id": "eth0"}])");
+  r.lldp[0]["flood_per_s"] = 4987;
+  RailsPicture p = rails_picture(r);
+  REQUIRE_FALSE(p.rails.empty());
+  CHECK(p.rails[0].leaf_trouble == "also heard rogue port eth0; flooded, 4987 frames/s");
+  if (p.rails.size() > 1) CHECK(p.rails[1].leaf_trouble.empty());
+  std::string svg = rails_svg(p);
+  CHECK(svg.find("swp4; also heard rogue port eth0; flooded, 4987 frames/s") != std::string::npos);
+}

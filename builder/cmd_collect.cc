@@ -4,7 +4,6 @@
 // so that scripts can wait for it; logs requests on stderr; SIGTERM or SIGINT stop it.
 #include <pthread.h>
 #include <signal.h>
-#include <sys/stat.h>
 
 #include <atomic>
 #include <chrono>
@@ -20,6 +19,7 @@
 
 #include "commands.h"
 #include "io/log.h"
+#include "io/secret_file.h"
 #include "node_inventory.h"
 #include "toml_file.h"
 #include "collect/collect_server.h"
@@ -43,15 +43,6 @@ struct CollectArgs {
   std::uint64_t max_store_bytes = 16ull << 30;
   std::string nodes;  // an inventory: only its nodes' reports are stored
 };
-
-// Whether a secret's file is readable by anyone but its owner: said, not refused (the
-// operator may have reasons), since the file gives every node's token away.
-void warn_shared_collect_secret(const std::string& option, const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)))
-    spdlog::warn("{} {}: readable by {} (mode {:04o}); a secret's file should be the owner's alone (chmod 600)", option,
-                 path, (st.st_mode & S_IROTH) ? "every user" : "its group", st.st_mode & 07777);
-}
 
 int run_collect(const FileSource& files, const CollectArgs& args) {
   auto address = parse_listen_address(args.listen);
@@ -91,7 +82,7 @@ int run_collect(const FileSource& files, const CollectArgs& args) {
       return kExitBadInput;
     }
     opt.token = *token;
-    warn_shared_collect_secret("--token-file", args.token_file);
+    if (auto why = readable_by_others(args.token_file)) spdlog::warn("--token-file: {}", *why);
     while (!opt.token.empty() && std::isspace(static_cast<unsigned char>(opt.token.back()))) opt.token.pop_back();
     if (opt.token.empty() || opt.token.find_first_of(" \t\r\n") != std::string::npos) {
       spdlog::error("--token-file {}: the token must be one non-empty word (the bearer token the agents send)",
@@ -106,7 +97,7 @@ int run_collect(const FileSource& files, const CollectArgs& args) {
       return kExitBadInput;
     }
     opt.node_secret = *secret;
-    warn_shared_collect_secret("--node-secret", args.node_secret);
+    if (auto why = readable_by_others(args.node_secret)) spdlog::warn("--node-secret: {}", *why);
   }
   std::error_code ec;
   std::filesystem::create_directories(args.dir, ec);

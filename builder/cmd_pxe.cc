@@ -17,6 +17,7 @@
 #include "report/report_source.h"
 #include "slurm.h"
 #include "io/log.h"
+#include "io/secret_file.h"
 #include "net.h"
 #include "node_inventory.h"
 #include "image/openssl_hasher.h"

@@ -40,11 +40,6 @@ Outcome<std::string> read_munge_key(const std::string& path);
 // The id of group `name` (--group), or why there is none.
 Outcome<gid_t> find_group(const std::string& name);
 
-// What to tell the operator when the secret file `path` (--node-secret, --munge-key) can be
-// read by its group or by anyone: its mode and how to close it; nullopt when only its owner
-// can, or when it cannot be read at all (reading it says why).
-std::optional<std::string> readable_by_others(const std::string& path);
-
 Outcome<PxeTreeResult> write_pxe_tree(const PxePlan& plan, const ImageManifest& image, const PxeTreeOptions& opt);
 
 }  // namespace railyard

@@ -13,6 +13,7 @@
 #include "pxe/dnsmasq_conf.h"
 #include "pxe/ipxe_script.h"
 #include "pxe/pxe_plan.h"
+#include "io/secret_file.h"
 #include "pxe/pxe_tree.h"
 
 using namespace railyard;

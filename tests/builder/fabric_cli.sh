@@ -13,7 +13,7 @@ out=$tmp/leaves
 "$railyard" fabric leaf-config --recipe "$src/recipes/qemu-virt.toml" --nodes "$src/recipes/inventories/qemu-lab.toml" \
   -o "$out" >"$tmp/stdout" 2>"$tmp/stderr" || { cat "$tmp/stderr"; fail "leaf-config failed"; }
 grep -qx "$out/leaf-r0.json: leaf-r0, rail 0, 2 port(s)" "$tmp/stdout" || { cat "$tmp/stdout"; fail "no summary line for leaf-r0"; }
-[[ $(ls "$out" | wc -l) -eq 5 ]] || fail "expected 4 leaves and index.json: $(ls "$out")"
+[[ $(find "$out" -mindepth 1 -maxdepth 1 | wc -l) -eq 5 ]] || fail "expected 4 leaves and index.json: $(ls "$out")"
 python3 - "$src/docs/leaf-config.schema.json" "$out" <<'PY'
 import json, sys, jsonschema
 schema = json.load(open(sys.argv[1]))
@@ -32,7 +32,7 @@ PY
 l3=$tmp/leaves-l3
 "$railyard" fabric leaf-config --recipe "$src/recipes/qemu-virt-l3.toml" \
   --nodes "$src/recipes/inventories/qemu-lab-l3.toml" -o "$l3" >/dev/null 2>"$tmp/stderr" || { cat "$tmp/stderr"; fail "l3 leaf-config failed"; }
-[[ $(ls "$l3" | wc -l) -eq 9 ]] || fail "expected 4 leaves, their frr.conf and index.json: $(ls "$l3")"
+[[ $(find "$l3" -mindepth 1 -maxdepth 1 | wc -l) -eq 9 ]] || fail "expected 4 leaves, their frr.conf and index.json: $(ls "$l3")"
 python3 - "$src/docs/leaf-config.schema.json" "$l3" <<'PY'
 import json, sys, jsonschema
 schema = json.load(open(sys.argv[1]))

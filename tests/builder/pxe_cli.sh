@@ -16,7 +16,8 @@ recipe_sha=$(printf '%s\n' "$recipe_text" | sha256sum | cut -d' ' -f1)
 
 # image DIR [with-recipe]: vmlinuz, rootfs.cpio.zst and manifest.json.
 image() {
-  local root="$tmp/root-$(basename "$1")"
+  local root
+  root="$tmp/root-$(basename "$1")"
   mkdir -p "$1" "$root/etc/railyard"
   : >"$root/etc/machine-id"
   [[ ${2:-} == with-recipe ]] && printf '%s\n' "$recipe_text" >"$root/etc/railyard/recipe.toml"

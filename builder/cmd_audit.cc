@@ -30,9 +30,8 @@ nlohmann::json audit_json(const std::string& dir, const AuditResult& r) {
   nlohmann::json lab = nlohmann::json::array();
   for (const auto& l : r.lab_stand_ins)
     lab.push_back({{"name", l.name}, {"version", l.version}, {"emulates", l.emulates}, {"files", l.files}});
-  return {{"dir", dir},         {"clean", r.findings.empty()}, {"artifacts", r.artifacts},
-          {"entries", r.entries}, {"findings", findings},        {"lab_stand_ins", lab},
-          {"join_units", r.join_units}};
+  return {{"dir", dir},           {"clean", r.findings.empty()}, {"artifacts", r.artifacts},  {"entries", r.entries},
+          {"findings", findings}, {"lab_stand_ins", lab},        {"join_units", r.join_units}};
 }
 
 int run_audit(const std::string& dir, bool json) {
@@ -48,14 +47,15 @@ int run_audit(const std::string& dir, bool json) {
   for (const auto& f : result->findings) std::cout << format_finding(dir, f) << "\n";
   // Not a finding (a lab image is what its recipe asked for), but never to be missed.
   for (const auto& l : result->lab_stand_ins)
-    spdlog::warn("{}: carries the lab stand-in {} {} (emulates {} in software{}): an image for the QEMU lab, not for "
-                 "hardware",
-                 dir, l.name, l.version, join(l.emulates, ", "), l.files.empty() ? "" : "; " + join(l.files, ", "));
-  std::string summary = std::to_string(result->artifacts) + " artifacts, " + std::to_string(result->entries) +
-                        " root filesystem entries";
+    spdlog::warn(
+        "{}: carries the lab stand-in {} {} (emulates {} in software{}): an image for the QEMU lab, not for "
+        "hardware",
+        dir, l.name, l.version, join(l.emulates, ", "), l.files.empty() ? "" : "; " + join(l.files, ", "));
+  std::string summary =
+      std::to_string(result->artifacts) + " artifacts, " + std::to_string(result->entries) + " root filesystem entries";
   if (!result->join_units.empty())
-    summary += ", join unit" + std::string(result->join_units.size() == 1 ? " " : "s ") + join(result->join_units, ", ") +
-               " checked for the gate";
+    summary += ", join unit" + std::string(result->join_units.size() == 1 ? " " : "s ") +
+               join(result->join_units, ", ") + " checked for the gate";
   if (result->findings.empty()) {
     spdlog::info("{}: clean ({})", dir, summary);
     return kExitOk;

@@ -55,8 +55,7 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
   std::string epoch_text;
   auto epoch = source_date_epoch(epoch_text);
   if (!epoch) {
-    spdlog::error("SOURCE_DATE_EPOCH='{}' is not a non-negative number of seconds",
-                  std::getenv("SOURCE_DATE_EPOCH"));
+    spdlog::error("SOURCE_DATE_EPOCH='{}' is not a non-negative number of seconds", std::getenv("SOURCE_DATE_EPOCH"));
     return kExitBadInput;
   }
   std::string cache_dir = opt.cache_dir;
@@ -70,8 +69,8 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
 
   OpenSslHasher hasher;
   InputLocations where;
-  where.overlays_dir = ropts.overlays_dir.empty() ? find_dir_upwards(files, dir_name(opt.recipe), "overlays")
-                                                   : ropts.overlays_dir;
+  where.overlays_dir =
+      ropts.overlays_dir.empty() ? find_dir_upwards(files, dir_name(opt.recipe), "overlays") : ropts.overlays_dir;
   where.agent = find_agent_package(self_executable());
   auto digests = digest_inputs(*lr, where, hasher);
   if (!digests.ok()) {
@@ -99,7 +98,10 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
         notes.push_back(to_string(s.stage) + " entry " + s.key.substr(0, kKeyPrefix) + " not used: " + l.why_not);
     }
   }
-  if (where.agent.empty()) notes.push_back("the railyard-firstboot package is not beside this railyard (packages/ or ../share/railyard/packages/); the agent stage cannot run");
+  if (where.agent.empty())
+    notes.push_back(
+        "the railyard-firstboot package is not beside this railyard (packages/ or ../share/railyard/packages/); the "
+        "agent stage cannot run");
 
   if (opt.dry_run) {
     std::cout << "railyard build " << plan.recipe_name << ": dry run, nothing is built or written\n"
@@ -110,22 +112,21 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
               << render_build_plan(plan, cached);
     for (const auto& n : notes) std::cout << "note: " << n << "\n";
     if (opt.explain)
-      for (const auto& s : plan.stages)
-        std::cout << "\n# " << to_string(s.stage) << " " << s.key << "\n" << s.inputs;
+      for (const auto& s : plan.stages) std::cout << "\n# " << to_string(s.stage) << " " << s.key << "\n" << s.inputs;
     return kExitOk;
   }
 
   if (::geteuid() != 0) {
-    spdlog::error("building an image needs root (mmdebstrap, apt and depmod run in a chroot of the image); "
-                  "--dry-run does not");
+    spdlog::error(
+        "building an image needs root (mmdebstrap, apt and depmod run in a chroot of the image); "
+        "--dry-run does not");
     return kExitFailed;
   }
   for (const auto& n : notes) spdlog::warn("{}", n);
   // Before any thread starts: the kernel gives a new mount namespace to single-threaded
   // processes only.
   Status private_mounts = enter_private_mount_namespace();
-  if (!private_mounts.ok())
-    spdlog::info("{}: a reused cache entry is copied, not layered", private_mounts.error());
+  if (!private_mounts.ok()) spdlog::info("{}: a reused cache entry is copied, not layered", private_mounts.error());
   std::filesystem::path out = std::filesystem::path(out_dir).lexically_normal();
   if (out.filename().empty()) out = out.parent_path();
   std::string log_path = out.string() + ".build.log";
@@ -136,7 +137,8 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
     std::filesystem::create_directories(out.parent_path().empty() ? "." : out.parent_path(), ec);
     std::filesystem::remove(log_path, ec);
   }
-  BuildRequest req{*lr, plan, *digests, where, out.string(), opt.no_cache ? "" : cache_dir, log_path, private_mounts.ok()};
+  BuildRequest req{
+      *lr, plan, *digests, where, out.string(), opt.no_cache ? "" : cache_dir, log_path, private_mounts.ok()};
   auto built = run_build_stages(req, hasher, [](const std::string& line) { std::cout << line << "\n" << std::flush; });
   if (!built.ok()) {
     spdlog::error("{}\nnothing was written to {}", built.error(), out.string());

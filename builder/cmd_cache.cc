@@ -53,7 +53,9 @@ std::size_t tmp_leftovers(const std::string& root) {
   return ec ? 0 : static_cast<std::size_t>(std::distance(it, std::filesystem::directory_iterator()));
 }
 
-std::string pad(const std::string& s, std::size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' '); }
+std::string pad(const std::string& s, std::size_t w) {
+  return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' ');
+}
 
 }  // namespace
 
@@ -71,14 +73,15 @@ int run_cache_ls(const std::string& cache_dir, bool json) {
   if (json) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const auto& e : *entries)
-      list.push_back({{"stage", to_string(e.stage)},
-                      {"key", e.key},
-                      {"complete", e.complete},
-                      {"size", e.size},
-                      {"created", e.created},
-                      {"age_s", e.complete ? now - e.created : 0},
-                      {"problem", e.problem.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.problem)},
-                      {"path", e.dir}});
+      list.push_back(
+          {{"stage", to_string(e.stage)},
+           {"key", e.key},
+           {"complete", e.complete},
+           {"size", e.size},
+           {"created", e.created},
+           {"age_s", e.complete ? now - e.created : 0},
+           {"problem", e.problem.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.problem)},
+           {"path", e.dir}});
     nlohmann::ordered_json out{{"cache", cache_dir},
                                {"entries", list},
                                {"tmp_leftovers", tmp},
@@ -97,7 +100,8 @@ int run_cache_ls(const std::string& cache_dir, bool json) {
               << (e.complete ? "ok" : "incomplete: " + e.problem) << "\n";
   }
   if (!entries->empty()) std::cout << entries->size() << " entries, " << human_size(total) << "\n";
-  if (tmp > 0) std::cout << "tmp/: " << tmp << " leftover(s) of interrupted builds (railyard cache prune removes them)\n";
+  if (tmp > 0)
+    std::cout << "tmp/: " << tmp << " leftover(s) of interrupted builds (railyard cache prune removes them)\n";
   if (downloads.files > 0)
     std::cout << "downloads/: " << downloads.files << " file(s), " << human_size(downloads.bytes)
               << ": fetched archives and keys, kept packages (railyard cache prune --downloads removes them)\n";
@@ -145,7 +149,8 @@ const bool cache_registered = register_subcommand(45, [](CLI::App& app) {
   sub->fallthrough();  // --cache may follow ls/prune
   return Subcommand{sub, [opt, ls](const CommandContext&) {
                       std::string dir = opt->cache_dir;
-                      if (dir.empty()) dir = default_cache_dir(::geteuid() == 0, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
+                      if (dir.empty())
+                        dir = default_cache_dir(::geteuid() == 0, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
                       if (dir.empty()) {
                         spdlog::error("neither HOME nor XDG_CACHE_HOME is set; pass --cache DIR");
                         return kExitBadInput;

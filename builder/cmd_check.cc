@@ -30,8 +30,7 @@ nlohmann::json check_json(const std::vector<CheckedFile>& results, const Diagnos
 
 }  // namespace
 
-int run_check(const FileSource& files, const std::vector<std::string>& paths, const CommonOptions& common,
-              bool json) {
+int run_check(const FileSource& files, const std::vector<std::string>& paths, const CommonOptions& common, bool json) {
   Diagnostics diags;
   auto results = check_files(files, paths, common.recipe_options(), diags);
   if (json) {

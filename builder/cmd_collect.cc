@@ -151,22 +151,27 @@ int run_collect(const FileSource& files, const CollectArgs& args) {
 
 const bool collect_registered = register_subcommand(70, [](CLI::App& app) {
   auto args = std::make_shared<CollectArgs>();
-  auto* sub = app.add_subcommand("collect", "Receive the agents' reports over HTTP and keep one file per node and boot");
+  auto* sub =
+      app.add_subcommand("collect", "Receive the agents' reports over HTTP and keep one file per node and boot");
   sub->add_option("--listen", args->listen, "ADDRESS:PORT to listen on (port 0: any free port)")->required();
   sub->add_option("--dir", args->dir, "Directory that receives DIR/<node>/<boot>.json")->required();
   sub->add_option("--token-file", args->token_file, "File holding a fleet-wide bearer token agents may send");
   sub->add_option("--node-secret", args->node_secret,
                   "File holding the secret each node's own token is derived from (railyard node-token)");
-  sub->add_option("--max-body", args->max_body, "Largest report accepted, in bytes")->default_val(8u << 20)->check(CLI::PositiveNumber);
-  sub->add_option("--max-buffered", args->max_buffered,
-                  "Bytes of report bodies held for all requests at once; past it 503 with Retry-After (at least --max-body)")
+  sub->add_option("--max-body", args->max_body, "Largest report accepted, in bytes")
+      ->default_val(8u << 20)
+      ->check(CLI::PositiveNumber);
+  sub->add_option(
+         "--max-buffered", args->max_buffered,
+         "Bytes of report bodies held for all requests at once; past it 503 with Retry-After (at least --max-body)")
       ->default_val(64u << 20)
       ->check(CLI::PositiveNumber);
   sub->add_option("--keep-boots", args->keep_boots, "Reports kept per node, the newest (0: all)")->default_val(50);
   sub->add_option("--max-store-bytes", args->max_store_bytes,
                   "Bytes of reports DIR may hold; past it 507 (0: no bound)")
       ->default_val(16ull << 30);
-  sub->add_option("--nodes", args->nodes, "Node inventory: store only the reports of the nodes it names (403 for others)");
+  sub->add_option("--nodes", args->nodes,
+                  "Node inventory: store only the reports of the nodes it names (403 for others)");
   return Subcommand{sub, [args](const CommandContext& ctx) { return run_collect(ctx.files, *args); }};
 });
 

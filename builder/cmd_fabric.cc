@@ -49,7 +49,8 @@ nlohmann::ordered_json index_json(const LeafPlan& plan, const Recipe& r) {
 Status write_leaves(const LeafPlan& plan, const Recipe& r, const std::string& out, std::vector<std::string>& notes) {
   std::error_code ec;
   if (fs::exists(out, ec) && !fs::is_empty(out, ec) && !fs::exists(fs::path(out) / kLeafIndex, ec))
-    return Status::fail(out + ": exists and holds no " + kLeafIndex + " of an earlier leaf-config; refusing to replace "
+    return Status::fail(out + ": exists and holds no " + kLeafIndex +
+                        " of an earlier leaf-config; refusing to replace "
                         "it. Choose another -o, or empty it first");
   fs::path parent = fs::absolute(out, ec).parent_path();
   fs::create_directories(parent, ec);
@@ -74,7 +75,8 @@ int run_leaf_config(const FileSource& files, const CommonOptions& common, const 
   auto table = read_toml(files, o.nodes, diags);
   std::optional<LoadedInventory> inv;
   if (table) inv = load_node_inventory(files, o.nodes, *table, diags);
-  if (inv && inv->inventory.nodes.empty() && inv->complete) diags.error({o.nodes, 1, 1}, "no [[node]] tables: no leaf port to describe");
+  if (inv && inv->inventory.nodes.empty() && inv->complete)
+    diags.error({o.nodes, 1, 1}, "no [[node]] tables: no leaf port to describe");
   if (inv && lr) validate_inventory(*inv, &lr->recipe, diags);
   if (!diags.empty() || !lr || !inv) {
     for (const auto& d : diags.sorted()) logging::located(format(d));

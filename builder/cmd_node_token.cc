@@ -38,7 +38,8 @@ int run_node_token(const NodeTokenArgs& args) {
 
 const bool node_token_registered = register_subcommand(75, [](CLI::App& app) {
   auto args = std::make_shared<NodeTokenArgs>();
-  auto* sub = app.add_subcommand("node-token", "Print the report token of one node, derived from the receiver's secret");
+  auto* sub =
+      app.add_subcommand("node-token", "Print the report token of one node, derived from the receiver's secret");
   sub->add_option("--node-secret", args->node_secret, "File holding the receiver's node secret")->required();
   sub->add_option("hostname", args->hostname, "The node's host name (compared without case)")->required();
   return Subcommand{sub, [args](const CommandContext&) { return run_node_token(*args); }};

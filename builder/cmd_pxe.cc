@@ -38,7 +38,6 @@ struct PxeOptions {
   bool json = false;
 };
 
-
 // The recipe the inventory is checked against: the one it names, when that is the one the
 // image was built from, else the copy inside the image.
 std::optional<LoadedRecipe> image_recipe(const FileSource& files, const LoadedInventory& inv, const PxeOptions& opt,
@@ -56,8 +55,9 @@ std::optional<LoadedRecipe> image_recipe(const FileSource& files, const LoadedIn
     std::string sha = OpenSslHasher().sha256_hex(render_recipe_toml(lr->recipe));
     if (sha != image.recipe_sha256) {
       diags.error(at("recipe"), "recipe '" + path + "' (" + lr->recipe.name + ", sha256 " + sha.substr(0, 12) +
-                                    ") is not the recipe image " + opt.image_dir + " was built from (" + image.recipe_name +
-                                    ", sha256 " + image.recipe_sha256.substr(0, 12) + "); rebuild the image or point recipe at its recipe");
+                                    ") is not the recipe image " + opt.image_dir + " was built from (" +
+                                    image.recipe_name + ", sha256 " + image.recipe_sha256.substr(0, 12) +
+                                    "); rebuild the image or point recipe at its recipe");
       return std::nullopt;
     }
     return lr;
@@ -66,8 +66,9 @@ std::optional<LoadedRecipe> image_recipe(const FileSource& files, const LoadedIn
   for (const auto& p : image.boot_initrds) parts.push_back(path_join(opt.image_dir, p));
   auto text = read_rootfs_file(parts, kImageRecipe);
   if (!text.ok() || !*text) {
-    diags.error({inv.path, 1, 1}, "no recipe to check the inventory against: it names none (recipe = \"…\"), and image " +
-                                      opt.image_dir + (text.ok() ? " holds no " + std::string(kImageRecipe) : ": " + text.error()));
+    diags.error({inv.path, 1, 1},
+                "no recipe to check the inventory against: it names none (recipe = \"…\"), and image " + opt.image_dir +
+                    (text.ok() ? " holds no " + std::string(kImageRecipe) : ": " + text.error()));
     return std::nullopt;
   }
   MemorySource inside;
@@ -99,13 +100,15 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
   std::string subnet = opt.proxy_subnet;
   if (subnet.empty() && recipe && !recipe->recipe.management.subnet.empty())
     if (auto net = parse_cidr(recipe->recipe.management.subnet)) subnet = net->network.str();
-  if (!subnet.empty() && check_ipv4(subnet)) diags.error({"--proxy-subnet", 0, 0}, "'" + subnet + "': " + *check_ipv4(subnet));
+  if (!subnet.empty() && check_ipv4(subnet))
+    diags.error({"--proxy-subnet", 0, 0}, "'" + subnet + "': " + *check_ipv4(subnet));
   if (!opt.group.empty())
     if (auto gid = find_group(opt.group); !gid.ok()) diags.error({"--group", 0, 0}, gid.error());
   // A secret the PXE host's users can read already is no secret; warned at once, since the
   // tree is only as private as its inputs.
   std::vector<std::string> warnings;
-  for (const auto& [flag, path] : {std::pair{"--node-secret", opt.node_secret}, std::pair{"--munge-key", opt.munge_key}})
+  for (const auto& [flag, path] :
+       {std::pair{"--node-secret", opt.node_secret}, std::pair{"--munge-key", opt.munge_key}})
     if (auto why = path.empty() ? std::nullopt : readable_by_others(path)) {
       warnings.push_back(std::string(flag) + ": " + *why);
       spdlog::warn("{}", warnings.back());
@@ -124,14 +127,18 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
   }
   const bool slurm_node = recipe && !recipe->recipe.slurm.controller.empty();
   if (recipe && !opt.munge_key.empty() && !slurm_node)
-    diags.error({"--munge-key", 0, 0}, "recipe " + recipe->path + " sets no join.slurm.controller, so no node of it "
-                                       "runs munge for Slurm; leave the cluster's key out of its overlays");
+    diags.error({"--munge-key", 0, 0}, "recipe " + recipe->path +
+                                           " sets no join.slurm.controller, so no node of it "
+                                           "runs munge for Slurm; leave the cluster's key out of its overlays");
   const std::string token_file = recipe ? recipe->recipe.join.token_file : "";
   if (recipe && !opt.node_secret.empty()) {
-    auto pos = recipe->positions.count("join.token_file") ? recipe->positions.at("join.token_file") : SourcePos{recipe->path, 1, 1};
+    auto pos = recipe->positions.count("join.token_file") ? recipe->positions.at("join.token_file")
+                                                          : SourcePos{recipe->path, 1, 1};
     if (token_file.empty())
-      diags.error({"--node-secret", 0, 0}, "recipe " + recipe->path + " sets no join.token_file, so the nodes would never "
-                                           "read the tokens; set it (e.g. \"/etc/railyard/report-token\") and rebuild the image");
+      diags.error({"--node-secret", 0, 0},
+                  "recipe " + recipe->path +
+                      " sets no join.token_file, so the nodes would never "
+                      "read the tokens; set it (e.g. \"/etc/railyard/report-token\") and rebuild the image");
     else if (auto why = check_token_path(token_file)) diags.error(pos, *why);
   }
   if (!diags.empty() || !recipe) {
@@ -158,14 +165,17 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
   const std::size_t told = warnings.size();
   warnings.insert(warnings.end(), written->notes.begin(), written->notes.end());
   if (secret.empty() && !token_file.empty())
-    warnings.push_back("the nodes read their report token from " + token_file + ", and no overlay holds one: pass "
+    warnings.push_back("the nodes read their report token from " + token_file +
+                       ", and no overlay holds one: pass "
                        "--node-secret (the receiver's), or put the tokens there yourself");
   if (slurm_node && munge_key.empty())
-    warnings.push_back("the nodes are Slurm nodes (join.slurm) and no overlay holds the cluster's munge key: pass "
-                       "--munge-key, or put it at " + std::string(kMungeKey) + " yourself");
+    warnings.push_back(
+        "the nodes are Slurm nodes (join.slurm) and no overlay holds the cluster's munge key: pass "
+        "--munge-key, or put it at " +
+        std::string(kMungeKey) + " yourself");
   if (subnet.empty())
-    warnings.push_back("the recipe names no management subnet: set dhcp-range in " + opt.tree + "/" +
-                       kPxeDnsmasqFile + " (or pass --proxy-subnet)");
+    warnings.push_back("the recipe names no management subnet: set dhcp-range in " + opt.tree + "/" + kPxeDnsmasqFile +
+                       " (or pass --proxy-subnet)");
   for (std::size_t i = told; i < warnings.size(); ++i) spdlog::warn("{}", warnings[i]);
   if (opt.json) {
     // {"tree", "recipe", "linked", "copied", "token_file", "tokens", "nodes": [{"hostname",
@@ -188,9 +198,9 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
   }
   std::cout << opt.tree << ": image " << image->recipe_name << " for " << plan->nodes.size() << " node(s), "
             << written->linked << " image file(s) linked, " << written->copied << " copied\n";
-  for (const auto& n : plan->nodes) std::cout << "  " << n.node.mac << "  " << n.node.hostname << "  " << n.script << "\n";
-  if (!secret.empty())
-    std::cout << "  each node's own report token is in its overlay at " << token_file << "\n";
+  for (const auto& n : plan->nodes)
+    std::cout << "  " << n.node.mac << "  " << n.node.hostname << "  " << n.script << "\n";
+  if (!secret.empty()) std::cout << "  each node's own report token is in its overlay at " << token_file << "\n";
   if (!munge_key.empty()) std::cout << "  the cluster's munge key is in every overlay at " << kMungeKey << "\n";
   if (!secret.empty() || !munge_key.empty())
     std::cout << "  the overlays holding them are "
@@ -202,12 +212,15 @@ int run_pxe(const FileSource& files, const PxeOptions& opt) {
 
 const bool pxe_registered = register_subcommand(50, [](CLI::App& app) {
   auto opt = std::make_shared<PxeOptions>();
-  auto* sub = app.add_subcommand("pxe", "Lay out a PXE tree for an image and a node inventory: iPXE scripts, node overlays, dnsmasq");
+  auto* sub = app.add_subcommand(
+      "pxe", "Lay out a PXE tree for an image and a node inventory: iPXE scripts, node overlays, dnsmasq");
   sub->add_option("--image", opt->image_dir, "Image directory (railyard build's output)")->required();
   sub->add_option("--nodes", opt->nodes, "Node inventory (nodes.toml)")->required();
   sub->add_option("-o,--output", opt->tree, "The tree to write (replaced whole when it is an earlier one)")->required();
-  sub->add_option("--base-url", opt->base_url, "URL the tree is served at over HTTP; iPXE then fetches boot.ipxe from it (default: TFTP)");
-  sub->add_option("--proxy-subnet", opt->proxy_subnet, "Network address for dnsmasq's proxy DHCP (default: the recipe's management subnet)");
+  sub->add_option("--base-url", opt->base_url,
+                  "URL the tree is served at over HTTP; iPXE then fetches boot.ipxe from it (default: TFTP)");
+  sub->add_option("--proxy-subnet", opt->proxy_subnet,
+                  "Network address for dnsmasq's proxy DHCP (default: the recipe's management subnet)");
   sub->add_option("--node-secret", opt->node_secret,
                   "The receiver's secret (railyard collect --node-secret): each node's own report token goes into its "
                   "overlay, at the recipe's join.token_file");

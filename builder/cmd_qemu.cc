@@ -81,9 +81,10 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
   for (const auto& f : a.faults)
     if (auto s = add_lab_fault(f, o.rails, o.faults); !s.ok()) return bad(s.error());
   if (o.faults.any_leaf() && !o.storage_target)
-    return bad("--fault swap-rails, leaf-pfc, no-lldp, leaf-bgp-down, leaf-refuse-asn and tenant-leak change the lab "
-               "leaf, which is the storage target VM: add "
-               "--storage-target");
+    return bad(
+        "--fault swap-rails, leaf-pfc, no-lldp, leaf-bgp-down, leaf-refuse-asn and tenant-leak change the lab "
+        "leaf, which is the storage target VM: add "
+        "--storage-target");
   if (!a.node_name.empty() || !a.target_name.empty()) {
     if (a.nodes.empty()) return bad("--node and --target-node name nodes of an inventory: give it with --nodes FILE");
   }
@@ -105,9 +106,11 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
   bool slurm = o.recipe && !o.recipe->slurm.controller.empty();
   if (!o.slurm_out.empty() || !o.slurm_drained.empty()) {
     const char* option = o.slurm_out.empty() ? "--slurm-drained" : "--slurm-out";
-    if (!slurm) return bad(std::string(option) + ": the image's recipe joins no Slurm cluster (no join.slurm.controller)");
+    if (!slurm)
+      return bad(std::string(option) + ": the image's recipe joins no Slurm cluster (no join.slurm.controller)");
     if (!o.storage_target)
-      return bad(std::string(option) + ": the lab's Slurm controller runs on the storage target VM: add --storage-target");
+      return bad(std::string(option) +
+                 ": the lab's Slurm controller runs on the storage target VM: add --storage-target");
     if (auto c = lab_slurm_controller(o.recipe->slurm); !c.ok()) return bad(std::string(option) + ": " + c.error());
   }
   if (!o.slurm_drained.empty())
@@ -119,14 +122,16 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
     if (!key.ok()) return bad("--munge-key " + key.error());
     o.munge_key = *key;
   } else if (slurm && o.storage_target && !o.pxe_tree.empty()) {
-    return bad("--pxe: the node's munge key comes from the tree's overlay; give the controller the same one with "
-               "--munge-key (the file given to railyard pxe --munge-key)");
+    return bad(
+        "--pxe: the node's munge key comes from the tree's overlay; give the controller the same one with "
+        "--munge-key (the file given to railyard pxe --munge-key)");
   }
   if (o.target_delay_s > 0 && !o.storage_target) return bad("--target-delay needs --storage-target");
   if (o.faults.controller_outage_s && !(slurm && o.storage_target))
-    return bad("--fault controller-outage: the lab's Slurm controller runs on the storage target VM, for an image "
-               "whose recipe joins a Slurm cluster (join.slurm.controller): " +
-               std::string(slurm ? "add --storage-target" : "this one joins none"));
+    return bad(
+        "--fault controller-outage: the lab's Slurm controller runs on the storage target VM, for an image "
+        "whose recipe joins a Slurm cluster (join.slurm.controller): " +
+        std::string(slurm ? "add --storage-target" : "this one joins none"));
   if (!a.target_name.empty()) {
     if (!o.storage_target) return bad("--target-node needs --storage-target");
     auto t = inventory_node(files, a.nodes, a.target_name, "--target-node");
@@ -148,7 +153,8 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
                                "give each its inventory entry, with rail addresses and an AS (--nodes FILE ") +
                    option + " NAME)");
       if (o.recipe->tenant.vni != 0 && id->node->vtep.empty())
-        return bad(std::string(option) + " " + id->hostname + ": the recipe's [tenant] needs the node's vtep in the inventory");
+        return bad(std::string(option) + " " + id->hostname +
+                   ": the recipe's [tenant] needs the node's vtep in the inventory");
     }
   }
   if (normalize_mac(o.node.management_mac) == normalize_mac(o.target.management_mac))
@@ -175,7 +181,8 @@ const bool qemu_registered = register_subcommand(80, [](CLI::App& app) {
   auto a = std::make_shared<QemuArgs>();
   a->lab.node = {"railyard-lab", "52:54:00:00:00:01", std::nullopt, {}};
   a->lab.target = {"railyard-target", "52:54:00:00:00:fe", std::nullopt, {}};
-  auto* sub = app.add_subcommand("qemu", "Boot a built image in a VM with emulated rail NICs (Soft-RoCE) and judge its first boot");
+  auto* sub = app.add_subcommand(
+      "qemu", "Boot a built image in a VM with emulated rail NICs (Soft-RoCE) and judge its first boot");
   sub->add_option("image", a->lab.image_dir, "IMAGE_DIR: the output directory of railyard build");
   sub->add_option("--rails", a->lab.rails, "Rail NICs of the VM (1–8)")->default_val(4);
   sub->add_flag("--storage-target", a->lab.storage_target,
@@ -190,26 +197,35 @@ const bool qemu_registered = register_subcommand(80, [](CLI::App& app) {
   sub->add_option("--target-node", a->target_name, "The inventory's node the storage target is");
   sub->add_option("--fault", a->faults, "A fault to inject, NAME[=ARG] (repeatable): " + lab_fault_help())
       ->allow_extra_args(false);
-  sub->add_option("--link-down", a->links_down, "Rail whose NIC has no link from power-on (repeatable; --fault link-down=R)")
+  sub->add_option("--link-down", a->links_down,
+                  "Rail whose NIC has no link from power-on (repeatable; --fault link-down=R)")
       ->allow_extra_args(false);
   sub->add_option("--collector", a->lab.collector,
                   std::string("IPV4:PORT of a railyard collect; the guest reaches it as ") + kLabCollectorGuestAddress);
-  sub->add_option("--pxe", a->lab.pxe_tree, "Network boot the node with QEMU's iPXE ROM from this railyard pxe tree (TFTP)");
-  sub->add_option("--append", a->lab.append, "More kernel command line words for the VMs (railyard.qemu.rerun=1, railyard.qemu.verify=1, railyard.qemu.bench=1)")
+  sub->add_option("--pxe", a->lab.pxe_tree,
+                  "Network boot the node with QEMU's iPXE ROM from this railyard pxe tree (TFTP)");
+  sub->add_option("--append", a->lab.append,
+                  "More kernel command line words for the VMs (railyard.qemu.rerun=1, railyard.qemu.verify=1, "
+                  "railyard.qemu.bench=1)")
       ->allow_extra_args(false);
   sub->add_option("--report-out", a->lab.report_out, "Where to copy the node's report");
   sub->add_option("--slurm-out", a->lab.slurm_out,
                   "With a Slurm recipe and --storage-target: where to write the lab controller's `scontrol show node "
                   "NODE --oneliner` once the node's agent is done");
-  sub->add_option("--slurm-drained", a->lab.slurm_drained,
-                  "The lab controller starts with the node drained for REASON, as a previous boot or an operator left it");
+  sub->add_option(
+      "--slurm-drained", a->lab.slurm_drained,
+      "The lab controller starts with the node drained for REASON, as a previous boot or an operator left it");
   sub->add_option("--munge-key", a->munge_key_file,
                   "The lab Slurm cluster's munge key (32–1024 bytes); a fresh one per run otherwise. With --pxe: the "
                   "key given to railyard pxe --munge-key");
   sub->add_option("--console-log", a->lab.console_log, "Where to copy the node's serial console");
-  sub->add_option("--run-dir", a->lab.run_dir, "Keep the run's files (consoles, exported files, QEMU command lines) here");
-  sub->add_option("--timeout", a->lab.timeout_s, "Seconds for the whole run")->default_val(1200)->check(CLI::PositiveNumber);
-  sub->add_option("--memory", a->lab.memory_mib, "MiB of memory per VM, split over its two NUMA nodes")->default_val(2048);
+  sub->add_option("--run-dir", a->lab.run_dir,
+                  "Keep the run's files (consoles, exported files, QEMU command lines) here");
+  sub->add_option("--timeout", a->lab.timeout_s, "Seconds for the whole run")
+      ->default_val(1200)
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--memory", a->lab.memory_mib, "MiB of memory per VM, split over its two NUMA nodes")
+      ->default_val(2048);
   sub->add_option("--cpus", a->lab.cpus, "vCPUs per VM, split over its two NUMA nodes")->default_val(2);
   sub->add_flag("--kvm", a->lab.kvm, "Use KVM (needs a usable /dev/kvm); TCG emulation otherwise");
   sub->add_option("--qemu", a->lab.qemu, "The QEMU binary")->default_val("qemu-system-x86_64");

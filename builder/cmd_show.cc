@@ -20,8 +20,7 @@ int run_show(const FileSource& files, const std::string& recipe_path, const Comm
   if (json) {
     std::cout << render_recipe_json(lr->recipe);
   } else {
-    std::cout << "# " << lr->recipe.name << ": resolved from " << recipe_path << "\n"
-              << render_recipe_toml(lr->recipe);
+    std::cout << "# " << lr->recipe.name << ": resolved from " << recipe_path << "\n" << render_recipe_toml(lr->recipe);
   }
   return kExitOk;
 }
@@ -38,7 +37,8 @@ const bool show_registered = register_subcommand(20, [](CLI::App& app) {
   sub->add_option("recipe", opt->path, "Recipe file (default: the embedded default recipe)");
   sub->add_flag("--json", opt->json, "Print JSON instead of TOML");
   return Subcommand{sub, [opt](const CommandContext& ctx) {
-                      return run_show(ctx.files, opt->path.empty() ? kEmbeddedRecipePath : opt->path, ctx.common, opt->json);
+                      return run_show(ctx.files, opt->path.empty() ? kEmbeddedRecipePath : opt->path, ctx.common,
+                                      opt->json);
                     }};
 });
 

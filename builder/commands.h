@@ -34,7 +34,7 @@ struct BuildOptions {
   std::string cache_dir;  // "" = default_cache_dir()
   bool no_cache = false;
   bool dry_run = false;
-  bool explain = false;   // with --dry-run: each stage's canonical inputs
+  bool explain = false;  // with --dry-run: each stage's canonical inputs
 };
 int run_build(const FileSource& files, const BuildOptions& opt, const CommonOptions& common);
 // `cache_dir` resolved by the caller (--cache or the default).

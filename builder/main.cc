@@ -19,8 +19,10 @@ int main(int argc, char** argv) {
   logging::Verbosity verbosity = logging::Verbosity::normal;
   add_verbosity_flags(app, verbosity);
   CommonOptions common;
-  app.add_option("--drivers", common.drivers_dir, "Driver manifests directory (default: drivers/ beside or above the recipe)");
-  app.add_option("--overlays", common.overlays_dir, "Overlays directory (default: overlays/ beside or above the recipe)");
+  app.add_option("--drivers", common.drivers_dir,
+                 "Driver manifests directory (default: drivers/ beside or above the recipe)");
+  app.add_option("--overlays", common.overlays_dir,
+                 "Overlays directory (default: overlays/ beside or above the recipe)");
 
   std::vector<Subcommand> registered;
   for (const auto& factory : registered_subcommands()) registered.push_back(factory(app));

@@ -29,8 +29,8 @@ struct CommandContext {
 };
 
 struct Subcommand {
-  CLI::App* app = nullptr;                               // chosen when *app is true after parsing
-  std::function<int(const CommandContext&)> run;         // returns the exit code
+  CLI::App* app = nullptr;                        // chosen when *app is true after parsing
+  std::function<int(const CommandContext&)> run;  // returns the exit code
 };
 
 using SubcommandFactory = std::function<Subcommand(CLI::App& parent)>;

@@ -18,6 +18,8 @@ packages=(
   # the parsers' fuzz tests (tests/fuzz): clang++ and libFuzzer, which Debian's clang-14 only
   # recommends (in libclang-rt-14-dev)
   clang libclang-rt-14-dev
+  # the linters the tests run (tests/lint): the C++ layout and the shell scripts
+  clang-format shellcheck
   # PXE trees and image CI: dnsmasq to check its snippet, iPXE to chainload, YAML checks
   dnsmasq-base ipxe python3-yaml yamllint
   # image builds: bootstrap, packing, the agent .deb; modinfo reads the modules DKMS built

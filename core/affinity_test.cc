@@ -102,8 +102,8 @@ TEST_CASE("SYS: across NUMA nodes") {
 }
 
 TEST_CASE("affinity, bridge hops and the bridges between are symmetric") {
-  const std::vector<PciFunction> all = {kGpu,          kNic,           kNicPort1,  kNestedGpu,
-                                        kNestedNic,    kOtherRootNic, kOtherHostNic, kRemoteNic};
+  const std::vector<PciFunction> all = {kGpu,       kNic,          kNicPort1,     kNestedGpu,
+                                        kNestedNic, kOtherRootNic, kOtherHostNic, kRemoteNic};
   for (const auto& a : all)
     for (const auto& b : all) {
       CAPTURE(a.bdf);

@@ -52,10 +52,8 @@ Defined define_base(const Recipe& r, const ContentDigests& d, const BuildSetting
   const bool tarball = !r.image.rootfs_url.empty();
   for (const char* k : {"distro", "suite", "arch", "components", "kernel"})
     if (const toml::node* n = image.get(k)) out.inputs.insert_or_assign(k, *n);
-  if (tarball)
-    out.inputs.insert_or_assign("rootfs_sha256", r.image.rootfs_sha256);
-  else if (const toml::node* n = image.get("mirror"))
-    out.inputs.insert_or_assign("mirror", *n);
+  if (tarball) out.inputs.insert_or_assign("rootfs_sha256", r.image.rootfs_sha256);
+  else if (const toml::node* n = image.get("mirror")) out.inputs.insert_or_assign("mirror", *n);
   out.inputs.insert_or_assign("packages", strings(sorted_unique(r.image.packages)));
   // Which of the excludes or includes matched first never matters (includes win), so their
   // order does not either.
@@ -67,10 +65,11 @@ Defined define_base(const Recipe& r, const ContentDigests& d, const BuildSetting
   if (host) out.inputs.insert_or_assign("host_apt_sources_sha256", or_missing(d.host_apt_sources));
   out.inputs.insert_or_assign("source_date_epoch", s.source_date_epoch);
   std::string arch = image["arch"].value_or(std::string("?"));
-  std::string from = tarball ? "the root filesystem " + r.image.rootfs_url.substr(r.image.rootfs_url.find_last_of('/') + 1) +
-                                   " (" + r.image.rootfs_sha256.substr(0, 8) + ")"
-                     : host  ? "the host's apt sources (" + short_digest(d.host_apt_sources) + ")"
-                             : r.image.mirror;
+  std::string from = tarball ? "the root filesystem " +
+                                   r.image.rootfs_url.substr(r.image.rootfs_url.find_last_of('/') + 1) + " (" +
+                                   r.image.rootfs_sha256.substr(0, 8) + ")"
+                     : host ? "the host's apt sources (" + short_digest(d.host_apt_sources) + ")"
+                            : r.image.mirror;
   out.summary = to_string(r.image.distro) + " " + r.image.suite + " " + arch + " from " + from + "; " + r.image.kernel +
                 " + " + std::to_string(sorted_unique(r.image.packages).size()) + " packages";
   if (!r.image.path_exclude.empty())
@@ -93,8 +92,9 @@ Defined define_drivers(const LoadedRecipe& lr, const ContentDigests& d) {
     bundles.push_back(std::move(t));
     std::string missing_key = !m.apt.key_file.empty() && lookup(d.driver_keys, m.name).empty() ? " (key MISSING)" : "";
     if (m.kind == DriverKind::source)
-      missing_key += lookup(d.driver_sources, m.name).empty() ? " (source MISSING)"
-                                                              : " (source " + short_digest(lookup(d.driver_sources, m.name)) + ")";
+      missing_key += lookup(d.driver_sources, m.name).empty()
+                         ? " (source MISSING)"
+                         : " (source " + short_digest(lookup(d.driver_sources, m.name)) + ")";
     names.push_back(m.name + " " + m.version + missing_key);
   }
   out.inputs.insert_or_assign("bundle", std::move(bundles));

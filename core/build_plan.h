@@ -37,10 +37,10 @@ bool stage_worth_storing(Stage s, double seconds);
 // A name missing from a map, or an empty string, is planned as "missing": the key still
 // differs from any real content, and the summary says what is absent.
 struct ContentDigests {
-  std::map<std::string, std::string> overlays;     // overlay name → digest of its tree listing
-  std::map<std::string, std::string> driver_keys;  // bundle name → sha256 of its apt key_file
-  std::string host_apt_sources;                    // mirror = "host": the host's apt sources
-  std::string agent;                               // the agent as installed into images
+  std::map<std::string, std::string> overlays;        // overlay name → digest of its tree listing
+  std::map<std::string, std::string> driver_keys;     // bundle name → sha256 of its apt key_file
+  std::string host_apt_sources;                       // mirror = "host": the host's apt sources
+  std::string agent;                                  // the agent as installed into images
   std::map<std::string, std::string> driver_sources;  // kind = "source" bundle → digest of its tree listing
 };
 

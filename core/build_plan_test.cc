@@ -114,11 +114,11 @@ TEST_CASE("the plan has every stage in order, each with its own key") {
     // drivers 4: the build tools first, purged with the DKMS sources that depend on them, each
     // bundle's own .ko files, pins apt reads (.pref); pack 2: build_tools in the manifest;
     // agent 2: the recipe's modules for systemd-modules-load.
-    const char* version = kStages[i] == Stage::drivers                                  ? "stage_version = 4"
+    const char* version = kStages[i] == Stage::drivers                                ? "stage_version = 4"
                           : kStages[i] == Stage::base || kStages[i] == Stage::hygiene ? "stage_version = 3"
-                          : kStages[i] == Stage::trim || kStages[i] == Stage::pack ||
-                                  kStages[i] == Stage::agent                           ? "stage_version = 2"
-                                                                                       : "stage_version = 1";
+                          : kStages[i] == Stage::trim || kStages[i] == Stage::pack || kStages[i] == Stage::agent
+                              ? "stage_version = 2"
+                              : "stage_version = 1";
     CHECK(p.stages[i].inputs.find(version) != std::string::npos);
     for (std::size_t j = 0; j < i; ++j) CHECK(p.stages[i].key != p.stages[j].key);
   }
@@ -174,8 +174,9 @@ TEST_CASE("each input invalidates its stage and every later one, never an earlie
     Inputs include = in;
     include.recipe = replace(include.recipe, "[image]\n", "[image]\npath_include = [\"/usr/share/doc/*/copyright\"]\n");
     CHECK(changed(plan(in), plan(include)) == "base drivers overlays agent hygiene trim pack");
-    CHECK(plan(include).at(Stage::base).summary.find(", dpkg leaving out /usr/share/doc/* but /usr/share/doc/*/copyright") !=
-          std::string::npos);
+    CHECK(plan(include)
+              .at(Stage::base)
+              .summary.find(", dpkg leaving out /usr/share/doc/* but /usr/share/doc/*/copyright") != std::string::npos);
   }
   SUBCASE("a bundle's description, which installs nothing") {
     in.inbox = replace(in.inbox, "kind = ", "description = \"the inbox stack\"\nkind = ");
@@ -207,8 +208,9 @@ TEST_CASE("the host's apt sources count only when the recipe builds from them") 
 
 TEST_CASE("a vendor root filesystem keys the base by its sha256, not by a mirror or the host's sources") {
   Inputs a;
-  a.recipe = replace(a.recipe, R"(mirror = "host")",
-                     "rootfs_url = \"https://vendor.example/v1/rootfs.tar.zst\"\nrootfs_sha256 = \"" + std::string(64, 'a') + "\"");
+  a.recipe = replace(
+      a.recipe, R"(mirror = "host")",
+      "rootfs_url = \"https://vendor.example/v1/rootfs.tar.zst\"\nrootfs_sha256 = \"" + std::string(64, 'a') + "\"");
   Inputs moved = a, host = a, other = a;
   moved.recipe = replace(moved.recipe, "/v1/", "/mirror2/");
   host.digests.host_apt_sources = "99ff";
@@ -218,7 +220,8 @@ TEST_CASE("a vendor root filesystem keys the base by its sha256, not by a mirror
   CHECK(changed(plan(a), plan(host)) == "");
   CHECK(changed(plan(a), plan(other)) == "base drivers overlays agent hygiene trim pack");
   CHECK(plan(a).at(Stage::base).inputs.find("mirror") == std::string::npos);
-  CHECK(plan(a).at(Stage::base).summary.find("from the root filesystem rootfs.tar.zst (aaaaaaaa);") != std::string::npos);
+  CHECK(plan(a).at(Stage::base).summary.find("from the root filesystem rootfs.tar.zst (aaaaaaaa);") !=
+        std::string::npos);
 }
 
 TEST_CASE("what is missing is planned as missing and said in the summary") {
@@ -238,8 +241,8 @@ TEST_CASE("stage summaries say what defines them in a line") {
         "debian bookworm amd64 from the host's apt sources (44dd); linux-image-amd64 + 3 packages");
   CHECK(p.at(Stage::drivers).summary == "inbox 44.0-2, vendor 2.10.0");
   CHECK(p.at(Stage::overlays).summary == "one@11aa, two@22bb");
-  CHECK(p.at(Stage::hygiene).summary ==
-        std::to_string(hygiene_rules().size()) + " identity and cache rules (v" + std::to_string(kHygieneRulesVersion) + ")");
+  CHECK(p.at(Stage::hygiene).summary == std::to_string(hygiene_rules().size()) + " identity and cache rules (v" +
+                                            std::to_string(kHygieneRulesVersion) + ")");
   CHECK(p.at(Stage::trim).summary == "drop drivers/media, sound");
   CHECK(p.at(Stage::pack).summary == "vmlinuz, cpio newc + zstd -3, boot.ipxe (2 cmdline args), manifest.json");
   CHECK(p.at(Stage::drivers).inputs.find("key_file_sha256 = '33cc'") != std::string::npos);
@@ -276,8 +279,8 @@ TEST_CASE("the dry-run table") {
   BuildPlan p = plan(Inputs{});
   std::string nothing = render_build_plan(p, std::vector<bool>(7, false));
   CHECK(nothing.rfind("STAGE     KEY           CACHE  ACTION  DEFINED BY\n", 0) == 0);
-  CHECK(nothing.find("\nbase      " + p.at(Stage::base).key.substr(0, 12) +
-                     "  miss   build   debian bookworm amd64") != std::string::npos);
+  CHECK(nothing.find("\nbase      " + p.at(Stage::base).key.substr(0, 12) + "  miss   build   debian bookworm amd64") !=
+        std::string::npos);
   CHECK(nothing.find("\nnothing cached: 7 of 7 stages to build\n") != std::string::npos);
 
   std::string some = render_build_plan(p, {true, true, false, false, false, false, false});

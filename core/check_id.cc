@@ -164,8 +164,7 @@ std::string CheckId::name() const {
     case CheckScope::node: return std::string(i.word);
     case CheckScope::gpu:
     case CheckScope::rail:
-    case CheckScope::nvmeof:
-      return std::string(prefix_of(i.scope)) + std::to_string(index) + "." + std::string(i.word);
+    case CheckScope::nvmeof: return std::string(prefix_of(i.scope)) + std::to_string(index) + "." + std::string(i.word);
     case CheckScope::bridge:
     case CheckScope::apply: return std::string(i.word) + subject;
     case CheckScope::other: return subject;

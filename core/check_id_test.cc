@@ -20,10 +20,18 @@ TEST_CASE("check ids: each kind renders today's name and parses back to itself")
       CheckId::acs("0000:17:01.0"),
       CheckId::apply("rail 3 (ens3f0np0): MTU"),
   };
-  const char* names[] = {"gpu.count",         "gpu.model",     "gpu.7.pcie_link",
-                         "rails.count",       "rail.3.pfc",    "rail.12.no_default_route",
-                         "rail.0.pause_storm", "rails.cross_rdma_write", "nvmeof.1.connected",
-                         "nvmeof.0.namespace_read", "gpudirect.peermem", "gpudirect.acs.0000:17:01.0",
+  const char* names[] = {"gpu.count",
+                         "gpu.model",
+                         "gpu.7.pcie_link",
+                         "rails.count",
+                         "rail.3.pfc",
+                         "rail.12.no_default_route",
+                         "rail.0.pause_storm",
+                         "rails.cross_rdma_write",
+                         "nvmeof.1.connected",
+                         "nvmeof.0.namespace_read",
+                         "gpudirect.peermem",
+                         "gpudirect.acs.0000:17:01.0",
                          "apply.rail 3 (ens3f0np0): MTU"};
   for (std::size_t i = 0; i < std::size(ids); ++i) {
     CAPTURE(names[i]);
@@ -42,8 +50,8 @@ TEST_CASE("check ids: the scope follows the kind") {
 }
 
 TEST_CASE("check ids: names this railyard does not know are kept whole as kind other") {
-  for (const char* name : {"rail.3.lldp_ets", "rail.03.pfc", "rail.x.pfc", "rail.3", "gpu.0.sram_ecc", "nvmeof.1234567.connected",
-                           "gpudirect.acs.", "apply.", "", "bgp.session"}) {
+  for (const char* name : {"rail.3.lldp_ets", "rail.03.pfc", "rail.x.pfc", "rail.3", "gpu.0.sram_ecc",
+                           "nvmeof.1234567.connected", "gpudirect.acs.", "apply.", "", "bgp.session"}) {
     CAPTURE(name);
     CheckId id = CheckId::parse(name);
     CHECK(id.kind == CheckKind::other);

@@ -100,8 +100,9 @@ TEST_CASE("check_files checks every file and collects every error") {
   files.add("good.toml", kRecipe);
   files.add("bad.toml", std::string(kRecipe) + "[fabric]\nmtu = 1\nvlan = 0\n");
   files.add("drivers/x.toml", "name = \"y\"\nversion = \"1\"\npackages = [\"rdma-core\"]\n");
-  files.add("nodes.toml", "[[node]]\nhostname = \"n1\"\nmac = \"0c:42:a1:00:00:01\"\n"
-                          "[[node]]\nhostname = \"n1\"\nmac = \"0c:42:a1:00:00:02\"\n");
+  files.add("nodes.toml",
+            "[[node]]\nhostname = \"n1\"\nmac = \"0c:42:a1:00:00:01\"\n"
+            "[[node]]\nhostname = \"n1\"\nmac = \"0c:42:a1:00:00:02\"\n");
   files.add("syntax.toml", "[image\n");
   Diagnostics d;
   auto res = check_files(files, {"good.toml", "bad.toml", "drivers/x.toml", "nodes.toml", "syntax.toml", "nope.toml"},
@@ -129,7 +130,8 @@ TEST_CASE("check_files checks every file and collects every error") {
 
 TEST_CASE("check_files checks a recipe's references as the options say") {
   MemorySource files;
-  files.add("r.toml", "[image]\nsuite = \"bookworm\"\noverlays = [\"lab\"]\n[addressing]\nsubnets = [\"198.18.0.0/24\"]\n");
+  files.add("r.toml",
+            "[image]\nsuite = \"bookworm\"\noverlays = [\"lab\"]\n[addressing]\nsubnets = [\"198.18.0.0/24\"]\n");
   Diagnostics d;
   check_files(files, {"r.toml"}, RecipeOptions{}, d);
   CHECK(at(d, "cannot find an overlays/ directory") == "r.toml:3:13");
@@ -156,15 +158,17 @@ TEST_CASE("an inventory is checked against its recipe") {
 TEST_CASE("an inventory whose recipe is invalid: one error at `recipe`, the nodes still checked") {
   MemorySource files;
   files.add("sku.toml", std::string(kRecipe) + "[fabric]\nmtu = 1\n");
-  files.add("nodes.toml", "recipe = \"sku.toml\"\n"
-                          "[[node]]\nhostname = \"n1\"\nmac = \"0c:42:a1:00:00:01\"\nrails = [\"10.0.0.1\"]\n"
-                          "[[node]]\nhostname = \"n1\"\nmac = \"0c:42:a1:00:00:02\"\n");
+  files.add("nodes.toml",
+            "recipe = \"sku.toml\"\n"
+            "[[node]]\nhostname = \"n1\"\nmac = \"0c:42:a1:00:00:01\"\nrails = [\"10.0.0.1\"]\n"
+            "[[node]]\nhostname = \"n1\"\nmac = \"0c:42:a1:00:00:02\"\n");
   Diagnostics d;
   auto res = check_files(files, {"nodes.toml"}, RecipeOptions{}, d);
   CHECK_FALSE(res.at(0).ok);
   CHECK(d.size() == 2);
-  CHECK(at(d, "recipe 'sku.toml' cannot be used to check this inventory: it has 1 error(s) (run railyard check on it)") ==
-        "nodes.toml:1:10");
+  CHECK(
+      at(d, "recipe 'sku.toml' cannot be used to check this inventory: it has 1 error(s) (run railyard check on it)") ==
+      "nodes.toml:1:10");
   CHECK(at(d, "node[1].hostname: host name 'n1' is already used") == "nodes.toml:7:12");
 }
 
@@ -216,7 +220,7 @@ TEST_CASE("a shipped recipe resolves through its base with its driver bundles") 
   CHECK(r.name == "gpu4-cx6dx-100g");
   CHECK(r.image.distro == Distro::ubuntu);  // from the base
   CHECK(r.image.suite == "noble");
-  CHECK(r.fabric.vlan == 200);               // from the SKU
+  CHECK(r.fabric.vlan == 200);  // from the SKU
   CHECK(r.fabric.pfc == Requirement::required);
   CHECK(r.hardware.rail_count == 4);
   REQUIRE(lr->drivers.size() == 2);

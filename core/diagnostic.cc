@@ -15,9 +15,7 @@ std::string format(const Diagnostic& d) {
   return out;
 }
 
-void Diagnostics::error(SourcePos pos, std::string message) {
-  items_.push_back({std::move(pos), std::move(message)});
-}
+void Diagnostics::error(SourcePos pos, std::string message) { items_.push_back({std::move(pos), std::move(message)}); }
 
 void Diagnostics::append(const Diagnostics& other) {
   items_.insert(items_.end(), other.items_.begin(), other.items_.end());

@@ -13,9 +13,10 @@ namespace railyard {
 
 namespace {
 
-const std::vector<std::pair<std::string, DriverKind>> kDriverKinds{
-    {"distro", DriverKind::distro}, {"apt", DriverKind::apt}, {"tarball", DriverKind::tarball},
-    {"source", DriverKind::source}};
+const std::vector<std::pair<std::string, DriverKind>> kDriverKinds{{"distro", DriverKind::distro},
+                                                                   {"apt", DriverKind::apt},
+                                                                   {"tarball", DriverKind::tarball},
+                                                                   {"source", DriverKind::source}};
 
 std::optional<std::string> check_emulated(const std::string& s) {
   if (s != kEmulatesDcb) return "'" + s + "' cannot be emulated; allowed: \"dcb\"";
@@ -92,34 +93,41 @@ schema::Schema<DriverManifest> make_driver_manifest_schema() {
                "DKMS modules that must be built for the image's kernel (checked under /lib/modules/KVER).")
       .strings("modules", &DriverManifest::modules, {}, "Kernel modules loaded at boot.")
       .strings("conflicts", &DriverManifest::conflicts, {}, "Bundles that cannot share an image with this one.")
-      .strings("emulates", &DriverManifest::emulates, {},
-               "What this bundle emulates in software for the lab (\"dcb\": PFC, ETS, the APP table, trust, ECN, storm "
-               "prevention and per-priority pause counters on the lab's virtio NICs). A bundle that emulates anything is "
-               "a lab stand-in: only recipes with fabric.soft_roce = true may use it, and railyard audit names it in an "
-               "image.",
-               check_emulated, "\"dcb\"");
+      .strings(
+          "emulates", &DriverManifest::emulates, {},
+          "What this bundle emulates in software for the lab (\"dcb\": PFC, ETS, the APP table, trust, ECN, storm "
+          "prevention and per-priority pause counters on the lab's virtio NICs). A bundle that emulates anything is "
+          "a lab stand-in: only recipes with fabric.soft_roce = true may use it, and railyard audit names it in an "
+          "image.",
+          check_emulated, "\"dcb\"");
   s.section("apt", &DriverManifest::apt, "kind = \"apt\": the vendor repository.")
-      .string("uri", &AptSource::uri, "", "Repository URL.", [](const std::string& v) { return check_http_url(v); },
-              "an http(s):// URL")
+      .string(
+          "uri", &AptSource::uri, "", "Repository URL.", [](const std::string& v) { return check_http_url(v); },
+          "an http(s):// URL")
       .string("suite", &AptSource::suite, "", "Distribution name, or \"./\" / \"/\" for a flat repository.")
       .strings("components", &AptSource::components, {}, "Components; empty for a flat repository.")
       .string("key_file", &AptSource::key_file, "", "Signing key shipped in drivers/ (path relative to the manifest).",
               check_relative, "a path inside drivers/")
-      .string("key_url", &AptSource::key_url, "", "Where the builder fetches the signing key (armored or binary). Read with gpg: the "
-              "file must hold exactly one key, neither revoked nor expired, with key_fingerprint when set; "
-              "a pinned key is kept in the cache's downloads under its fingerprint, an unpinned one fetched "
-              "at every build.",
-              [](const std::string& v) { return check_http_url(v); }, "an http(s):// URL")
+      .string(
+          "key_url", &AptSource::key_url, "",
+          "Where the builder fetches the signing key (armored or binary). Read with gpg: the "
+          "file must hold exactly one key, neither revoked nor expired, with key_fingerprint when set; "
+          "a pinned key is kept in the cache's downloads under its fingerprint, an unpinned one fetched "
+          "at every build.",
+          [](const std::string& v) { return check_http_url(v); }, "an http(s):// URL")
       .string("key_fingerprint", &AptSource::key_fingerprint, "",
               "Full fingerprint the fetched key must have (40 hex digits); needed when key_url is http://.",
               check_fingerprint, "40 hex digits")
-      .integer("pin_priority", &AptSource::pin_priority, 0, 0, 1001,
-               "apt pin priority of this repository's origin (e.g. 600 so its packages win over the distro's); 0: no pin.");
+      .integer(
+          "pin_priority", &AptSource::pin_priority, 0, 0, 1001,
+          "apt pin priority of this repository's origin (e.g. 600 so its packages win over the distro's); 0: no pin.");
   s.section("tarball", &DriverManifest::tarball, "kind = \"tarball\": a vendor archive.")
-      .string("url", &TarballSource::url, "", "Archive URL.", [](const std::string& v) { return check_http_url(v); },
-              "an http(s):// URL")
-      .string("sha256", &TarballSource::sha256, "", "sha256 of the archive.",
-              [](const std::string& v) { return check_hex(v, 64); }, "64 hex digits")
+      .string(
+          "url", &TarballSource::url, "", "Archive URL.", [](const std::string& v) { return check_http_url(v); },
+          "an http(s):// URL")
+      .string(
+          "sha256", &TarballSource::sha256, "", "sha256 of the archive.",
+          [](const std::string& v) { return check_hex(v, 64); }, "64 hex digits")
       .strings("install", &TarballSource::install, {}, "Command run in the image from the unpacked archive.");
   s.section("source", &DriverManifest::source, "kind = \"source\": a DKMS module's source tree in drivers/.")
       .string("dir", &SourceTree::dir, "",
@@ -141,7 +149,8 @@ void validate_source(const FileSource& files, const LoadedManifest& lm, const At
     return;
   }
   if (m.dkms.size() != 1) {
-    diags.error(at("dkms"), "kind = \"source\" builds one DKMS module: 'dkms' must name it (its dkms.conf PACKAGE_NAME)");
+    diags.error(at("dkms"),
+                "kind = \"source\" builds one DKMS module: 'dkms' must name it (its dkms.conf PACKAGE_NAME)");
     return;
   }
   if (!dkms_word(m.version))
@@ -156,7 +165,8 @@ void validate_source(const FileSource& files, const LoadedManifest& lm, const At
   auto values = dkms_conf_values(*conf);
   auto expect = [&](const std::string& key, const std::string& want, const std::string& what) {
     auto it = values.find(key);
-    if (it == values.end()) diags.error(SourcePos{conf_path, 1, 1}, key + " is missing; it must be " + what + " \"" + want + "\"");
+    if (it == values.end())
+      diags.error(SourcePos{conf_path, 1, 1}, key + " is missing; it must be " + what + " \"" + want + "\"");
     else if (it->second.first != want)
       diags.error(SourcePos{conf_path, static_cast<std::uint32_t>(it->second.second), 1},
                   key + " \"" + it->second.first + "\" differs from " + what + " \"" + want + "\" in " + m.path);
@@ -184,12 +194,11 @@ void validate(const FileSource& files, LoadedManifest& lm, const std::set<std::s
   std::string stem = file_stem(m.path);
   if (m.name.empty()) m.name = stem;
   else if (m.name != stem && !rejected("name"))
-    diags.error(at("name"), "name '" + m.name + "' must equal the file name '" + stem + "' (recipes refer to bundles by file name)");
+    diags.error(at("name"), "name '" + m.name + "' must equal the file name '" + stem +
+                                "' (recipes refer to bundles by file name)");
   if (!rejected("kind")) {
     switch (m.kind) {
-      case DriverKind::distro:
-        need(!m.packages.empty(), "packages", "kind = \"distro\" needs 'packages'");
-        break;
+      case DriverKind::distro: need(!m.packages.empty(), "packages", "kind = \"distro\" needs 'packages'"); break;
       case DriverKind::apt:
         need(!m.apt.uri.empty(), "apt.uri", "kind = \"apt\" needs [apt] uri");
         need(!m.apt.suite.empty(), "apt.suite", "kind = \"apt\" needs [apt] suite (\"./\" for a flat repository)");
@@ -238,7 +247,9 @@ bool DriverManifest::emulates_dcb() const {
   return std::find(emulates.begin(), emulates.end(), kEmulatesDcb) != emulates.end();
 }
 
-std::string DriverManifest::source_dir() const { return source.dir.empty() ? "" : path_join(dir_name(path), source.dir); }
+std::string DriverManifest::source_dir() const {
+  return source.dir.empty() ? "" : path_join(dir_name(path), source.dir);
+}
 
 const schema::Schema<DriverManifest>& driver_manifest_schema() {
   static const schema::Schema<DriverManifest> s = make_driver_manifest_schema();

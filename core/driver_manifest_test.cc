@@ -41,7 +41,8 @@ version = "1"
 kind = "tarball"
 [tarball]
 url = "https://vendor.example/driver.tar.gz"
-sha256 = ")" + std::string(64, 'a') + R"("
+sha256 = ")" + std::string(64, 'a') +
+                             R"("
 install = ["./install.sh --silent"]
 )";
 
@@ -104,7 +105,9 @@ kind = "apt"
 uri = "https://vendor.example/repo/"
 suite = "./"
 key_url = "https://vendor.example/key.asc"
-)").diags, "kind = \"apt\" needs 'packages'") == "drivers/x.toml:3:8");
+)")
+                .diags,
+            "kind = \"apt\" needs 'packages'") == "drivers/x.toml:3:8");
 }
 
 TEST_CASE("an http key URL needs a fingerprint") {
@@ -134,7 +137,10 @@ uri = "https://vendor.example/repo/"
 suite = "./"
 key_file = "vendor.asc"
 key_fingerprint = "EB693B3035CD5710E231E123A4B469963BF863CC"
-)", files).diags, "apt.key_fingerprint needs apt.key_url (a key_file is trusted as shipped)") == "drivers/x.toml:9:19");
+)",
+                 files)
+                .diags,
+            "apt.key_fingerprint needs apt.key_url (a key_file is trusted as shipped)") == "drivers/x.toml:9:19");
 }
 
 TEST_CASE("a fingerprint is 40 hex digits") {
@@ -178,7 +184,9 @@ packages = ["doca-ofed"]
 uri = "https://vendor.example/repo/"
 suite = "./"
 key_file = "../secret.asc"
-)").diags, "apt.key_file: '../secret.asc' must be a path inside drivers/") == "drivers/x.toml:8:12");
+)")
+               .diags,
+           "apt.key_file: '../secret.asc' must be a path inside drivers/") == "drivers/x.toml:8:12");
 }
 
 TEST_CASE("a valid tarball manifest") {
@@ -215,7 +223,9 @@ version = "1"
 packages = ["rdma-core"]
 [apt]
 uri = "https://vendor.example/repo/"
-)").diags, "[apt] is only used with kind = \"apt\"") == "drivers/x.toml:4:1");
+)")
+                .diags,
+            "[apt] is only used with kind = \"apt\"") == "drivers/x.toml:4:1");
   CHECK(one(load(kApt + "[tarball]\nurl = \"https://vendor.example/x.tgz\"\n").diags,
             "[tarball] is only used with kind = \"tarball\"") == "drivers/x.toml:9:1");
 }
@@ -230,7 +240,9 @@ packages = ["doca-ofed"]
 uri = "https://vendor.example/repo/"
 suite = "./"
 key_url = "https://vendor.example/key.asc"
-)").diags, R"(kind: "aptt" is not allowed)") == "drivers/x.toml:3:8");
+)")
+                .diags,
+            R"(kind: "aptt" is not allowed)") == "drivers/x.toml:3:8");
   CHECK(one(load("version = \"1\"\npackages = [\"rdma-core\", \"Bad Pkg\"]\n").diags,
             "packages: element 1: 'Bad Pkg' is not a package name") == "drivers/x.toml:2:26");
   CHECK(one(load(R"(
@@ -240,7 +252,9 @@ kind = "tarball"
 url = "https://vendor.example/driver.tar.gz"
 sha256 = "abc"
 install = ["./install.sh"]
-)").diags, "tarball.sha256: 'abc' is not 64 hexadecimal digits") == "drivers/x.toml:6:10");
+)")
+                .diags,
+            "tarball.sha256: 'abc' is not 64 hexadecimal digits") == "drivers/x.toml:6:10");
 }
 
 TEST_CASE("a bundle cannot conflict with itself") {
@@ -262,7 +276,7 @@ TEST_CASE("suites are distro:suite pairs") {
 
 TEST_CASE("package names") {
   CHECK(at(load("version = \"1\"\npackages = [\"rdma-core\", \"Bad Pkg\"]\n").diags,
-            "packages: element 1: 'Bad Pkg' is not a package name") == "drivers/x.toml:2:26");
+           "packages: element 1: 'Bad Pkg' is not a package name") == "drivers/x.toml:2:26");
   CHECK(all(load("version = \"1\"\npackages = [\"nvidia-open-580\", \"libnccl2=2.27.*\", \"g++\"]\n").diags) == "");
 }
 
@@ -320,24 +334,27 @@ TEST_CASE("a source bundle: its dkms.conf names the manifest's module and versio
             "PACKAGE_VERSION \"1.1\" differs from the manifest's version \"1.0\" in drivers/x.toml") ==
         "drivers/mod/dkms.conf:2:1");
   CHECK(one(load_source(kSource, "PACKAGE_VERSION=1.0\n").diags,
-            "PACKAGE_NAME is missing; it must be the manifest's dkms module \"lab-mod\"") == "drivers/mod/dkms.conf:1:1");
+            "PACKAGE_NAME is missing; it must be the manifest's dkms module \"lab-mod\"") ==
+        "drivers/mod/dkms.conf:1:1");
   CHECK(one(load_source(kSource, "").diags, "drivers/mod/dkms.conf: No such file or directory (DKMS needs it)") ==
         "drivers/x.toml:6:7");
 }
 
 TEST_CASE("a source bundle needs its directory, one DKMS module and a version fit for a path") {
-  CHECK(one(load("version = \"1\"\nkind = \"source\"\ndkms = [\"m\"]\n").diags, "kind = \"source\" needs [source] dir") ==
-        "drivers/x.toml:2:8");
+  CHECK(one(load("version = \"1\"\nkind = \"source\"\ndkms = [\"m\"]\n").diags,
+            "kind = \"source\" needs [source] dir") == "drivers/x.toml:2:8");
   CHECK(one(load("version = \"1\"\nkind = \"source\"\ndkms = [\"m\"]\n[source]\ndir = \"absent\"\n").diags,
             "source.dir 'absent' is not a directory next to the manifest") == "drivers/x.toml:5:7");
   CHECK(one(load("version = \"1\"\nkind = \"source\"\n[source]\ndir = \"../elsewhere\"\n").diags,
             "'../elsewhere' must be a path inside drivers/") == "drivers/x.toml:4:7");
   CHECK(one(load_source("version = \"1.0\"\nkind = \"source\"\ndkms = [\"a\", \"b\"]\n[source]\ndir = \"mod\"\n",
-                        "PACKAGE_NAME=a\nPACKAGE_VERSION=1.0\n").diags,
+                        "PACKAGE_NAME=a\nPACKAGE_VERSION=1.0\n")
+                .diags,
             "kind = \"source\" builds one DKMS module: 'dkms' must name it (its dkms.conf PACKAGE_NAME)") ==
         "drivers/x.toml:3:8");
   CHECK(one(load_source("version = \"1 0\"\nkind = \"source\"\ndkms = [\"a\"]\n[source]\ndir = \"mod\"\n",
-                        "PACKAGE_NAME=a\nPACKAGE_VERSION=\"1 0\"\n").diags,
+                        "PACKAGE_NAME=a\nPACKAGE_VERSION=\"1 0\"\n")
+                .diags,
             "version '1 0' becomes /usr/src/a-1 0; allowed: letters, digits and . _ + ~ - (up to 64)") ==
         "drivers/x.toml:1:11");
   CHECK(one(load("version = \"1\"\npackages = [\"x\"]\n[source]\ndir = \"mod\"\n").diags,

@@ -63,7 +63,8 @@ std::string node_config(const Plan& plan) {
   for (const auto& r : plan.rails) rail_interface(out, r.netdev);
   out << "!\n"
       << "router bgp " << bgp.asn << "\n"
-      << " bgp router-id " << bgp.router_id << "\n"
+      << " bgp router-id " << bgp.router_id
+      << "\n"
       // The same fabric route learned from several leaves is one ECMP route, whatever their ASes.
       << " bgp bestpath as-path multipath-relax\n";
   for (const auto& r : plan.rails) out << " neighbor " << r.netdev << " interface remote-as external\n";
@@ -158,8 +159,7 @@ std::string frr_leaf_config(const LeafIntent& leaf, const Recipe& recipe) {
     if (!p.node_address.empty())
       out << "ip prefix-list RAILYARD-NODE" << n << " seq 10 permit " << address_only(p.node_address) << "/32\n";
     if (!p.vtep.empty()) out << "ip prefix-list RAILYARD-NODE" << n << " seq 20 permit " << p.vtep << "/32\n";
-    if (p.node_address.empty() && p.vtep.empty())
-      out << "ip prefix-list RAILYARD-NODE" << n << " seq 10 deny any\n";
+    if (p.node_address.empty() && p.vtep.empty()) out << "ip prefix-list RAILYARD-NODE" << n << " seq 10 deny any\n";
     ++n;
   }
   out << "!\n";

@@ -57,7 +57,8 @@ TEST_CASE("routed rails: /32 addresses, a table per rail, loose rp_filter, no ro
   CHECK(p.rails[0].table == 100);
   CHECK(p.rails[1].table == 101);
   auto has = [&](const RailPlan& r, const std::string& path, const std::string& value) {
-    return std::any_of(r.sysctls.begin(), r.sysctls.end(), [&](const Sysctl& s) { return s.path == path && s.value == value; });
+    return std::any_of(r.sysctls.begin(), r.sysctls.end(),
+                       [&](const Sysctl& s) { return s.path == path && s.value == value; });
   };
   CHECK(has(p.rails[1], "net/ipv4/conf/" + p.rails[1].netdev + "/rp_filter", "2"));
   CHECK(has(p.rails[1], "net/ipv6/conf/" + p.rails[1].netdev + "/accept_ra", "0"));
@@ -83,7 +84,8 @@ TEST_CASE("routed rails: the checks name BGP, its routes and the per-rail route 
   CHECK(p.rails[0].route_probes == std::vector<std::string>{"198.18.0.1", "198.18.0.100"});
   CHECK(p.rails[1].route_probes == std::vector<std::string>{"198.18.0.1"});
   for (const auto& c : p.checks)
-    if (c.id.name() == "rail.0.route") CHECK(c.expected == "from 198.18.0.11 to 198.18.0.1, 198.18.0.100 via " + p.rails[0].netdev + " only");
+    if (c.id.name() == "rail.0.route")
+      CHECK(c.expected == "from 198.18.0.11 to 198.18.0.1, 198.18.0.100 via " + p.rails[0].netdev + " only");
 }
 
 TEST_CASE("routed rails: the recipe's node_asn when the node has none, shared with allowas-in origin") {

@@ -5,8 +5,8 @@ namespace railyard {
 namespace {
 
 HygieneRule generator(const std::string& name, const std::string& why, const std::string& unless = "") {
-  return {"/etc/systemd/system-generators/" + name, HygieneRule::mask, why, "/usr/lib/systemd/system-generators/" + name,
-          unless};
+  return {"/etc/systemd/system-generators/" + name, HygieneRule::mask, why,
+          "/usr/lib/systemd/system-generators/" + name, unless};
 }
 
 HygieneRule unit(const std::string& name, const std::string& why) {

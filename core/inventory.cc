@@ -58,7 +58,9 @@ void normalize(Inventory& inv) {
 
 namespace {
 
-ordered_json optional_string(const std::optional<std::string>& s) { return s ? ordered_json(*s) : ordered_json(nullptr); }
+ordered_json optional_string(const std::optional<std::string>& s) {
+  return s ? ordered_json(*s) : ordered_json(nullptr);
+}
 
 ordered_json link_json(const PciFunction& p) {
   return {{"current_speed", p.current_link_speed},
@@ -70,9 +72,15 @@ ordered_json link_json(const PciFunction& p) {
 }  // namespace
 
 ordered_json to_json(const PciFunction& p) {
-  return {{"pci", p.bdf},         {"vendor", p.vendor},         {"device", p.device},
-          {"class", p.class_code}, {"numa_node", p.numa_node},  {"driver", p.driver},
-          {"host_bridge", p.host_bridge}, {"pci_path", p.bridges}, {"link", link_json(p)}};
+  return {{"pci", p.bdf},
+          {"vendor", p.vendor},
+          {"device", p.device},
+          {"class", p.class_code},
+          {"numa_node", p.numa_node},
+          {"driver", p.driver},
+          {"host_bridge", p.host_bridge},
+          {"pci_path", p.bridges},
+          {"link", link_json(p)}};
 }
 
 ordered_json to_json(const Inventory& inv) {
@@ -112,7 +120,8 @@ ordered_json to_json(const Inventory& inv) {
     if (n.bonded()) {
       ordered_json ports = ordered_json::array();
       for (const auto& p : n.bond_ports)
-        ports.push_back({{"ifname", p.ifname}, {"pci", p.pci}, {"operstate", p.operstate}, {"speed_mbps", p.speed_mbps}});
+        ports.push_back(
+            {{"ifname", p.ifname}, {"pci", p.pci}, {"operstate", p.operstate}, {"speed_mbps", p.speed_mbps}});
       j["bond"] = {{"mode", n.bond_mode}, {"ports", std::move(ports)}};
     }
     nics.push_back(std::move(j));
@@ -122,16 +131,25 @@ ordered_json to_json(const Inventory& inv) {
     ordered_json ports = ordered_json::array();
     for (const auto& p : d.ports) {
       ordered_json gids = ordered_json::array();
-      for (const auto& g : p.gids) gids.push_back({{"index", g.index}, {"gid", g.gid}, {"type", g.type}, {"ndev", g.ndev}});
-      ports.push_back({{"port", p.port}, {"state", p.state}, {"phys_state", p.phys_state}, {"link_layer", p.link_layer},
+      for (const auto& g : p.gids)
+        gids.push_back({{"index", g.index}, {"gid", g.gid}, {"type", g.type}, {"ndev", g.ndev}});
+      ports.push_back({{"port", p.port},
+                       {"state", p.state},
+                       {"phys_state", p.phys_state},
+                       {"link_layer", p.link_layer},
                        {"gids", gids}});
     }
     rdma.push_back({{"name", d.name}, {"pci", optional_string(d.pci)}, {"netdev", d.netdev}, {"ports", ports}});
   }
   ordered_json nvme = ordered_json::array();
   for (const auto& c : inv.nvme)
-    nvme.push_back({{"name", c.name}, {"transport", c.transport}, {"address", c.address}, {"subsysnqn", c.subsysnqn},
-                    {"state", c.state}, {"model", c.model}, {"pci", optional_string(c.pci)}});
+    nvme.push_back({{"name", c.name},
+                    {"transport", c.transport},
+                    {"address", c.address},
+                    {"subsysnqn", c.subsysnqn},
+                    {"state", c.state},
+                    {"model", c.model},
+                    {"pci", optional_string(c.pci)}});
   ordered_json numa = ordered_json::array();
   for (const auto& n : inv.numa) numa.push_back({{"id", n.id}, {"cpulist", n.cpulist}});
   return {{"gpus", gpus}, {"nics", nics}, {"rdma_devices", rdma}, {"nvme", nvme}, {"numa_nodes", numa}};

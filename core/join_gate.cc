@@ -46,8 +46,9 @@ std::optional<std::string> check_join_unit_name(const std::string& name) {
   for (const char* t : kJoinUnitTypes)
     if (name.size() > std::string_view(t).size() && name.ends_with(t)) type = t;
   if (!type)
-    return "'" + name + "' is not a unit a join can start; expected a name ending in .service, .target, .socket, "
-                        ".timer or .mount";
+    return "'" + name +
+           "' is not a unit a join can start; expected a name ending in .service, .target, .socket, "
+           ".timer or .mount";
   std::string prefix = name.substr(0, name.size() - std::string_view(type).size());
   if (name.size() > 255) return "'" + name.substr(0, 40) + "…' is longer than systemd's 255 bytes";
   for (unsigned char c : prefix)
@@ -75,18 +76,21 @@ std::string join_gate_path(const std::string& unit) {
 std::string join_gate_text(const std::string& unit) {
   std::string out = "# Written by railyard build: ";
   out += unit;
-  out += " is a join unit of this image's recipe. It starts only\n"
-         "# once railyard-firstboot has proven the node's fabric and written ";
+  out +=
+      " is a join unit of this image's recipe. It starts only\n"
+      "# once railyard-firstboot has proven the node's fabric and written ";
   out += kJoinedMarker;
-  out += ",\n"
-         "# whether or not its package enabled it; the agent then starts it and waits until it is\n"
-         "# active. No After=";
+  out +=
+      ",\n"
+      "# whether or not its package enabled it; the agent then starts it and waits until it is\n"
+      "# active. No After=";
   out += kAgentUnit;
-  out += ": the agent is a oneshot that starts this unit\n"
-         "# itself, and a start job ordered after it would wait until the agent had exited.\n"
-         "# `railyard audit` checks that this file is here and that no later drop-in undoes it.\n"
-         "[Unit]\n"
-         "ConditionPathExists=";
+  out +=
+      ": the agent is a oneshot that starts this unit\n"
+      "# itself, and a start job ordered after it would wait until the agent had exited.\n"
+      "# `railyard audit` checks that this file is here and that no later drop-in undoes it.\n"
+      "[Unit]\n"
+      "ConditionPathExists=";
   out += kJoinedMarker;
   out += '\n';
   return out;

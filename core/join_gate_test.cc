@@ -7,9 +7,9 @@
 using namespace railyard;
 
 TEST_CASE("join units: systemd's unit names of the types a join starts, instances but no templates") {
-  for (const char* ok : {"slurmd.service", "kubelet.service", "multi-user.target", "node-exporter.socket",
-                         "railyard-health.timer", "mnt-scratch.mount", "getty@tty1.service", "dev-disk-by\\x2dlabel.mount",
-                         "a:b_c.d-e.service"}) {
+  for (const char* ok :
+       {"slurmd.service", "kubelet.service", "multi-user.target", "node-exporter.socket", "railyard-health.timer",
+        "mnt-scratch.mount", "getty@tty1.service", "dev-disk-by\\x2dlabel.mount", "a:b_c.d-e.service"}) {
     CAPTURE(ok);
     CHECK_FALSE(check_join_unit_name(ok));
   }
@@ -17,7 +17,8 @@ TEST_CASE("join units: systemd's unit names of the types a join starts, instance
     std::string name, says;
   };
   for (const auto& [name, says] : std::vector<Bad>{
-           {"slurmd", "is not a unit a join can start; expected a name ending in .service, .target, .socket, .timer or .mount"},
+           {"slurmd",
+            "is not a unit a join can start; expected a name ending in .service, .target, .socket, .timer or .mount"},
            {".service", "is not a unit a join can start"},
            {"slurmd.device", "is not a unit a join can start"},
            {"../../etc/passwd.service", "systemd unit names hold only letters, digits"},
@@ -48,8 +49,8 @@ TEST_CASE("join gate: the drop-in's path and text, read back as a gate") {
 TEST_CASE("join gate: what is not a gate") {
   CHECK(join_gate_problem("") == "no ConditionPathExists=/run/railyard/joined in [Unit]");
   CHECK(join_gate_problem("[Service]\nConditionPathExists=/run/railyard/joined\n"));  // wrong section
-  CHECK(join_gate_problem("[Unit]\n# ConditionPathExists=/run/railyard/joined\n"));    // a comment
-  CHECK(join_gate_problem("[Unit]\nConditionPathExists=!/run/railyard/joined\n"));     // negated
+  CHECK(join_gate_problem("[Unit]\n# ConditionPathExists=/run/railyard/joined\n"));   // a comment
+  CHECK(join_gate_problem("[Unit]\nConditionPathExists=!/run/railyard/joined\n"));    // negated
   CHECK(join_gate_problem("[Unit]\nConditionPathExists=/run/railyard/joined2\n"));
   // An empty assignment resets the list, the gate with it.
   CHECK(join_gate_problem("[Unit]\nConditionPathExists=/run/railyard/joined\nConditionPathExists=\n"));
@@ -68,9 +69,9 @@ TEST_CASE("join gate: a drop-in that resets the path conditions") {
 }
 
 TEST_CASE("join gate: where a unit's file may be, an instance's template after it") {
-  CHECK(unit_file_paths("slurmd.service") ==
-        std::vector<std::string>{"/etc/systemd/system/slurmd.service", "/usr/lib/systemd/system/slurmd.service",
-                                 "/lib/systemd/system/slurmd.service"});
+  CHECK(unit_file_paths("slurmd.service") == std::vector<std::string>{"/etc/systemd/system/slurmd.service",
+                                                                      "/usr/lib/systemd/system/slurmd.service",
+                                                                      "/lib/systemd/system/slurmd.service"});
   CHECK(unit_template("getty@tty1.service") == "getty@.service");
   CHECK_FALSE(unit_template("slurmd.service"));
   auto p = unit_file_paths("getty@tty1.service");

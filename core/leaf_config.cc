@@ -32,7 +32,8 @@ LeafPlan plan_leaves(const Recipe& recipe, const std::vector<NodeEntry>& nodes) 
   int rails = rails_of(recipe, nodes);
   for (int rail = 0; rail < rails; ++rail)
     for (const auto& node : nodes) {
-      std::string system = expand_lldp_template(node.lldp_system.empty() ? recipe.lldp.expect_system : node.lldp_system, rail);
+      std::string system =
+          expand_lldp_template(node.lldp_system.empty() ? recipe.lldp.expect_system : node.lldp_system, rail);
       std::string port = expand_lldp_template(node.lldp_port.empty() ? recipe.lldp.expect_port : node.lldp_port, rail);
       std::string key = system.empty() ? "rail-" + std::to_string(rail) : system;
       int first = first_rail.emplace(key, rail).first->second;
@@ -40,7 +41,8 @@ LeafPlan plan_leaves(const Recipe& recipe, const std::vector<NodeEntry>& nodes) 
       leaf.name = system;
       leaf.file = key + ".json";
       if (std::find(leaf.rails.begin(), leaf.rails.end(), rail) == leaf.rails.end()) leaf.rails.push_back(rail);
-      std::string address = static_cast<std::size_t>(rail) < node.rails.size() ? node.rails[static_cast<std::size_t>(rail)] : "";
+      std::string address =
+          static_cast<std::size_t>(rail) < node.rails.size() ? node.rails[static_cast<std::size_t>(rail)] : "";
       std::int64_t asn = recipe.routing.mode == RoutingMode::bgp_unnumbered ? node_asn(node, recipe) : 0;
       std::string vtep = asn != 0 && recipe.tenant.vni != 0 ? node.vtep : "";
       leaf.ports.push_back({port, rail, node.hostname, address, asn, vtep});
@@ -50,19 +52,22 @@ LeafPlan plan_leaves(const Recipe& recipe, const std::vector<NodeEntry>& nodes) 
     for (const auto& p : leaf.ports)
       if (!p.port.empty() && !taken.insert(p.port).second)
         out.problems.push_back(leaf.file.substr(0, leaf.file.size() - 5) + ": port " + p.port +
-                               " is expected by more than one node (" + p.node + " among them); give each node its "
+                               " is expected by more than one node (" + p.node +
+                               " among them); give each node its "
                                "own lldp_port in the inventory");
     // A BGP unnumbered session is named by its port: a routed leaf needs every port's name.
     if (recipe.routing.mode == RoutingMode::bgp_unnumbered && recipe.routing.leaf_asn != 0)
       for (const auto& p : leaf.ports)
         if (p.port.empty())
           out.problems.push_back(leaf.file.substr(0, leaf.file.size() - 5) + ": " + p.node + "'s port on rail " +
-                                 std::to_string(p.rail) + " has no name, and its BGP session is named by it; give "
+                                 std::to_string(p.rail) +
+                                 " has no name, and its BGP session is named by it; give "
                                  "fabric.lldp.expect_port or the node's lldp_port");
     // The leaf's name becomes a file name. check_lldp_template allows neither; this guards a
     // recipe or node built in code, which no validator saw.
     if (leaf.file.find('/') != std::string::npos || leaf.file.front() == '.')
-      out.problems.push_back("leaf '" + leaf.name + "' cannot name a file; use a system name without '/' or a leading '.'");
+      out.problems.push_back("leaf '" + leaf.name +
+                             "' cannot name a file; use a system name without '/' or a leading '.'");
     out.leaves.push_back(std::move(leaf));
   }
   return out;
@@ -115,13 +120,11 @@ J to_json(const LeafIntent& leaf, const Recipe& r) {
         {"enable", hex(pfc ? 1u << f.pfc_priority : 0u, 2)},
         {"willing", false},
         {"watchdog", {{"detection_ms", s.pfc_watchdog_detect_ms}, {"restoration_ms", s.pfc_watchdog_restore_ms}}}}},
-      {"ecn",
-       f.ecn == Requirement::off
-           ? J(nullptr)
-           : J{{"priority", f.pfc_priority},
-               {"min_kb", s.ecn_min_kb},
-               {"max_kb", s.ecn_max_kb},
-               {"probability_pct", s.ecn_probability_pct}}},
+      {"ecn", f.ecn == Requirement::off ? J(nullptr)
+                                        : J{{"priority", f.pfc_priority},
+                                            {"min_kb", s.ecn_min_kb},
+                                            {"max_kb", s.ecn_max_kb},
+                                            {"probability_pct", s.ecn_probability_pct}}},
       {"trust", to_string(f.trust)},
       {"roce", {{"dscp", f.roce_dscp}, {"priority", f.pfc_priority}}},
       {"cnp", {{"dscp", f.cnp_dscp}, {"priority", map[static_cast<std::size_t>(f.cnp_dscp)]}}},

@@ -21,21 +21,21 @@ inline constexpr int kLeafConfigSchema = 1;
 struct LeafPort {
   std::string port;  // the port ID the node expects to see; "" when the recipe and inventory say none
   int rail = 0;
-  std::string node;          // the node's host name: the neighbour the port must see
-  std::string node_address;  // the node's rail address; "" when the inventory has none
+  std::string node;            // the node's host name: the neighbour the port must see
+  std::string node_address;    // the node's rail address; "" when the inventory has none
   std::int64_t remote_as = 0;  // routed rails: the node's AS (core/frr.h node_asn); 0 otherwise
   std::string vtep;            // routed rails with [tenant]: the node's VTEP, also accepted from it
 };
 
 struct LeafIntent {
-  std::string name;   // the LLDP system name; "" when none is expected (then named rail-N)
-  std::string file;   // "leaf-r0.json", or "rail-0.json" for an unnamed leaf
+  std::string name;  // the LLDP system name; "" when none is expected (then named rail-N)
+  std::string file;  // "leaf-r0.json", or "rail-0.json" for an unnamed leaf
   std::vector<int> rails;
   std::vector<LeafPort> ports;  // by rail, then node, as in the inventory
 };
 
 struct LeafPlan {
-  std::vector<LeafIntent> leaves;  // by first rail, then name
+  std::vector<LeafIntent> leaves;     // by first rail, then name
   std::vector<std::string> problems;  // two nodes on one port of a leaf, a name no file can carry
   bool ok() const { return problems.empty(); }
 };

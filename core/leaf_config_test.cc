@@ -66,8 +66,9 @@ TEST_CASE("leaf-config: two nodes on one port of a leaf is a problem; unnamed le
   same[1].lldp_port = "swp1";
   LeafPlan p = plan_leaves(two_rails(), same);
   CHECK_FALSE(p.ok());
-  CHECK(p.problems.front() == "leaf-r0: port swp1 is expected by more than one node (n02 among them); give each node its "
-                              "own lldp_port in the inventory");
+  CHECK(p.problems.front() ==
+        "leaf-r0: port swp1 is expected by more than one node (n02 among them); give each node its "
+        "own lldp_port in the inventory");
   Recipe unnamed = two_rails();
   unnamed.lldp.expect_system = "";
   LeafPlan q = plan_leaves(unnamed, nodes());

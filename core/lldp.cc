@@ -17,7 +17,14 @@ using Bytes = std::span<const std::uint8_t>;
 using Oui = std::array<std::uint8_t, 3>;
 
 enum TlvType : int {
-  kEnd, kChassisId, kPortId, kTtl, kPortDescription, kSystemName, kSystemDescription, kOrgSpecific = 127
+  kEnd,
+  kChassisId,
+  kPortId,
+  kTtl,
+  kPortDescription,
+  kSystemName,
+  kSystemDescription,
+  kOrgSpecific = 127
 };
 
 constexpr Oui kIeee8021{0x00, 0x80, 0xc2};
@@ -173,8 +180,15 @@ std::vector<std::uint8_t> id_bytes(int subtype, const std::string& s, bool chass
 }
 
 const char* tlv_name(int type) {
-  static const char* const names[] = {"end", "chassis ID", "port ID", "TTL", "port description", "system name",
-                                      "system description", "system capabilities", "management address"};
+  static const char* const names[] = {"end",
+                                      "chassis ID",
+                                      "port ID",
+                                      "TTL",
+                                      "port description",
+                                      "system name",
+                                      "system description",
+                                      "system capabilities",
+                                      "management address"};
   if (type >= 0 && type <= 8) return names[type];
   return type == kOrgSpecific ? "organisationally specific" : "reserved";
 }
@@ -383,8 +397,8 @@ std::vector<std::uint8_t> encode_lldpdu(const LldpNeighbor& n) {
   if (!n.system_name.empty()) put_tlv(out, kSystemName, bytes_of(n.system_name));
   if (!n.system_description.empty()) put_tlv(out, kSystemDescription, bytes_of(n.system_description));
   if (n.pfc) {
-    auto flags = static_cast<std::uint8_t>((n.pfc->willing ? 0x80 : 0) | (n.pfc->mbc ? 0x40 : 0) |
-                                           (n.pfc->capability & 0x0f));
+    auto flags =
+        static_cast<std::uint8_t>((n.pfc->willing ? 0x80 : 0) | (n.pfc->mbc ? 0x40 : 0) | (n.pfc->capability & 0x0f));
     put_org(out, kIeee8021, kPfc, std::array<std::uint8_t, 2>{flags, n.pfc->enabled});
   }
   if (n.port_vlan_id) put_org(out, kIeee8021, kPortVlanId, be16(*n.port_vlan_id));

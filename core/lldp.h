@@ -48,8 +48,8 @@ struct LldpNeighbor {
   std::string system_name;       // at 255 bytes, system description at 511, "..." marking the cut
   std::string system_description;
   std::optional<LldpPfc> pfc;
-  std::optional<int> max_frame_size;  // 802.3 (OUI 00-12-0F) subtype 4
-  std::optional<int> port_vlan_id;    // 802.1 subtype 1 (0: the port advertises none)
+  std::optional<int> max_frame_size;     // 802.3 (OUI 00-12-0F) subtype 4
+  std::optional<int> port_vlan_id;       // 802.1 subtype 1 (0: the port advertises none)
   std::vector<LldpVlanName> vlan_names;  // 802.1 subtype 3
   // Organisationally specific TLVs not decoded here, as "OUI/subtype" ("00-80-c2/9"), each once,
   // in the order they came, the first kLldpMaxOtherTlvs kinds; the TLVs of any other kind are

@@ -43,25 +43,25 @@ Bytes switch_frame() {
       ascii("leaf-r0"),
       {0x0c, 0x1b},  // 65: system description (6), length 27
       ascii("Cumulus Linux version 5.9.1"),
-      {0x0e, 0x04, 0x00, 0x14, 0x00, 0x14},  // 94: capabilities (7): bridge and router, both enabled
-      {0x10, 0x0c,                           // 100: management address (8), length 12:
-       0x05, 0x01, 0x0a, 0x00, 0x00, 0x0b,   //   address length 5, family 1 (IPv4), 10.0.0.11
-       0x02, 0x00, 0x00, 0x00, 0x02,         //   interface numbering 2 (ifIndex), interface 2
-       0x00},                                //   no OID
-      {0xfe, 0x06, 0x00, 0x80, 0xc2, 0x0b,   // 114: org-specific (127), length 6, 802.1 PFC configuration
-       0x08,                                 //   willing 0, MBC 0, capability 8
-       0x08},                                //   PFC on priority 3
-      {0xfe, 0x19, 0x00, 0x80, 0xc2, 0x09,   // 122: 802.1 ETS configuration, length 25
-       0x08,                                 //   willing 0, CBS 0, 8 traffic classes
-       0x01, 0x23, 0x45, 0x67,               //   priority p in traffic class p
-       50, 0, 0, 50, 0, 0, 0, 0,             //   bandwidth %: half for TC 0, half for TC 3
-       2, 2, 2, 2, 2, 2, 2, 2},              //   every TC on ETS
-      {0xfe, 0x06, 0x00, 0x12, 0x0f, 0x04,   // 149: 802.3 maximum frame size, length 6
-       0x24, 0x00},                          //   9216
-      {0xfe, 0x06, 0x00, 0x80, 0xc2, 0x01,   // 157: 802.1 port VLAN ID, length 6
-       0x00, 0x64},                          //   100
-      {0xfe, 0x0c, 0x00, 0x80, 0xc2, 0x03,   // 165: 802.1 VLAN name, length 12
-       0x00, 0x64, 0x05},                    //   VID 100, name length 5
+      {0x0e, 0x04, 0x00, 0x14, 0x00, 0x14},        // 94: capabilities (7): bridge and router, both enabled
+      {0x10, 0x0c,                                 // 100: management address (8), length 12:
+       0x05, 0x01, 0x0a, 0x00, 0x00, 0x0b,         //   address length 5, family 1 (IPv4), 10.0.0.11
+       0x02, 0x00, 0x00, 0x00, 0x02,               //   interface numbering 2 (ifIndex), interface 2
+       0x00},                                      //   no OID
+      {0xfe, 0x06, 0x00, 0x80, 0xc2, 0x0b,         // 114: org-specific (127), length 6, 802.1 PFC configuration
+       0x08,                                       //   willing 0, MBC 0, capability 8
+       0x08},                                      //   PFC on priority 3
+      {0xfe, 0x19, 0x00, 0x80, 0xc2, 0x09,         // 122: 802.1 ETS configuration, length 25
+       0x08,                                       //   willing 0, CBS 0, 8 traffic classes
+       0x01, 0x23, 0x45, 0x67,                     //   priority p in traffic class p
+       50,   0,    0,    50,   0,    0,    0, 0,   //   bandwidth %: half for TC 0, half for TC 3
+       2,    2,    2,    2,    2,    2,    2, 2},  //   every TC on ETS
+      {0xfe, 0x06, 0x00, 0x12, 0x0f, 0x04,         // 149: 802.3 maximum frame size, length 6
+       0x24, 0x00},                                //   9216
+      {0xfe, 0x06, 0x00, 0x80, 0xc2, 0x01,         // 157: 802.1 port VLAN ID, length 6
+       0x00, 0x64},                                //   100
+      {0xfe, 0x0c, 0x00, 0x80, 0xc2, 0x03,         // 165: 802.1 VLAN name, length 12
+       0x00, 0x64, 0x05},                          //   VID 100, name length 5
       ascii("rail0"),
       {0x00, 0x00},  // 179: End; 181 bytes in all
   });
@@ -70,8 +70,9 @@ Bytes switch_frame() {
 // Chassis ID, port ID and TTL only: the smallest valid LLDPDU's parts.
 Bytes mandatory_tlvs() {
   return cat({{0x02, 0x07, 0x04, 0x1c, 0x34, 0xda, 0xaa, 0xbb, 0x00},  // 0: chassis ID, MAC
-              {0x04, 0x05, 0x05}, ascii("swp1"),                       // 9: port ID, interface name
-              {0x06, 0x02, 0x00, 0x78}});                              // 16: TTL 120; 20 bytes
+              {0x04, 0x05, 0x05},
+              ascii("swp1"),               // 9: port ID, interface name
+              {0x06, 0x02, 0x00, 0x78}});  // 16: TTL 120; 20 bytes
 }
 
 std::string error_of(const Outcome<LldpNeighbor>& r) { return r.ok() ? "(parsed)" : r.error(); }
@@ -117,7 +118,9 @@ TEST_CASE("parse_lldp_frame: a minimal frame padded to 60 bytes with zeros after
 TEST_CASE("parse_lldp_frame accepts an 802.1Q-tagged frame") {
   auto frame = cat({{0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e, 0x1c, 0x34, 0xda, 0xaa, 0xbb, 0xcc},
                     {0x81, 0x00, 0x60, 0x64},  // 12: 802.1Q tag, priority 3, VLAN 100
-                    {0x88, 0xcc}, mandatory_tlvs(), {0x00, 0x00}});
+                    {0x88, 0xcc},
+                    mandatory_tlvs(),
+                    {0x00, 0x00}});
   auto r = parse_lldp_frame(frame);
   REQUIRE_MESSAGE(r.ok(), r.error());
   CHECK(r->port_id == "swp1");
@@ -135,9 +138,9 @@ TEST_CASE("parse_lldpdu renders chassis and port IDs by subtype") {
     return parse_lldpdu(cat({chassis, port, {0x06, 0x02, 0x00, 0x00}, {0x00, 0x00}}));
   };
   SUBCASE("network addresses as IPv4 and IPv6 text") {
-    auto r = with_ids({0x02, 0x06, 0x05, 0x01, 198, 18, 0, 10},                 // chassis: network address, IPv4
-                      {0x04, 0x12, 0x04, 0x02, 0x20, 0x01, 0x0d, 0xb8,           // port: network address, IPv6
-                       0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01});                  //   2001:db8::1
+    auto r = with_ids({0x02, 0x06, 0x05, 0x01, 198, 18, 0, 10},         // chassis: network address, IPv4
+                      {0x04, 0x12, 0x04, 0x02, 0x20, 0x01, 0x0d, 0xb8,  // port: network address, IPv6
+                       0,    0,    0,    0,    0,    0,    0,    0,    0, 0, 0, 0x01});  //   2001:db8::1
     REQUIRE_MESSAGE(r.ok(), r.error());
     CHECK(r->chassis_id == "198.18.0.10");
     CHECK(r->port_id == "2001:db8::1");
@@ -169,9 +172,12 @@ TEST_CASE("parse_lldpdu renders chassis and port IDs by subtype") {
 
 TEST_CASE("parse_lldpdu escapes control characters in every string it reports") {
   auto pdu = cat({mandatory_tlvs(),
-                  {0x08, 0x06}, ascii("eth\r\n0"),                    // port description
-                  {0x0a, 0x08}, ascii("\x1b]0;pwn\x07"),              // system name: an OSC title sequence
-                  {0x0c, 0x04}, {'o', 's', 0xff, 0xc3},               // system description: not UTF-8
+                  {0x08, 0x06},
+                  ascii("eth\r\n0"),  // port description
+                  {0x0a, 0x08},
+                  ascii("\x1b]0;pwn\x07"),  // system name: an OSC title sequence
+                  {0x0c, 0x04},
+                  {'o', 's', 0xff, 0xc3},  // system description: not UTF-8
                   {0xfe, 0x0a, 0x00, 0x80, 0xc2, 0x03, 0x00, 0x07, 0x03, 'v', 0x00, '7'},  // VLAN 7 "v\0" "7"
                   {0x00, 0x00}});
   auto r = parse_lldpdu(pdu);
@@ -241,8 +247,8 @@ TEST_CASE("encode_lldpdu and parse_lldpdu round-trip every field") {
 // 255 bytes an ID holds, and was written as a TLV the parser refuses.
 TEST_CASE("encode_lldpdu cuts an ID that grew past 255 bytes when escaped, and what it writes parses") {
   const Bytes raw(200, 0x01);  // 200 bytes, 800 once escaped
-  auto r = parse_lldpdu(cat({{0x02, 0x07, 0x04, 0x1c, 0x34, 0xda, 0xaa, 0xbb, 0x00}, {0x04, 201, 0x07}, raw,
-                             {0x06, 0x02, 0x00, 0x78}}));
+  auto r = parse_lldpdu(
+      cat({{0x02, 0x07, 0x04, 0x1c, 0x34, 0xda, 0xaa, 0xbb, 0x00}, {0x04, 201, 0x07}, raw, {0x06, 0x02, 0x00, 0x78}}));
   REQUIRE_MESSAGE(r.ok(), r.error());
   CHECK(r->port_id.size() == 800);
   const auto pdu = encode_lldpdu(*r);
@@ -279,8 +285,9 @@ TEST_CASE("parse_lldp_frame names the TLV and byte of a length that runs past th
 
 TEST_CASE("parse_lldpdu wants chassis ID, port ID and TTL first, once each") {
   const auto m = mandatory_tlvs();
-  CHECK(error_of(parse_lldpdu(Bytes(m.begin() + 9, m.end()))) ==
-        "LLDP TLV 2 (port ID) at byte 0: expected TLV 1 (chassis ID); an LLDPDU begins with chassis ID, port ID and TTL");
+  CHECK(
+      error_of(parse_lldpdu(Bytes(m.begin() + 9, m.end()))) ==
+      "LLDP TLV 2 (port ID) at byte 0: expected TLV 1 (chassis ID); an LLDPDU begins with chassis ID, port ID and TTL");
   CHECK(error_of(parse_lldpdu(cat({Bytes(m.begin(), m.begin() + 9), {0x00, 0x00}}))) ==
         "LLDP TLV 0 (end) at byte 9: expected TLV 2 (port ID); an LLDPDU begins with chassis ID, port ID and TTL");
   CHECK(error_of(parse_lldpdu(Bytes(m.begin(), m.begin() + 16))) ==
@@ -363,7 +370,9 @@ namespace {
 // TLVs, none decoded here, of `kinds` OUIs in turn.
 Bytes org_flood_frame(unsigned kinds) {
   Bytes f = cat({{0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x88, 0xcc},
-                 mandatory_tlvs(), {0x0a, 0x07}, ascii("leaf-r0")});
+                 mandatory_tlvs(),
+                 {0x0a, 0x07},
+                 ascii("leaf-r0")});
   for (unsigned i = 0; i < 1528; ++i) {
     const unsigned oui = 0x100000 + i % kinds;
     f.insert(f.end(), {0xfe, 0x04, static_cast<std::uint8_t>(oui >> 16), static_cast<std::uint8_t>(oui >> 8),
@@ -414,7 +423,8 @@ namespace {
 
 Bytes from_hex(std::string_view hex) {
   Bytes out;
-  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<std::uint8_t>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+    out.push_back(static_cast<std::uint8_t>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
   return out;
 }
 

@@ -24,7 +24,8 @@ std::string mark_management(Inventory& inv, const ManagementSpec& spec, const st
     std::string pci = normalize_pci(spec.pci).value_or(spec.pci);
     how = mark_first([&](const Nic& n) { return n.pci.bdf == pci; }, "recipe management.pci " + pci);
   } else if (!spec.name.empty()) {
-    how = mark_first([&](const Nic& n) { return glob_match(spec.name, n.ifname); }, "recipe management.name " + spec.name);
+    how = mark_first([&](const Nic& n) { return glob_match(spec.name, n.ifname); },
+                     "recipe management.name " + spec.name);
   } else if (node && !node->mac.empty()) {
     how = mark_first([&](const Nic& n) { return n.mac == node->mac; }, "node identity MAC " + node->mac);
   } else if (default_route_ifname) {

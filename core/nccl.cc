@@ -33,8 +33,8 @@ std::string xml_escape(const std::string& s) {
 }
 
 std::string pci_attrs(const PciFunction& p) {
-  std::string out = "busid=\"" + p.bdf + "\" class=\"" + p.class_code + "\" vendor=\"" + p.vendor + "\" device=\"" +
-                    p.device + "\"";
+  std::string out =
+      "busid=\"" + p.bdf + "\" class=\"" + p.class_code + "\" vendor=\"" + p.vendor + "\" device=\"" + p.device + "\"";
   if (!p.subsystem_vendor.empty())
     out += " subsystem_vendor=\"" + p.subsystem_vendor + "\" subsystem_device=\"" + p.subsystem_device + "\"";
   // What the link can do, as NCCL reads it itself (max_link_speed/width): a value in the file
@@ -156,9 +156,10 @@ std::string nccl_gpu_env(const Inventory& inv, const Plan& plan, std::size_t gpu
     std::string dev = rail.rdma_device + ":" + std::to_string(rail.rdma_port);
     // The rail's own GID, pinned: NCCL's own choice is the port's lowest IPv4 RoCE v2 GID,
     // which an address on the parent of a VLAN rail would take.
-    std::string gid = rail.roce_v2_gid_index ? "NCCL_IB_GID_INDEX=" + std::to_string(*rail.roce_v2_gid_index) + "\n" : "";
-    return header(plan) + "# GPU " + std::to_string(gpu) + " (" + bdf + ") → rail " + std::to_string(rail.index) + " (" +
-           rail.ifname + ")\nNCCL_IB_HCA==" + dev + "\n" + gid + "UCX_NET_DEVICES=" + dev + "\n";
+    std::string gid =
+        rail.roce_v2_gid_index ? "NCCL_IB_GID_INDEX=" + std::to_string(*rail.roce_v2_gid_index) + "\n" : "";
+    return header(plan) + "# GPU " + std::to_string(gpu) + " (" + bdf + ") → rail " + std::to_string(rail.index) +
+           " (" + rail.ifname + ")\nNCCL_IB_HCA==" + dev + "\n" + gid + "UCX_NET_DEVICES=" + dev + "\n";
   }
   return header(plan) + "# GPU " + std::to_string(gpu) + " (" + bdf + ") has no rail\n";
 }

@@ -84,8 +84,7 @@ std::optional<std::string> check_ipv4(std::string_view s) {
 
 std::optional<std::string> check_cidr(std::string_view s) {
   if (parse_cidr(s)) return std::nullopt;
-  if (auto a = split_prefix(s))
-    return "'" + std::string(s) + "' has host bits set; the subnet is " + a->subnet().str();
+  if (auto a = split_prefix(s)) return "'" + std::string(s) + "' has host bits set; the subnet is " + a->subnet().str();
   return "'" + std::string(s) + "' is not a subnet in CIDR notation; expected like 198.18.0.0/24";
 }
 
@@ -93,14 +92,14 @@ std::optional<std::string> check_interface_address(std::string_view s) {
   auto a = parse_interface_address(s);
   if (!a) return "'" + escape_control(s) + "' is not an IPv4 address; expected 198.18.0.11 or 198.18.0.11/24";
   std::uint32_t v = a->address.value;
-  const char* why = v == 0                 ? "the unspecified address"
-                    : v == 0xffffffffu     ? "the limited broadcast address"
-                    : (v >> 24) == 127     ? "a loopback address"
-                    : (v >> 28) == 0xe     ? "a multicast address"
-                    : (v >> 28) == 0xf     ? "a reserved (class E) address"
-                    : (v >> 16) == 0xa9fe  ? "a link-local address"
-                    : a->prefix == 0       ? "a /0 prefix (allowed: /1 to /32)"
-                                           : nullptr;
+  const char* why = v == 0                ? "the unspecified address"
+                    : v == 0xffffffffu    ? "the limited broadcast address"
+                    : (v >> 24) == 127    ? "a loopback address"
+                    : (v >> 28) == 0xe    ? "a multicast address"
+                    : (v >> 28) == 0xf    ? "a reserved (class E) address"
+                    : (v >> 16) == 0xa9fe ? "a link-local address"
+                    : a->prefix == 0      ? "a /0 prefix (allowed: /1 to /32)"
+                                          : nullptr;
   if (why) return "'" + std::string(s) + "' cannot be an interface address: " + why;
   return std::nullopt;
 }
@@ -126,7 +125,9 @@ std::optional<std::string> check_mac(std::string_view s) {
   auto m = normalize_mac(s);
   if (!m) return "'" + std::string(s) + "' is not a MAC address; expected six hex octets like 0c:42:a1:00:00:01";
   int first = std::stoi(m->substr(0, 2), nullptr, 16);
-  if (first & 1) return "'" + std::string(s) + "' is a multicast MAC address; a NIC's address has the low bit of the first octet clear";
+  if (first & 1)
+    return "'" + std::string(s) +
+           "' is a multicast MAC address; a NIC's address has the low bit of the first octet clear";
   if (*m == "00:00:00:00:00:00") return "'" + std::string(s) + "' is the all-zero MAC address";
   return std::nullopt;
 }
@@ -221,7 +222,8 @@ std::optional<std::string> check_hostname(std::string_view s) {
   // The kernel's limit (HOST_NAME_MAX): sethostname(2) refuses a longer name, and a node
   // name is a file name in the PXE tree and the receiver's store.
   if (s.empty() || s.size() > 64)
-    return "host name '" + q + "' must be 1 to 64 characters (the kernel's HOST_NAME_MAX); it has " + std::to_string(s.size());
+    return "host name '" + q + "' must be 1 to 64 characters (the kernel's HOST_NAME_MAX); it has " +
+           std::to_string(s.size());
   if (auto why = hostname_rule(s)) return "host name '" + q + "' " + *why;
   return std::nullopt;
 }

@@ -255,7 +255,8 @@ TEST_CASE("check_hostname rejects bad names") {
   // The kernel refuses a host name over 64 characters; 253 would pass DNS, not sethostname(2).
   CHECK(why(check_hostname(std::string(64, 'a').replace(10, 1, "."))) == "");
   CHECK(why(check_hostname(std::string(71, 'a').replace(30, 1, "."))) ==
-        "host name '" + std::string(71, 'a').replace(30, 1, ".") + "' must be 1 to 64 characters (the kernel's HOST_NAME_MAX); it has 71");
+        "host name '" + std::string(71, 'a').replace(30, 1, ".") +
+            "' must be 1 to 64 characters (the kernel's HOST_NAME_MAX); it has 71");
   CHECK(contains(why(check_hostname(std::string(253, 'a'))), "must be 1 to 64 characters"));
   CHECK(contains(why(check_nqn(std::string("nqn.2024-01.com.example:a\0b", 27))), "holds a control character (\\x00)"));
   CHECK(contains(why(check_nqn("nqn.2024-01.com.example:a\x1b[2Jb")), "holds a control character (\\x1b)"));
@@ -272,11 +273,14 @@ TEST_CASE("check_hostname rejects bad names") {
 TEST_CASE("check_hostname quotes the offending character escaped") {
   CHECK(why(check_hostname("gpu\n01")) ==
         "host name 'gpu\\x0a01' contains '\\x0a'; allowed are letters, digits, '-' and '.'");
-  CHECK(why(check_hostname("gpu\xff" "01")) ==
+  CHECK(why(check_hostname("gpu\xff"
+                           "01")) ==
         "host name 'gpu\\xff01' contains '\\xff'; allowed are letters, digits, '-' and '.'");
-  CHECK(why(check_hostname("gpu\xc3")) == "host name 'gpu\\xc3' contains '\\xc3'; allowed are letters, digits, '-' and '.'");
+  CHECK(why(check_hostname("gpu\xc3")) ==
+        "host name 'gpu\\xc3' contains '\\xc3'; allowed are letters, digits, '-' and '.'");
   // A whole UTF-8 character is text: quoted as it is, never a byte of it alone.
-  CHECK(why(check_hostname("g\xc3\xbcpu")) == "host name 'g\xc3\xbcpu' contains '\xc3\xbc'; allowed are letters, digits, '-' and '.'");
+  CHECK(why(check_hostname("g\xc3\xbcpu")) ==
+        "host name 'g\xc3\xbcpu' contains '\xc3\xbc'; allowed are letters, digits, '-' and '.'");
 }
 
 TEST_CASE("hostname_rule: the rule without the kernel's length, for names that land where host names do") {

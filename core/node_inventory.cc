@@ -15,12 +15,15 @@ namespace railyard {
 namespace {
 
 void node_fields(schema::Fields<NodeEntry>& f) {
-  f.required_string("hostname", &NodeEntry::hostname, "Host name of the node.",
-                    [](const std::string& v) { return check_hostname(v); }, "an RFC 1123 host name")
-      .required_string("mac", &NodeEntry::mac, "MAC address of its management NIC (PXE boots from it).",
-                       [](const std::string& v) { return check_mac(v); }, "a MAC address")
-      .strings("rails", &NodeEntry::rails, {}, "One IPv4 address per rail, in rail order.",
-               [](const std::string& v) { return check_interface_address(v); }, "IPv4 addresses")
+  f.required_string(
+       "hostname", &NodeEntry::hostname, "Host name of the node.",
+       [](const std::string& v) { return check_hostname(v); }, "an RFC 1123 host name")
+      .required_string(
+          "mac", &NodeEntry::mac, "MAC address of its management NIC (PXE boots from it).",
+          [](const std::string& v) { return check_mac(v); }, "a MAC address")
+      .strings(
+          "rails", &NodeEntry::rails, {}, "One IPv4 address per rail, in rail order.",
+          [](const std::string& v) { return check_interface_address(v); }, "IPv4 addresses")
       .string("lldp_system", &NodeEntry::lldp_system, "",
               "The system name of this node's LLDP neighbour on each rail, with {rail} for the rail index; overrides "
               "the recipe's fabric.lldp.expect_system.",
@@ -29,17 +32,20 @@ void node_fields(schema::Fields<NodeEntry>& f) {
               "The port ID this node reaches on each rail's leaf (\"swp7\"), with {rail} for the rail index; "
               "overrides the recipe's fabric.lldp.expect_port.",
               check_lldp_template, "a host name with {rail}")
-      .integer64("asn", &NodeEntry::asn, 0, 0, 4294967294,
-                 "routing.mode = \"bgp-unnumbered\": the node's own AS number; 0 takes the recipe's "
-                 "routing.node_asn.",
-                 [](std::int64_t v) { return v == 0 ? std::nullopt : check_asn(v); }, "0, or an AS number")
-      .string("vtep", &NodeEntry::vtep, "",
-              "[tenant]: the node's VXLAN tunnel endpoint, a /32 inside routing.fabric_prefixes that it announces over "
-              "BGP on every rail.",
-              [](const std::string& v) { return check_ipv4(v); }, "an IPv4 address")
-      .string("tenant_address", &NodeEntry::tenant_address, "",
-              "[tenant]: the node's address on its tenant network, with its prefix (\"10.100.0.11/24\").",
-              [](const std::string& v) { return check_interface_address(v); }, "an IPv4 address with prefix");
+      .integer64(
+          "asn", &NodeEntry::asn, 0, 0, 4294967294,
+          "routing.mode = \"bgp-unnumbered\": the node's own AS number; 0 takes the recipe's "
+          "routing.node_asn.",
+          [](std::int64_t v) { return v == 0 ? std::nullopt : check_asn(v); }, "0, or an AS number")
+      .string(
+          "vtep", &NodeEntry::vtep, "",
+          "[tenant]: the node's VXLAN tunnel endpoint, a /32 inside routing.fabric_prefixes that it announces over "
+          "BGP on every rail.",
+          [](const std::string& v) { return check_ipv4(v); }, "an IPv4 address")
+      .string(
+          "tenant_address", &NodeEntry::tenant_address, "",
+          "[tenant]: the node's address on its tenant network, with its prefix (\"10.100.0.11/24\").",
+          [](const std::string& v) { return check_interface_address(v); }, "an IPv4 address with prefix");
 }
 
 schema::Schema<NodeInventory> make_node_inventory_schema() {
@@ -59,8 +65,8 @@ const schema::Schema<NodeInventory>& node_inventory_schema() {
   return s;
 }
 
-std::optional<LoadedInventory> load_node_inventory(const FileSource&, const std::string& path,
-                                                   const toml::table& table, Diagnostics& diags) {
+std::optional<LoadedInventory> load_node_inventory(const FileSource&, const std::string& path, const toml::table& table,
+                                                   Diagnostics& diags) {
   LoadedInventory inv;
   inv.path = path;
   std::size_t before = diags.size();
@@ -83,12 +89,14 @@ void validate_routed_rails(const NodeEntry& n, const std::string& key, const Loc
   int rails = fixed_rail_count(recipe);
   if (rails > 0 && static_cast<int>(n.rails.size()) != rails && !failed.count(sub("rails")) && !failed.count(key))
     diags.error(at(sub("rails")), sub("rails") + ": " + n.hostname + " has " + std::to_string(n.rails.size()) +
-                                      " rail addresses; recipe '" + recipe.name + "' has " + std::to_string(rails) + " rails");
+                                      " rail addresses; recipe '" + recipe.name + "' has " + std::to_string(rails) +
+                                      " rails");
   const std::int64_t leaf = recipe.routing.leaf_asn;
   const int leaves = std::max(rails, 1);
   if (n.asn != 0 && leaf != 0 && n.asn >= leaf && n.asn < leaf + leaves)
-    diags.error(at(sub("asn")), sub("asn") + ": " + std::to_string(n.asn) + " is a leaf's AS (routing.leaf_asn + rail): "
-                                                "the sessions would be internal BGP, which the node refuses");
+    diags.error(at(sub("asn")), sub("asn") + ": " + std::to_string(n.asn) +
+                                    " is a leaf's AS (routing.leaf_asn + rail): "
+                                    "the sessions would be internal BGP, which the node refuses");
   if (n.asn == 0 && recipe.routing.node_asn == 0 && !failed.count(sub("asn")))
     diags.error(at(key.empty() ? "hostname" : key), (key.empty() ? std::string("node") : key) + ": " + n.hostname +
                                                         " has no asn and recipe '" + recipe.name +
@@ -104,18 +112,21 @@ void validate_routed_rails(const NodeEntry& n, const std::string& key, const Loc
   if (recipe.tenant.vni != 0) {
     std::string who = key.empty() ? std::string("node") : key;
     if (n.vtep.empty() && !failed.count(sub("vtep")))
-      diags.error(at(key.empty() ? "hostname" : key), who + ": " + n.hostname + " has no vtep, and recipe '" + recipe.name +
-                                                          "' has a tenant network (tenant.vni " + std::to_string(recipe.tenant.vni) + ")");
+      diags.error(at(key.empty() ? "hostname" : key), who + ": " + n.hostname + " has no vtep, and recipe '" +
+                                                          recipe.name + "' has a tenant network (tenant.vni " +
+                                                          std::to_string(recipe.tenant.vni) + ")");
     else if (auto v = parse_ipv4(n.vtep); v && !in_fabric(*v))
-      diags.error(at(sub("vtep")), sub("vtep") + ": " + n.vtep + " is outside routing.fabric_prefixes: the leaves would not "
-                                                                  "carry it");
+      diags.error(at(sub("vtep")), sub("vtep") + ": " + n.vtep +
+                                       " is outside routing.fabric_prefixes: the leaves would not "
+                                       "carry it");
     if (n.tenant_address.empty() && !failed.count(sub("tenant_address")))
       diags.error(at(key.empty() ? "hostname" : key), who + ": " + n.hostname + " has no tenant_address, and recipe '" +
                                                           recipe.name + "' has a tenant network");
     else if (auto t = parse_interface_address(n.tenant_address); t && in_fabric(t->address) && !nets.empty())
-      diags.error(at(sub("tenant_address")), sub("tenant_address") + ": " + n.tenant_address +
-                                                 " is inside routing.fabric_prefixes: tenant addresses live only in the "
-                                                 "VXLAN segment");
+      diags.error(at(sub("tenant_address")),
+                  sub("tenant_address") + ": " + n.tenant_address +
+                      " is inside routing.fabric_prefixes: tenant addresses live only in the "
+                      "VXLAN segment");
   }
   for (std::size_t r = 0; r < n.rails.size(); ++r) {
     auto a = parse_interface_address(n.rails[r]);
@@ -137,8 +148,8 @@ void validate_routed_rails(const NodeEntry& n, const std::string& key, const Loc
 // One node against the SKU's recipe: as many rail addresses as the recipe has rails, each
 // inside its rail's subnet, with that subnet's prefix, and neither its network nor its
 // broadcast address. `key` is "node[3]" in an inventory, "" for a node's own identity.
-void validate_node_rails(const NodeEntry& n, const std::string& key, const Locate& at, const std::set<std::string>& failed,
-                         const Recipe& recipe, Diagnostics& diags) {
+void validate_node_rails(const NodeEntry& n, const std::string& key, const Locate& at,
+                         const std::set<std::string>& failed, const Recipe& recipe, Diagnostics& diags) {
   auto sub = [&](const std::string& k) { return key.empty() ? k : key + "." + k; };
   if (recipe.routing.mode == RoutingMode::bgp_unnumbered) {
     validate_routed_rails(n, key, at, failed, recipe, diags);
@@ -149,22 +160,25 @@ void validate_node_rails(const NodeEntry& n, const std::string& key, const Locat
   if (rails == 0 && ad.mode == AddressingMode::per_rail_subnet) rails = static_cast<int>(ad.subnets.size());
   if (rails > 0 && static_cast<int>(n.rails.size()) != rails && !failed.count(sub("rails")) && !failed.count(key))
     diags.error(at(sub("rails")), sub("rails") + ": " + n.hostname + " has " + std::to_string(n.rails.size()) +
-                                      " rail addresses; recipe '" + recipe.name + "' has " + std::to_string(rails) + " rails");
+                                      " rail addresses; recipe '" + recipe.name + "' has " + std::to_string(rails) +
+                                      " rails");
   for (std::size_t r = 0; r < n.rails.size(); ++r) {
     auto a = parse_interface_address(n.rails[r]);
     if (!a) continue;
     std::string rkey = sub("rails[" + std::to_string(r) + "]");
-    std::string net_text = ad.mode == AddressingMode::shared_subnet ? ad.subnet
-                                                                     : (r < ad.subnets.size() ? ad.subnets[r] : std::string());
+    std::string net_text =
+        ad.mode == AddressingMode::shared_subnet ? ad.subnet : (r < ad.subnets.size() ? ad.subnets[r] : std::string());
     auto net = parse_cidr(net_text);
     if (!net) continue;
-    std::string which = ad.mode == AddressingMode::shared_subnet ? "the shared rail subnet" : "rail " + std::to_string(r) + "'s subnet";
+    std::string which =
+        ad.mode == AddressingMode::shared_subnet ? "the shared rail subnet" : "rail " + std::to_string(r) + "'s subnet";
     if (!net->contains(a->address)) {
       diags.error(at(rkey), rkey + ": " + a->address.str() + " is outside " + which + " " + net->str());
       continue;
     }
     if (n.rails[r].find('/') != std::string::npos && a->prefix != net->prefix)
-      diags.error(at(rkey), rkey + ": prefix /" + std::to_string(a->prefix) + " differs from " + which + " " + net->str());
+      diags.error(at(rkey),
+                  rkey + ": prefix /" + std::to_string(a->prefix) + " differs from " + which + " " + net->str());
     if (net->prefix <= 30 && (a->address == net->first() || a->address == net->last()))
       diags.error(at(rkey), rkey + ": " + a->address.str() + " is the network or broadcast address of " + net->str());
   }

@@ -44,7 +44,7 @@ struct LoadedInventory {
   NodeInventory inventory;
   schema::Positions positions;
   std::set<std::string> failed;  // keys whose values were rejected
-  bool complete = true;  // false when some values were rejected (the rest is still checked)
+  bool complete = true;          // false when some values were rejected (the rest is still checked)
 };
 
 // Duplicates and, given the SKU's recipe, rail counts and subnets are checked.

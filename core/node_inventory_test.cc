@@ -54,7 +54,8 @@ std::string node(const std::string& hostname, const std::string& mac, const std:
 }  // namespace
 
 TEST_CASE("a valid inventory; MACs are normalised") {
-  auto r = load(node("n1", "0C-42-A1-00-00-01", "\"198.18.0.11\"") + node("n2", "0c:42:a1:00:00:02", "\"198.18.0.12\""));
+  auto r =
+      load(node("n1", "0C-42-A1-00-00-01", "\"198.18.0.11\"") + node("n2", "0c:42:a1:00:00:02", "\"198.18.0.12\""));
   CHECK(all(r.diags) == "");
   REQUIRE(r.inv);
   CHECK(r.inv->complete);
@@ -81,13 +82,14 @@ TEST_CASE("duplicate MAC, even written in another case or with dashes") {
 
 TEST_CASE("duplicate rail address, even with another prefix") {
   CHECK(one(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.11/24\"") +
-                 node("n2", "0c:42:a1:00:00:02", "\"198.18.0.11\"")).diags,
+                 node("n2", "0c:42:a1:00:00:02", "\"198.18.0.11\""))
+                .diags,
             "node[1].rails[0]: address '198.18.0.11' is already used by node[0].rails[0]") == "nodes.toml:8:10");
 }
 
 TEST_CASE("bad host name and MAC are rejected at their values") {
-  CHECK(one(load(node("gpu_01", "0c:42:a1:00:00:01", "")).diags,
-            "node[0].hostname: host name 'gpu_01' contains '_'") == "nodes.toml:2:12");
+  CHECK(one(load(node("gpu_01", "0c:42:a1:00:00:01", "")).diags, "node[0].hostname: host name 'gpu_01' contains '_'") ==
+        "nodes.toml:2:12");
   CHECK(one(load(node("n1", "01:00:5e:00:00:01", "")).diags,
             "node[0].mac: '01:00:5e:00:00:01' is a multicast MAC address") == "nodes.toml:3:7");
   CHECK(one(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.300\"")).diags,
@@ -103,17 +105,21 @@ TEST_CASE("lldp_system and lldp_port: the host-name rule, with {rail}") {
   for (const char* bad : {"!leaf", "leaf#{rail}", "leaf;reboot", "leaf$(reboot)", "leaf`id`", "le af", "leaf/{rail}",
                           "leaf|x", "leaf&", "leaf>x", "leaf*", "leaf_0"}) {
     CAPTURE(bad);
-    CHECK(one(load(n1 + "lldp_system = '" + bad + "'\n").diags, "node[0].lldp_system: '" + std::string(bad).substr(0, 2)) ==
-          "nodes.toml:5:15");
-    CHECK(one(load(n1 + "lldp_port = '" + bad + "'\n").diags, "; allowed are letters, digits, '-' and '.' (the host-name "
-                                                                   "rule, with {rail} for the rail index)") == "nodes.toml:5:13");
+    CHECK(one(load(n1 + "lldp_system = '" + bad + "'\n").diags,
+              "node[0].lldp_system: '" + std::string(bad).substr(0, 2)) == "nodes.toml:5:15");
+    CHECK(one(load(n1 + "lldp_port = '" + bad + "'\n").diags,
+              "; allowed are letters, digits, '-' and '.' (the host-name "
+              "rule, with {rail} for the rail index)") == "nodes.toml:5:13");
   }
   CHECK(one(load(n1 + "lldp_port = \"swp1;reboot\"\n").diags,
-            "node[0].lldp_port: 'swp1;reboot' contains ';'; allowed are letters, digits, '-' and '.' (the host-name rule, "
+            "node[0].lldp_port: 'swp1;reboot' contains ';'; allowed are letters, digits, '-' and '.' (the host-name "
+            "rule, "
             "with {rail} for the rail index)") == "nodes.toml:5:13");
   CHECK(one(load(n1 + "lldp_port = \"-swp{rail}\"\n").diags,
-            "node[0].lldp_port: '-swp{rail}' has a label starting or ending with '-' (the host-name rule") == "nodes.toml:5:13");
-  CHECK(one(load(n1 + "lldp_system = \".leaf\"\n").diags, "node[0].lldp_system: '.leaf' has an empty") == "nodes.toml:5:15");
+            "node[0].lldp_port: '-swp{rail}' has a label starting or ending with '-' (the host-name rule") ==
+        "nodes.toml:5:13");
+  CHECK(one(load(n1 + "lldp_system = \".leaf\"\n").diags, "node[0].lldp_system: '.leaf' has an empty") ==
+        "nodes.toml:5:15");
   CHECK(one(load(n1 + "lldp_system = \"leaf-{node}\"\n").diags,
             "node[0].lldp_system: 'leaf-{node}': the only placeholder is {rail}") == "nodes.toml:5:15");
   CHECK(one(load(n1 + "lldp_system = \"" + std::string(65, 'a') + "\"\n").diags, "is longer than 64 characters") ==
@@ -143,7 +149,8 @@ TEST_CASE("an empty host name or MAC is rejected") {
 
 TEST_CASE("unknown key in a node") {
   CHECK(one(load(node("n1", "0c:42:a1:00:00:01", "") + "addr = \"x\"\n").diags,
-            "unknown key 'node[0].addr'; allowed here: hostname, mac, rails, lldp_system, lldp_port") == "nodes.toml:5:1");
+            "unknown key 'node[0].addr'; allowed here: hostname, mac, rails, lldp_system, lldp_port") ==
+        "nodes.toml:5:1");
 }
 
 // --- against the SKU's recipe ---
@@ -185,7 +192,8 @@ TEST_CASE("the network or broadcast address of the subnet") {
   // A /31 has no network or broadcast address: both are hosts.
   Recipe p2p = per_rail({"198.18.0.0/31"});
   CHECK(all(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.0\"") + node("n2", "0c:42:a1:00:00:02", "\"198.18.0.1\""),
-                 &p2p).diags) == "");
+                 &p2p)
+                .diags) == "");
 }
 
 TEST_CASE("shared-subnet: every rail address is in the one subnet") {
@@ -269,10 +277,12 @@ TEST_CASE("parse_node_identity: the inventory's rules, against the node's recipe
             "'255.255.255.255' cannot be an interface address: the limited broadcast address") == "node.toml:3:25");
   auto same = identity(R"("198.18.0.11", "198.18.0.11", "198.18.0.11", "198.18.0.11")");
   CHECK(at(same, "rails[1]: address '198.18.0.11' is already used by rails[0]") == "node.toml:3:25");
-  CHECK(one(identity(R"("198.18.0.11")"), "rails: n1 has 1 rail addresses; recipe 'sku' has 4 rails") == "node.toml:3:9");
+  CHECK(one(identity(R"("198.18.0.11")"), "rails: n1 has 1 rail addresses; recipe 'sku' has 4 rails") ==
+        "node.toml:3:9");
   // Without a recipe, what needs none still holds.
   MemorySource files;
-  files.add("node.toml", "hostname = \"n1\"\nmac = \"0c:42:a1:00:00:01\"\nrails = [\"198.18.0.11\", \"198.18.0.11\"]\n");
+  files.add("node.toml",
+            "hostname = \"n1\"\nmac = \"0c:42:a1:00:00:01\"\nrails = [\"198.18.0.11\", \"198.18.0.11\"]\n");
   Diagnostics d;
   CHECK_FALSE(parse_node_identity(files, "node.toml", nullptr, d));
   CHECK(one(d, "rails[1]: address '198.18.0.11' is already used by rails[0]") == "node.toml:3:25");

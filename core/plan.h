@@ -29,8 +29,8 @@ struct RailPlan {
   // A RoCE LAG: the bond's ports. The bond carries the MTU, VLAN and address; DCB, trust,
   // ECN, storm prevention and pause counters live on each port (port_views()).
   std::vector<std::string> bond_ports;
-  std::string bond;  // in a port view only: the bond `ifname` is a port of
-  std::string rdma_device;  // "" until a Soft-RoCE device is created: see soft_roce_device
+  std::string bond;              // in a port view only: the bond `ifname` is a port of
+  std::string rdma_device;       // "" until a Soft-RoCE device is created: see soft_roce_device
   std::string soft_roce_device;  // rxe device to create on ifname ("" when not Soft-RoCE)
   int rdma_port = 1;
   std::vector<std::string> gpu_pcis;
@@ -38,17 +38,17 @@ struct RailPlan {
   std::optional<int> vlan;
   std::string netdev;  // carries the address: ifname, or ifname.VLAN
   int mtu = 0;
-  int roce_path_mtu = 0;  // 256..4096
+  int roce_path_mtu = 0;               // 256..4096
   std::optional<std::string> address;  // "198.18.0.11/24"; none without node identity
   std::optional<int> table;            // shared subnet: policy routing table
   std::vector<Sysctl> sysctls;
-  int pfc_priority = -1;               // the lossless priority; -1 when PFC is off
-  int pfc_enable = 0;                  // bitmap of lossless priorities
-  std::optional<Trust> trust;          // what the NIC classifies by; none when PFC is off
-  int ecn_priority = -1;               // priority whose ECN (DCQCN) is enabled; -1: off
-  int cnp_dscp = -1;                   // DSCP of the congestion notifications it sends; -1: ECN off
-  int roce_dscp = 0;                   // RoCE traffic's DSCP: its entry is the one dscp_map checks
-  std::vector<int> dscp_to_priority;   // 64 entries
+  int pfc_priority = -1;              // the lossless priority; -1 when PFC is off
+  int pfc_enable = 0;                 // bitmap of lossless priorities
+  std::optional<Trust> trust;         // what the NIC classifies by; none when PFC is off
+  int ecn_priority = -1;              // priority whose ECN (DCQCN) is enabled; -1: off
+  int cnp_dscp = -1;                  // DSCP of the congestion notifications it sends; -1: ECN off
+  int roce_dscp = 0;                  // RoCE traffic's DSCP: its entry is the one dscp_map checks
+  std::vector<int> dscp_to_priority;  // 64 entries
   int roce_tos = 0;
   int storm_timeout_ms = 0;
   std::optional<int> roce_v2_gid_index;  // known once the address is on the interface
@@ -111,8 +111,8 @@ struct Plan {
   // and self-test bounds as planned. Verify reads these, never the recipe.
   HardwareSpec hardware;
   SelftestSpec selftest;
-  LldpSpec lldp;     // how long to listen for the rails' neighbours, and whether silence fails
-  std::string node;  // host name; "" without node identity
+  LldpSpec lldp;           // how long to listen for the rails' neighbours, and whether silence fails
+  std::string node;        // host name; "" without node identity
   std::string management;  // interface never touched
   std::vector<RailPlan> rails;
   std::vector<std::string> gpus;  // PCI addresses in bus order: gpu.N checks refer to these
@@ -121,7 +121,7 @@ struct Plan {
   bool peermem = false;
   std::vector<std::string> acs_disable;  // bridge addresses
   std::vector<NvmeofConnection> nvmeof;
-  std::optional<BgpPlan> bgp;  // routed rails; none on layer-2 rails
+  std::optional<BgpPlan> bgp;        // routed rails; none on layer-2 rails
   std::optional<TenantPlan> tenant;  // none without [tenant] or the node's identity
   std::vector<PlannedFile> files;
   std::vector<PlannedCheck> checks;

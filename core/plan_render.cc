@@ -23,34 +23,35 @@ ordered_json to_json(const Plan& plan) {
     ordered_json sysctls = ordered_json::object();
     for (const auto& s : r.sysctls) sysctls[s.path] = s.value;
     ordered_json rail = {{"index", r.index},
-                     {"ifname", r.ifname},
-                     {"nic_pci", r.nic_pci},
-                     {"nic_model", opt(r.nic_model)},
-                     {"rdma_device", r.rdma_device},
-                     {"soft_roce", !r.soft_roce_device.empty()},
-                     {"rdma_port", r.rdma_port},
-                     {"gpu_pcis", r.gpu_pcis},
-                     {"affinity", r.affinity ? ordered_json(to_string(*r.affinity)) : ordered_json(nullptr)},
-                     {"vlan", opt(r.vlan)},
-                     {"netdev", r.netdev},
-                     {"mtu", r.mtu},
-                     {"roce_path_mtu", r.roce_path_mtu},
-                     {"address", opt(r.address)},
-                     {"table", opt(r.table)},
-                     {"sysctls", sysctls},
-                     {"pfc_priority", r.pfc_priority < 0 ? ordered_json(nullptr) : ordered_json(r.pfc_priority)},
-                     {"pfc_enable", hex(static_cast<unsigned>(r.pfc_enable), 2)},
-                     {"trust", r.trust ? ordered_json(to_string(*r.trust)) : ordered_json(nullptr)},
-                     {"ecn_priority", r.ecn_priority < 0 ? ordered_json(nullptr) : ordered_json(r.ecn_priority)},
-                     {"cnp_dscp", r.cnp_dscp < 0 ? ordered_json(nullptr) : ordered_json(r.cnp_dscp)},
-                     {"roce_dscp", r.roce_dscp},
-                     {"dscp_to_priority", r.dscp_to_priority},
-                     {"roce_tos", r.roce_tos},
-                     {"storm_timeout_ms", r.storm_timeout_ms},
-                     {"roce_v2_gid_index", opt(r.roce_v2_gid_index)},
-                     {"route_probes", r.route_probes},
-                     {"lldp", {{"system", r.lldp_system.empty() ? ordered_json(nullptr) : ordered_json(r.lldp_system)},
-                               {"port", r.lldp_port.empty() ? ordered_json(nullptr) : ordered_json(r.lldp_port)}}}};
+                         {"ifname", r.ifname},
+                         {"nic_pci", r.nic_pci},
+                         {"nic_model", opt(r.nic_model)},
+                         {"rdma_device", r.rdma_device},
+                         {"soft_roce", !r.soft_roce_device.empty()},
+                         {"rdma_port", r.rdma_port},
+                         {"gpu_pcis", r.gpu_pcis},
+                         {"affinity", r.affinity ? ordered_json(to_string(*r.affinity)) : ordered_json(nullptr)},
+                         {"vlan", opt(r.vlan)},
+                         {"netdev", r.netdev},
+                         {"mtu", r.mtu},
+                         {"roce_path_mtu", r.roce_path_mtu},
+                         {"address", opt(r.address)},
+                         {"table", opt(r.table)},
+                         {"sysctls", sysctls},
+                         {"pfc_priority", r.pfc_priority < 0 ? ordered_json(nullptr) : ordered_json(r.pfc_priority)},
+                         {"pfc_enable", hex(static_cast<unsigned>(r.pfc_enable), 2)},
+                         {"trust", r.trust ? ordered_json(to_string(*r.trust)) : ordered_json(nullptr)},
+                         {"ecn_priority", r.ecn_priority < 0 ? ordered_json(nullptr) : ordered_json(r.ecn_priority)},
+                         {"cnp_dscp", r.cnp_dscp < 0 ? ordered_json(nullptr) : ordered_json(r.cnp_dscp)},
+                         {"roce_dscp", r.roce_dscp},
+                         {"dscp_to_priority", r.dscp_to_priority},
+                         {"roce_tos", r.roce_tos},
+                         {"storm_timeout_ms", r.storm_timeout_ms},
+                         {"roce_v2_gid_index", opt(r.roce_v2_gid_index)},
+                         {"route_probes", r.route_probes},
+                         {"lldp",
+                          {{"system", r.lldp_system.empty() ? ordered_json(nullptr) : ordered_json(r.lldp_system)},
+                           {"port", r.lldp_port.empty() ? ordered_json(nullptr) : ordered_json(r.lldp_port)}}}};
     if (!r.bond_ports.empty()) rail["bond_ports"] = r.bond_ports;
     rails.push_back(std::move(rail));
   }
@@ -100,10 +101,11 @@ ordered_json to_json(const Plan& plan) {
   ordered_json selftest = {{"check_timeout_ms", st.check_timeout_ms}, {"link_wait_s", st.link_wait_s},
                            {"storage_wait_s", st.storage_wait_s},     {"rdma_bytes", st.rdma_bytes},
                            {"rdma_min_mbps", st.rdma_min_mbps},       {"pause_sample_ms", st.pause_sample_ms},
-                           {"pause_storm_pps", st.pause_storm_pps}, {"lldp_wait_s", plan.lldp.wait_s},
+                           {"pause_storm_pps", st.pause_storm_pps},   {"lldp_wait_s", plan.lldp.wait_s},
                            {"lldp_required", plan.lldp.required}};
   ordered_json checks = ordered_json::array();
-  for (const auto& c : plan.checks) checks.push_back({{"name", c.id.name()}, {"expected", c.expected}, {"required", c.required}});
+  for (const auto& c : plan.checks)
+    checks.push_back({{"name", c.id.name()}, {"expected", c.expected}, {"required", c.required}});
   return {{"schema", 1},
           {"recipe", plan.recipe},
           {"node", plan.node.empty() ? ordered_json(nullptr) : ordered_json(plan.node)},
@@ -137,15 +139,16 @@ std::string to_text(const Plan& plan) {
   out << "rails:\n";
   for (const auto& r : plan.rails) {
     out << "  " << r.index << "  " << r.netdev << " on " << r.ifname << " " << r.nic_pci << "  " << r.rdma_device
-        << (r.soft_roce_device.empty() ? "" : " (Soft-RoCE, created)") << "  mtu " << r.mtu << " (RoCE " << r.roce_path_mtu
-        << ")  " << (r.address ? *r.address : "(no address)");
+        << (r.soft_roce_device.empty() ? "" : " (Soft-RoCE, created)") << "  mtu " << r.mtu << " (RoCE "
+        << r.roce_path_mtu << ")  " << (r.address ? *r.address : "(no address)");
     if (r.table) out << "  table " << *r.table;
     if (r.nic_model) out << "  " << *r.nic_model;
     out << "\n     pfc " << hex(static_cast<unsigned>(r.pfc_enable), 2);
     if (!r.bond_ports.empty()) out << " on ports " << join(r.bond_ports, ", ");
     out << "  tos " << r.roce_tos << "  storm " << r.storm_timeout_ms << " ms";
     if (!r.lldp_system.empty() || !r.lldp_port.empty())
-      out << "  lldp " << (r.lldp_system.empty() ? "*" : r.lldp_system) << " " << (r.lldp_port.empty() ? "*" : r.lldp_port);
+      out << "  lldp " << (r.lldp_system.empty() ? "*" : r.lldp_system) << " "
+          << (r.lldp_port.empty() ? "*" : r.lldp_port);
     if (!r.gpu_pcis.empty()) {
       out << "  gpus";
       for (const auto& g : r.gpu_pcis) out << " " << g;
@@ -171,15 +174,16 @@ std::string to_text(const Plan& plan) {
         << ")\n";
   if (plan.bgp) {
     out << "bgp: AS " << plan.bgp->asn << (plan.bgp->shared_asn ? " (the recipe's, shared)" : "") << ", router ID "
-        << plan.bgp->router_id << ", unnumbered on every rail; fabric " << join(plan.bgp->fabric_prefixes, ", ") << "\n";
+        << plan.bgp->router_id << ", unnumbered on every rail; fabric " << join(plan.bgp->fabric_prefixes, ", ")
+        << "\n";
     for (const auto& r : plan.rails)
       if (r.table && r.address)
         out << "  rail " << r.index << ": from " << r.address->substr(0, r.address->find('/')) << " lookup table "
             << *r.table << " (the fabric via " << r.netdev << "'s leaf)\n";
   }
   if (plan.tenant)
-    out << "tenant: VNI " << plan.tenant->vni << " on " << plan.tenant->vxlan << " from VTEP " << plan.tenant->vtep << ", "
-        << plan.tenant->address << ", mtu " << plan.tenant->mtu
+    out << "tenant: VNI " << plan.tenant->vni << " on " << plan.tenant->vxlan << " from VTEP " << plan.tenant->vtep
+        << ", " << plan.tenant->address << ", mtu " << plan.tenant->mtu
         << (plan.tenant->flood.empty() ? "" : ", flood to " + join(plan.tenant->flood, ", ")) << "\n";
   out << "files:\n";
   for (const auto& f : plan.files) out << "  " << f.path << " (" << f.content.size() << " bytes)\n";

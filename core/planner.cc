@@ -92,8 +92,8 @@ class Planner {
     if (!plan_.ok()) return plan_;
     for (const auto& t : r_.nvmeof)
       if (t.rail >= static_cast<int>(map.rails.size()))
-        plan_.problems.push_back("nvmeof target " + t.nqn + " is on rail " + std::to_string(t.rail) + "; the node has " +
-                                 std::to_string(map.rails.size()) + " rails");
+        plan_.problems.push_back("nvmeof target " + t.nqn + " is on rail " + std::to_string(t.rail) +
+                                 "; the node has " + std::to_string(map.rails.size()) + " rails");
     if (!plan_.ok()) return plan_;
     for (const auto& g : inv_.gpus) plan_.gpus.push_back(g.pci.bdf);
     for (std::size_t n : map.non_rail) plan_.non_rail_nics.push_back(inv_.nics[n].ifname);
@@ -128,8 +128,10 @@ class Planner {
     b.min_prefixes = r_.routing.min_prefixes;
     for (const auto& rail : plan_.rails)
       if (rail.address && b.router_id.empty()) b.router_id = rail.address->substr(0, rail.address->find('/'));
-    if (b.asn == 0) plan_.problems.push_back("routed rails need an AS number: the node's asn or the recipe's routing.node_asn");
-    if (b.router_id.empty()) plan_.problems.push_back("routed rails need the node's rail addresses: its identity gives none");
+    if (b.asn == 0)
+      plan_.problems.push_back("routed rails need an AS number: the node's asn or the recipe's routing.node_asn");
+    if (b.router_id.empty())
+      plan_.problems.push_back("routed rails need the node's rail addresses: its identity gives none");
     plan_.bgp = std::move(b);
   }
 
@@ -219,7 +221,8 @@ class Planner {
               break;
             }
       for (const auto& t : r_.nvmeof)
-        if (t.rail == rail.index && std::find(p.route_probes.begin(), p.route_probes.end(), t.address) == p.route_probes.end())
+        if (t.rail == rail.index &&
+            std::find(p.route_probes.begin(), p.route_probes.end(), t.address) == p.route_probes.end())
           p.route_probes.push_back(t.address);
     } else if (r_.addressing.mode == AddressingMode::shared_subnet) {
       p.table = r_.addressing.table_base + rail.index;
@@ -239,7 +242,8 @@ class Planner {
     p.roce_tos = roce_tos(f);
     p.storm_timeout_ms = f.pfc_storm_timeout_ms;
     if (!p.rdma_device.empty())
-      if (const RdmaDevice* d = inv_.rdma_device(p.rdma_device)) p.roce_v2_gid_index = roce_v2_gid_index(*d, p.rdma_port, p.netdev, false);
+      if (const RdmaDevice* d = inv_.rdma_device(p.rdma_device))
+        p.roce_v2_gid_index = roce_v2_gid_index(*d, p.rdma_port, p.netdev, false);
     return p;
   }
 
@@ -294,8 +298,8 @@ class Planner {
       auto id = [&](CheckKind k) { return CheckId::gpu(k, static_cast<int>(i)); };
       check(id(K::gpu_nvml), "NVML has " + inv_.gpus[i].pci.bdf + be, req);
       check(id(K::gpu_persistence), "persistence mode on", false);
-      check(id(K::gpu_ecc), "ECC on, <= " + std::to_string(st.gpu_max_ecc_uncorrected) + " volatile uncorrectable errors" + be,
-            req);
+      check(id(K::gpu_ecc),
+            "ECC on, <= " + std::to_string(st.gpu_max_ecc_uncorrected) + " volatile uncorrectable errors" + be, req);
       check(id(K::gpu_row_remap), "no row remap or page retirement pending, no remap failure" + be, req);
       std::vector<std::string> xids;
       for (int x : st.gpu_fatal_xids) xids.push_back(std::to_string(x));
@@ -303,7 +307,8 @@ class Planner {
       check(id(K::gpu_throttle), "no hardware slowdown" + be, req);
       check(id(K::gpu_temperature), "<= " + std::to_string(st.gpu_max_temp_c) + " °C" + be, req);
       check(id(K::gpu_nvml_pcie), "link at its maximum width" + be, req);
-      check(id(K::gpu_nvlink), (links > 0 ? ">= " + std::to_string(links) + " NVLinks active" : std::string("every NVLink active")) + be,
+      check(id(K::gpu_nvlink),
+            (links > 0 ? ">= " + std::to_string(links) + " NVLinks active" : std::string("every NVLink active")) + be,
             req);
     }
   }
@@ -320,7 +325,8 @@ class Planner {
     }
     std::string link = pcie_expectation();
     if (!link.empty())
-      for (std::size_t g = 0; g < inv_.gpus.size(); ++g) check(CheckId::gpu(K::gpu_pcie_link, static_cast<int>(g)), link);
+      for (std::size_t g = 0; g < inv_.gpus.size(); ++g)
+        check(CheckId::gpu(K::gpu_pcie_link, static_cast<int>(g)), link);
     gpu_health();
     check(CheckId::node(K::rails_count), std::to_string(plan_.rails.size()));
     const bool pfc = f.pfc != Requirement::off, pfc_required = f.pfc == Requirement::required;
@@ -328,12 +334,14 @@ class Planner {
       auto id = [&](CheckKind k) { return CheckId::rail(k, rail.index); };
       if (rail.affinity) check(id(K::rail_affinity), "at worst " + to_string(hw.max_affinity));
       if (nvml_checks() && !rail.gpu_pcis.empty())
-        check(id(K::rail_gpu_topology), "NVML's view of " + join(rail.gpu_pcis, ", ") + " agrees with the pairing", false);
+        check(id(K::rail_gpu_topology), "NVML's view of " + join(rail.gpu_pcis, ", ") + " agrees with the pairing",
+              false);
       if (!link.empty()) check(id(K::rail_pcie_link), link);
       // A bonded rail: every port up and at speed, and the per-port settings on each.
       const std::string ports = rail.bond_ports.empty() ? "" : " on each of " + join(rail.bond_ports, ", ");
       check(id(K::rail_link), rail.bond_ports.empty() ? "up" : "up, every port up");
-      if (hw.rail_speed_mbps > 0) check(id(K::rail_speed), ">= " + std::to_string(hw.rail_speed_mbps) + " Mb/s" + ports);
+      if (hw.rail_speed_mbps > 0)
+        check(id(K::rail_speed), ">= " + std::to_string(hw.rail_speed_mbps) + " Mb/s" + ports);
       check(id(K::rail_mtu), std::to_string(rail.mtu));
       if (rail.vlan) check(id(K::rail_vlan), rail.netdev + " id " + std::to_string(*rail.vlan));
       if (rail.address) check(id(K::rail_address), *rail.address + " on " + rail.netdev);
@@ -347,14 +355,17 @@ class Planner {
                                        join(rail.route_probes, ", ") + " via " + rail.netdev + " only");
       }
       if (pfc) {
-        check(id(K::rail_pfc), "priority " + std::to_string(f.pfc_priority) + " lossless" + ports + requirement_suffix(f.pfc),
+        check(id(K::rail_pfc),
+              "priority " + std::to_string(f.pfc_priority) + " lossless" + ports + requirement_suffix(f.pfc),
               pfc_required);
         check(id(K::rail_trust), to_string(f.trust) + ports, pfc_required);
-        check(id(K::rail_dscp_map), "DSCP " + std::to_string(f.roce_dscp) + " → priority " + std::to_string(f.pfc_priority) + ports,
+        check(id(K::rail_dscp_map),
+              "DSCP " + std::to_string(f.roce_dscp) + " → priority " + std::to_string(f.pfc_priority) + ports,
               pfc_required);
       }
       if (f.ecn != Requirement::off)
-        check(id(K::rail_ecn), "enabled on priority " + std::to_string(f.pfc_priority) + ports + requirement_suffix(f.ecn),
+        check(id(K::rail_ecn),
+              "enabled on priority " + std::to_string(f.pfc_priority) + ports + requirement_suffix(f.ecn),
               f.ecn == Requirement::required);
       check(id(K::rail_roce_tos), std::to_string(rail.roce_tos));
       if (pfc) check(id(K::rail_storm_prevention), std::to_string(rail.storm_timeout_ms) + " ms" + ports, pfc_required);
@@ -363,11 +374,12 @@ class Planner {
       check(id(K::rail_rdma_write), std::to_string(r_.selftest.rdma_bytes) + " bytes written and verified");
       if (gpudirect_checks() && !rail.gpu_pcis.empty())
         check(id(K::rail_gpudirect_write),
-              std::to_string(r_.selftest.rdma_bytes) + " bytes from GPU memory to GPU memory of " + join(rail.gpu_pcis, ", ") +
-                  ", verified" + requirement_suffix(r_.selftest.gpudirect),
+              std::to_string(r_.selftest.rdma_bytes) + " bytes from GPU memory to GPU memory of " +
+                  join(rail.gpu_pcis, ", ") + ", verified" + requirement_suffix(r_.selftest.gpudirect),
               r_.selftest.gpudirect == Requirement::required);
       if (pfc)
-        check(id(K::rail_pause_storm), "< " + std::to_string(r_.selftest.pause_storm_pps) + " pause frames/s" + ports, pfc_required);
+        check(id(K::rail_pause_storm), "< " + std::to_string(r_.selftest.pause_storm_pps) + " pause frames/s" + ports,
+              pfc_required);
       if (r_.lldp.wait_s > 0) lldp_checks(rail, pfc ? f.pfc : Requirement::off);
     }
     // Between two rails of one node on a layer-2 fabric, the leaf switches the frame from one
@@ -377,8 +389,8 @@ class Planner {
     if (plan_.rails.size() >= 2 && !routed())
       check(CheckId::node(K::rails_cross_rdma_write), "RDMA WRITE between every pair of rails");
     if (const auto& t = plan_.tenant) {
-      check(CheckId::node(K::tenant_vxlan), t->vxlan + " up, VNI " + std::to_string(t->vni) + " from " + t->vtep + ", " +
-                                                t->address);
+      check(CheckId::node(K::tenant_vxlan),
+            t->vxlan + " up, VNI " + std::to_string(t->vni) + " from " + t->vtep + ", " + t->address);
       if (!t->flood.empty()) check(CheckId::node(K::tenant_vtep), "flood to " + join(t->flood, ", ") + ", each routed");
       if (!t->isolation_probe.empty())
         check(CheckId::node(K::tenant_isolation), t->isolation_probe + " (another VNI) unreachable");
@@ -386,17 +398,17 @@ class Planner {
     for (std::size_t i = 0; i < plan_.nvmeof.size(); ++i) {
       const auto& c = plan_.nvmeof[i];
       int n = static_cast<int>(i);
-      check(CheckId::nvmeof(K::nvmeof_connected, n), c.nqn + " live over " + (c.transport == NvmeTransport::rdma ? "rdma" : "tcp"),
-            c.required);
+      check(CheckId::nvmeof(K::nvmeof_connected, n),
+            c.nqn + " live over " + (c.transport == NvmeTransport::rdma ? "rdma" : "tcp"), c.required);
       check(CheckId::nvmeof(K::nvmeof_namespace_read, n), "first namespace readable", c.required);
     }
     if (plan_.peermem) check(CheckId::node(K::gpudirect_peermem), "nvidia_peermem loaded");
     for (const auto& b : plan_.acs_disable) check(CheckId::acs(b), "ACS P2P redirect off");
     // A bus bandwidth needs two GPUs at least: nccl-tests reports 0 for one.
     if (nvidia() && inv_.gpus.size() >= 2 && r_.selftest.nccl_allreduce_min_gbps > 0)
-      check(CheckId::node(K::nccl_all_reduce), "all_reduce_perf across " + std::to_string(inv_.gpus.size()) +
-                                                   " GPUs: bus bandwidth >= " +
-                                                   std::to_string(r_.selftest.nccl_allreduce_min_gbps) + " GB/s");
+      check(CheckId::node(K::nccl_all_reduce),
+            "all_reduce_perf across " + std::to_string(inv_.gpus.size()) +
+                " GPUs: bus bandwidth >= " + std::to_string(r_.selftest.nccl_allreduce_min_gbps) + " GB/s");
   }
 
   // The far end of the rail: who its neighbour is (a mismatch always fails; silence fails
@@ -407,10 +419,12 @@ class Planner {
     std::vector<std::string> who;
     if (!rail.lldp_system.empty()) who.push_back("system " + rail.lldp_system);
     if (!rail.lldp_port.empty()) who.push_back("port " + rail.lldp_port);
-    check(id(CheckKind::rail_lldp), who.empty() ? "a neighbour within " + std::to_string(r_.lldp.wait_s) + " s" : join(who, ", "));
+    check(id(CheckKind::rail_lldp),
+          who.empty() ? "a neighbour within " + std::to_string(r_.lldp.wait_s) + " s" : join(who, ", "));
     if (pfc != Requirement::off)
-      check(id(CheckKind::rail_lldp_pfc), "PFC enable " + hex(static_cast<unsigned>(rail.pfc_enable), 2) + " (priority " +
-                                              std::to_string(rail.pfc_priority) + ")",
+      check(id(CheckKind::rail_lldp_pfc),
+            "PFC enable " + hex(static_cast<unsigned>(rail.pfc_enable), 2) + " (priority " +
+                std::to_string(rail.pfc_priority) + ")",
             pfc == Requirement::required);
     check(id(CheckKind::rail_lldp_mtu), "maximum frame size >= " + std::to_string(rail_frame_size(rail)));
     if (rail.vlan) check(id(CheckKind::rail_lldp_vlan), "VLAN " + std::to_string(*rail.vlan));

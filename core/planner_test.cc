@@ -326,8 +326,9 @@ TEST_CASE("modules: target_modules() serves, never connects") {
   r.fabric.vlan = 100;
   r.fabric.soft_roce = true;
   r.nvmeof = {target(0), target(0, NvmeTransport::tcp)};
-  CHECK(words(target_modules(r)) == "8021q crc32_generic rdma_rxe ib_uverbs rdma_cm rdma_ucm null_blk nvmet "
-                                     "nvmet_rdma nvmet_tcp");
+  CHECK(words(target_modules(r)) ==
+        "8021q crc32_generic rdma_rxe ib_uverbs rdma_cm rdma_ucm null_blk nvmet "
+        "nvmet_rdma nvmet_tcp");
 }
 
 TEST_CASE("nvidia_peermem only with NVIDIA GPUs and gpudirect.peermem") {
@@ -577,7 +578,8 @@ TEST_CASE("checks: off → no PFC or ECN checks at all") {
   r.fabric.ecn = Requirement::off;
   Plan p = plan(two_rails(), r);
   CHECK(checks(p, "rail.0.") ==
-        "rail.0.affinity rail.0.gpu_topology rail.0.link rail.0.mtu rail.0.address rail.0.no_default_route rail.0.roce_tos "
+        "rail.0.affinity rail.0.gpu_topology rail.0.link rail.0.mtu rail.0.address rail.0.no_default_route "
+        "rail.0.roce_tos "
         "rail.0.rdma_port rail.0.roce_v2_gid rail.0.rdma_write rail.0.gpudirect_write rail.0.lldp rail.0.lldp_mtu");
 }
 
@@ -588,9 +590,11 @@ TEST_CASE("checks: the full list of a rail with everything on") {
   r.hardware.pcie_gen = 4;
   Plan p = plan(two_rails(), r);
   CHECK(checks(p, "rail.1.") ==
-        "rail.1.affinity rail.1.gpu_topology rail.1.pcie_link rail.1.link rail.1.speed rail.1.mtu rail.1.vlan rail.1.address "
+        "rail.1.affinity rail.1.gpu_topology rail.1.pcie_link rail.1.link rail.1.speed rail.1.mtu rail.1.vlan "
+        "rail.1.address "
         "rail.1.no_default_route rail.1.pfc rail.1.trust rail.1.dscp_map rail.1.ecn rail.1.roce_tos "
-        "rail.1.storm_prevention rail.1.rdma_port rail.1.roce_v2_gid rail.1.rdma_write rail.1.gpudirect_write rail.1.pause_storm "
+        "rail.1.storm_prevention rail.1.rdma_port rail.1.roce_v2_gid rail.1.rdma_write rail.1.gpudirect_write "
+        "rail.1.pause_storm "
         "rail.1.lldp rail.1.lldp_pfc rail.1.lldp_mtu rail.1.lldp_vlan");
   CHECK(check(p, "rail.1.speed") == ">= 100000 Mb/s");
   CHECK(check(p, "rail.1.no_default_route") == "no default route via ens1f0.200");
@@ -626,7 +630,8 @@ TEST_CASE("checks: NVML's per GPU after the sysfs ones, the rail's GPU topology 
   CHECK(checks(p, "gpu.1.") ==
         "gpu.1.nvml gpu.1.persistence gpu.1.ecc gpu.1.row_remap gpu.1.xid gpu.1.throttle gpu.1.temperature "
         "gpu.1.nvml_pcie gpu.1.nvlink");
-  CHECK(check(p, "gpu.1.xid") == "no XID 48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120 in the kernel log since boot");
+  CHECK(check(p, "gpu.1.xid") ==
+        "no XID 48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120 in the kernel log since boot");
   CHECK(check(p, "gpu.1.persistence") == "persistence mode on [not required]");
   CHECK(check(p, "gpu.1.nvlink") == "every NVLink active");
   CHECK(check(p, "rail.1.gpu_topology").find("agrees with the pairing [not required]") != std::string::npos);
@@ -681,7 +686,8 @@ TEST_CASE("checks: two per NVMe-oF target, required as the target says") {
   Recipe r = recipe();
   r.nvmeof = {target(0), target(1, NvmeTransport::tcp, false)};
   Plan p = plan(two_rails(), r);
-  CHECK(checks(p, "nvmeof.") == "nvmeof.0.connected nvmeof.0.namespace_read nvmeof.1.connected nvmeof.1.namespace_read");
+  CHECK(checks(p, "nvmeof.") ==
+        "nvmeof.0.connected nvmeof.0.namespace_read nvmeof.1.connected nvmeof.1.namespace_read");
   CHECK(check(p, "nvmeof.0.connected") == "nqn.2024-01.example.storage:data0 live over rdma");
   CHECK(check(p, "nvmeof.0.namespace_read") == "first namespace readable");
   CHECK(check(p, "nvmeof.1.connected") == "nqn.2024-01.example.storage:data1 live over tcp [not required]");
@@ -761,14 +767,15 @@ TEST_CASE("to_json: one rail in full") {
   auto j = to_json(p)["rails"][0];
   j.erase("dscp_to_priority");
   // The fixture's GIDs sit on the untagged ens0f0, not on the rail's ens0f0.200: no index yet.
-  CHECK(j.dump() ==
-        R"({"index":0,"ifname":"ens0f0","nic_pci":"0000:13:00.0","nic_model":"MT2910 Family [ConnectX-7]",)"
-        R"("rdma_device":"mlx5_0","soft_roce":false,)"
-        R"("rdma_port":1,"gpu_pcis":["0000:12:00.0"],"affinity":"PIX","vlan":200,"netdev":"ens0f0.200","mtu":9000,)"
-        R"("roce_path_mtu":4096,"address":"198.18.0.11/24","table":null,)"
-        R"("sysctls":{"net/ipv4/conf/ens0f0.200/arp_ignore":"1","net/ipv4/conf/ens0f0.200/arp_announce":"2"},)"
-        R"("pfc_priority":3,"pfc_enable":"0x08","trust":"dscp","ecn_priority":3,"cnp_dscp":48,"roce_dscp":26,"roce_tos":106,)"
-            R"("storm_timeout_ms":100,"roce_v2_gid_index":null,"route_probes":[],"lldp":{"system":null,"port":null}})");
+  CHECK(
+      j.dump() ==
+      R"({"index":0,"ifname":"ens0f0","nic_pci":"0000:13:00.0","nic_model":"MT2910 Family [ConnectX-7]",)"
+      R"("rdma_device":"mlx5_0","soft_roce":false,)"
+      R"("rdma_port":1,"gpu_pcis":["0000:12:00.0"],"affinity":"PIX","vlan":200,"netdev":"ens0f0.200","mtu":9000,)"
+      R"("roce_path_mtu":4096,"address":"198.18.0.11/24","table":null,)"
+      R"("sysctls":{"net/ipv4/conf/ens0f0.200/arp_ignore":"1","net/ipv4/conf/ens0f0.200/arp_announce":"2"},)"
+      R"("pfc_priority":3,"pfc_enable":"0x08","trust":"dscp","ecn_priority":3,"cnp_dscp":48,"roce_dscp":26,"roce_tos":106,)"
+      R"("storm_timeout_ms":100,"roce_v2_gid_index":null,"route_probes":[],"lldp":{"system":null,"port":null}})");
 }
 
 TEST_CASE("plan: carries what verify compares with, so that verify never reads the recipe") {

@@ -24,8 +24,8 @@ std::vector<Pair> sorted_pairs(const Inventory& inv, const std::vector<std::size
   std::vector<Pair> pairs;
   for (std::size_t g = 0; g < inv.gpus.size(); ++g)
     for (std::size_t n : nics)
-      pairs.push_back({classify_affinity(inv.gpus[g].pci, inv.nics[n].pci),
-                       bridge_hops(inv.gpus[g].pci, inv.nics[n].pci), g, n});
+      pairs.push_back(
+          {classify_affinity(inv.gpus[g].pci, inv.nics[n].pci), bridge_hops(inv.gpus[g].pci, inv.nics[n].pci), g, n});
   // GPUs and NICs are sorted by PCI address, so their indices order ties by address.
   std::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
     return std::tie(a.cls, a.hops, a.gpu, a.nic) < std::tie(b.cls, b.hops, b.gpu, b.nic);
@@ -92,7 +92,8 @@ RailMap map_rails(const Inventory& inv, const HardwareSpec& hw, bool soft_roce) 
       } else if (std::find(pool.begin(), pool.end(), *i) != pool.end()) {
         out.problems.push_back("hardware.rails names " + inv.nics[*i].ifname + " (" + inv.nics[*i].pci.bdf + ") twice");
       } else if (std::find(candidates.begin(), candidates.end(), *i) == candidates.end()) {
-        out.problems.push_back("hardware.rails names '" + ref + "' (" + inv.nics[*i].ifname + "), which has no RDMA device");
+        out.problems.push_back("hardware.rails names '" + ref + "' (" + inv.nics[*i].ifname +
+                               "), which has no RDMA device");
       } else {
         pool.push_back(*i);
       }
@@ -174,8 +175,8 @@ RailMap map_rails(const Inventory& inv, const HardwareSpec& hw, bool soft_roce) 
 std::vector<std::string> missing_hardware(const Inventory& inv, const HardwareSpec& hw, bool soft_roce) {
   std::vector<std::string> out;
   if (hw.gpu_count > 0 && inv.gpus.size() < static_cast<std::size_t>(hw.gpu_count))
-    out.push_back(plural(static_cast<std::size_t>(hw.gpu_count), "GPU") + " wanted, " + std::to_string(inv.gpus.size()) +
-                  " present");
+    out.push_back(plural(static_cast<std::size_t>(hw.gpu_count), "GPU") + " wanted, " +
+                  std::to_string(inv.gpus.size()) + " present");
   const std::vector<std::size_t> candidates = rail_candidates(inv, soft_roce);
   for (const auto& ref : hw.rails) {
     auto i = find_nic(inv, ref);
@@ -186,8 +187,9 @@ std::vector<std::string> missing_hardware(const Inventory& inv, const HardwareSp
   if (hw.rails.empty() && hw.rail_count > 0 && candidates.size() < static_cast<std::size_t>(hw.rail_count)) {
     std::vector<std::string> names;
     for (std::size_t n : candidates) names.push_back(inv.nics[n].ifname);
-    out.push_back(plural(static_cast<std::size_t>(hw.rail_count), "rail NIC") + " wanted, " + std::to_string(candidates.size()) +
-                  (soft_roce ? " present" : " with an RDMA device") + (names.empty() ? "" : " (" + join(names, " ") + ")"));
+    out.push_back(plural(static_cast<std::size_t>(hw.rail_count), "rail NIC") + " wanted, " +
+                  std::to_string(candidates.size()) + (soft_roce ? " present" : " with an RDMA device") +
+                  (names.empty() ? "" : " (" + join(names, " ") + ")"));
   }
   return out;
 }

@@ -18,10 +18,10 @@ struct Rail {
 };
 
 struct RailMap {
-  std::vector<Rail> rails;              // rail index order
-  std::vector<std::size_t> non_rail;    // RDMA-capable NICs left out (storage, in-band)
-  std::vector<std::string> problems;    // the hardware cannot satisfy the recipe
-  std::vector<std::string> warnings;    // pairings worse than the recipe allows
+  std::vector<Rail> rails;            // rail index order
+  std::vector<std::size_t> non_rail;  // RDMA-capable NICs left out (storage, in-band)
+  std::vector<std::string> problems;  // the hardware cannot satisfy the recipe
+  std::vector<std::string> warnings;  // pairings worse than the recipe allows
 };
 
 // Rails follow GPU bus order; each GPU is pinned to its closest NIC (one to one when the

@@ -156,7 +156,8 @@ TEST_CASE("rail_count larger than the RDMA NICs: a problem, no rails") {
   RailMap m = map_rails(inv, hardware(8), false);
   CHECK(lines(m.problems) == "the recipe wants 8 rails; 6 RDMA NIC(s) found\n");
   CHECK(m.rails.empty());
-  CHECK(rails(inv, map_rails(inv, hardware(6), false)) == "ens0f0[12] ens1f0[32] ens2f0[52] ens3f0[72] ens4f0[92] ens5f0[b2]");
+  CHECK(rails(inv, map_rails(inv, hardware(6), false)) ==
+        "ens0f0[12] ens1f0[32] ens2f0[52] ens3f0[72] ens4f0[92] ens5f0[b2]");
 }
 
 TEST_CASE("extra NICs (a dual-port storage NIC on another root) are non-rail") {
@@ -203,8 +204,8 @@ TEST_CASE("hardware.rails by PCI address, short and full form") {
 TEST_CASE("hardware.rails naming what cannot be a rail: problems, no rails") {
   Inventory inv = server({{1, 1}, {1, 1}, {1, 0, 0, false}});
   // ens2f0 has no RDMA device
-  inv.nics.push_back(nic("ens2f0", pci("0000:54:00.0", "pci0000:00", {"0000:00:03.0", "0000:50:00.0", "0000:51:01.0"}),
-                         std::nullopt));
+  inv.nics.push_back(
+      nic("ens2f0", pci("0000:54:00.0", "pci0000:00", {"0000:00:03.0", "0000:50:00.0", "0000:51:01.0"}), std::nullopt));
   add_management(inv, std::string("mlx5_7"));
 
   RailMap unknown = map_rails(inv, hardware(0, {"ens0f0", "ens7f0"}), false);
@@ -212,8 +213,7 @@ TEST_CASE("hardware.rails naming what cannot be a rail: problems, no rails") {
   CHECK(unknown.rails.empty());
 
   RailMap management = map_rails(inv, hardware(0, {"ens0f0", "eno1"}), false);
-  CHECK(lines(management.problems) ==
-        "hardware.rails names 'eno1', the management interface; it is never a rail\n");
+  CHECK(lines(management.problems) == "hardware.rails names 'eno1', the management interface; it is never a rail\n");
   CHECK(management.rails.empty());
   CHECK(lines(map_rails(inv, hardware(0, {"04:00.0"}), false).problems) ==
         "hardware.rails names '04:00.0', the management interface; it is never a rail\n");

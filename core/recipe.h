@@ -81,7 +81,7 @@ struct FabricSpec {
 // [fabric.lldp]: what every rail's LLDP neighbour, the leaf switch port it is cabled to,
 // must be. Templates take {rail} (the rail index); "" leaves that field unchecked.
 struct LldpSpec {
-  int wait_s = 35;  // listen this long for each rail's neighbour (a switch sends every 30 s); 0: no LLDP checks
+  int wait_s = 35;        // listen this long for each rail's neighbour (a switch sends every 30 s); 0: no LLDP checks
   bool required = false;  // no neighbour heard: fail, else warn
   std::string expect_system;
   std::string expect_port;
@@ -96,7 +96,6 @@ struct LeafSpec {
   int ecn_probability_pct = 100;
   int port_mtu = 0;  // 0: 9216, or the rails' largest frame when that is larger
 };
-
 
 struct AddressingSpec {
   AddressingMode mode = AddressingMode::per_rail_subnet;
@@ -125,7 +124,7 @@ struct RoutingSpec {
 // RoCE traffic) as a VXLAN segment over the routed fabric, from the node's VTEP address (a
 // /32 it announces over BGP on every rail). Remote VTEPs by a static flood list.
 struct TenantSpec {
-  int vni = 0;  // 0: no tenant network
+  int vni = 0;                     // 0: no tenant network
   std::vector<std::string> flood;  // the VNI's VTEPs (this node's own is left out)
   int mtu = 0;                     // 0: the rails' MTU less the VXLAN encapsulation (50 bytes)
   std::string isolation_probe;     // an address of another VNI this node must not reach; "": none
@@ -200,7 +199,7 @@ struct JoinSpec {
   std::vector<std::string> units;  // gated in the image (core/join_gate.h)
   int unit_wait_s = 60;
   std::string on_fail;
-  std::string textfile_dir = "/var/lib/prometheus/node-exporter";  // "": none written
+  std::string textfile_dir = "/var/lib/prometheus/node-exporter";                           // "": none written
   std::string nfd_features = "/etc/kubernetes/node-feature-discovery/features.d/railyard";  // "": none written
 };
 

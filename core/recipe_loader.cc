@@ -35,19 +35,22 @@ void check_lab_stand_ins(const LoadedRecipe& lr, const At& at, Diagnostics& diag
   if (dcb) return;
   auto ok = [&](const char* key) { return !lr.failed.count(key) && !lr.failed.count("fabric.soft_roce"); };
   if (f.soft_roce && f.pfc == Requirement::required && ok("fabric.pfc"))
-    diags.error(at("fabric.pfc"), "fabric.pfc = \"required\" cannot hold with fabric.soft_roce = true: Soft-RoCE (rxe) "
-                                  "devices have no DCB; use \"best-effort\", or a lab bundle that emulates DCB "
-                                  "(emulates = [\"dcb\"], as drivers/railyard-lab-qos.toml)");
+    diags.error(at("fabric.pfc"),
+                "fabric.pfc = \"required\" cannot hold with fabric.soft_roce = true: Soft-RoCE (rxe) "
+                "devices have no DCB; use \"best-effort\", or a lab bundle that emulates DCB "
+                "(emulates = [\"dcb\"], as drivers/railyard-lab-qos.toml)");
   if (f.soft_roce && f.ecn == Requirement::required && ok("fabric.ecn"))
-    diags.error(at("fabric.ecn"), "fabric.ecn = \"required\" cannot hold with fabric.soft_roce = true: Soft-RoCE has no "
-                                  "ECN/DCQCN; use \"best-effort\", or a lab bundle that emulates DCB");
+    diags.error(at("fabric.ecn"),
+                "fabric.ecn = \"required\" cannot hold with fabric.soft_roce = true: Soft-RoCE has no "
+                "ECN/DCQCN; use \"best-effort\", or a lab bundle that emulates DCB");
 }
 
 void check_references(const FileSource& files, LoadedRecipe& lr, const RecipeOptions& opts, Diagnostics& diags) {
   const Recipe& r = lr.recipe;
   // A key left at its default has no position: its table's, else the file's top.
   auto at = [&](const std::string& key) {
-    for (std::string k = key; !k.empty(); k = k.substr(0, k.find_last_of(".[") == std::string::npos ? 0 : k.find_last_of(".[")))
+    for (std::string k = key; !k.empty();
+         k = k.substr(0, k.find_last_of(".[") == std::string::npos ? 0 : k.find_last_of(".[")))
       if (auto it = lr.positions.find(k); it != lr.positions.end()) return it->second;
     return SourcePos{lr.path, 1, 1};
   };
@@ -77,12 +80,14 @@ void check_references(const FileSource& files, LoadedRecipe& lr, const RecipeOpt
     Diagnostics mdiags;
     auto m = load_driver_manifest(files, mpath, mdiags);
     if (!m) {
-      diags.error(pos, "image.drivers: bundle '" + name + "' is invalid (" + std::to_string(mdiags.size()) + " error(s) in " + mpath + ")");
+      diags.error(pos, "image.drivers: bundle '" + name + "' is invalid (" + std::to_string(mdiags.size()) +
+                           " error(s) in " + mpath + ")");
       diags.append(mdiags);
       continue;
     }
     std::string distro = to_string(r.image.distro);
-    bool target_known = !lr.failed.count("image.distro") && !lr.failed.count("image.suite") && !lr.failed.count("image");
+    bool target_known =
+        !lr.failed.count("image.distro") && !lr.failed.count("image.suite") && !lr.failed.count("image");
     if (target_known && !m->manifest.supports(distro, r.image.suite))
       diags.error(pos, "image.drivers: bundle '" + name + "' installs on " + join(m->manifest.suites, ", ") +
                            ", not on " + distro + ":" + r.image.suite);
@@ -91,7 +96,8 @@ void check_references(const FileSource& files, LoadedRecipe& lr, const RecipeOpt
   check_lab_stand_ins(lr, at, diags);
   for (const auto& a : lr.drivers)
     for (const auto& b : lr.drivers)
-      if (std::find(a.manifest.conflicts.begin(), a.manifest.conflicts.end(), b.manifest.name) != a.manifest.conflicts.end())
+      if (std::find(a.manifest.conflicts.begin(), a.manifest.conflicts.end(), b.manifest.name) !=
+          a.manifest.conflicts.end())
         diags.error(at("image.drivers"), "image.drivers: bundle '" + a.manifest.name + "' conflicts with '" +
                                              b.manifest.name + "' (see " + a.manifest.path + ")");
 

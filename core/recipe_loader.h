@@ -24,7 +24,7 @@ struct LoadedRecipe {
   std::string path;
   Recipe recipe;
   schema::Positions positions;
-  std::set<std::string> failed;  // keys whose values were rejected
+  std::set<std::string> failed;         // keys whose values were rejected
   std::vector<LoadedManifest> drivers;  // in the recipe's order, when references were checked
 };
 

@@ -21,10 +21,16 @@ const Names<GpuVendor> kVendors{{"nvidia", GpuVendor::nvidia}, {"amd", GpuVendor
 const Names<Requirement> kRequirements{
     {"required", Requirement::required}, {"best-effort", Requirement::best_effort}, {"off", Requirement::off}};
 const Names<Trust> kTrust{{"dscp", Trust::dscp}, {"pcp", Trust::pcp}};
-const Names<Affinity> kAffinities{{"PIX", Affinity::PIX}, {"PXB", Affinity::PXB}, {"PHB", Affinity::PHB},
-                                  {"NODE", Affinity::NODE}, {"SYS", Affinity::SYS}};
-const Names<GdrLevel> kGdrLevels{{"LOC", GdrLevel::LOC}, {"PIX", GdrLevel::PIX}, {"PXB", GdrLevel::PXB},
-                                 {"PHB", GdrLevel::PHB}, {"SYS", GdrLevel::SYS}};
+const Names<Affinity> kAffinities{{"PIX", Affinity::PIX},
+                                  {"PXB", Affinity::PXB},
+                                  {"PHB", Affinity::PHB},
+                                  {"NODE", Affinity::NODE},
+                                  {"SYS", Affinity::SYS}};
+const Names<GdrLevel> kGdrLevels{{"LOC", GdrLevel::LOC},
+                                 {"PIX", GdrLevel::PIX},
+                                 {"PXB", GdrLevel::PXB},
+                                 {"PHB", GdrLevel::PHB},
+                                 {"SYS", GdrLevel::SYS}};
 const Names<AddressingMode> kModes{{"per-rail-subnet", AddressingMode::per_rail_subnet},
                                    {"shared-subnet", AddressingMode::shared_subnet}};
 const Names<RoutingMode> kRoutingModes{{"l2", RoutingMode::l2}, {"bgp-unnumbered", RoutingMode::bgp_unnumbered}};
@@ -55,11 +61,11 @@ std::optional<std::string> check_rail_ref(const std::string& s) {
   if (normalize_pci(s)) return std::nullopt;
   if (s.starts_with("pci-") && normalize_pci(s.substr(4)) == s.substr(4)) return std::nullopt;  // udev's ID_PATH
   if (s.empty() || s.size() > 15 || s.find_first_of("/: \t") != std::string::npos)
-    return "'" + s + "' is neither a PCI address (0000:1b:00.0), udev's ID_PATH (pci-0000:1b:00.0) nor an interface "
+    return "'" + s +
+           "' is neither a PCI address (0000:1b:00.0), udev's ID_PATH (pci-0000:1b:00.0) nor an interface "
            "name (≤ 15 characters, no '/', ':' or white space)";
   return std::nullopt;
 }
-
 
 std::optional<std::string> check_abs_path(const std::string& s) { return check_plain_path(s); }
 
@@ -78,7 +84,8 @@ std::optional<std::string> check_dpkg_path(const std::string& s) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && std::string("/._-+*?[]").find(c) == std::string::npos)
       return "'" + escape_control(s) + "' is not " + allowed;
   for (const auto& part : split(s.substr(1), '/'))
-    if (part == "." || part == ".." || part.empty()) return "'" + s + "' is not " + allowed + ": no empty, . or .. parts";
+    if (part == "." || part == ".." || part.empty())
+      return "'" + s + "' is not " + allowed + ": no empty, . or .. parts";
   return std::nullopt;
 }
 
@@ -104,13 +111,15 @@ std::optional<std::string> storm_timeout_gap(int v) {
 
 schema::Schema<Recipe> make_recipe_schema() {
   schema::Schema<Recipe> s;
-  s.top("Identity and version of the recipe. A recipe may also say `extends = \"base.toml\"` (a path relative to "
-        "itself): it then starts from that recipe and overrides what it sets; tables merge key by key, arrays "
-        "are replaced whole.")
+  s.top(
+       "Identity and version of the recipe. A recipe may also say `extends = \"base.toml\"` (a path relative to "
+       "itself): it then starts from that recipe and overrides what it sets; tables merge key by key, arrays "
+       "are replaced whole.")
       .integer("schema", &Recipe::schema, kRecipeSchema, kRecipeSchema, kRecipeSchema,
                "Recipe format version; this railyard reads version 1.")
-      .string("name", &Recipe::name, "", "Short name of the SKU; the image goes to out/<name>/. Defaults to the file name.",
-              check_name, "a-z 0-9 - . _")
+      .string("name", &Recipe::name, "",
+              "Short name of the SKU; the image goes to out/<name>/. Defaults to the file name.", check_name,
+              "a-z 0-9 - . _")
       .string("description", &Recipe::description, "", "One line for humans.");
 
   s.section("image", &Recipe::image, "What goes into the node image.")
@@ -120,13 +129,15 @@ schema::Schema<Recipe> make_recipe_schema() {
       .string("mirror", &ImageSpec::mirror, "host",
               "Package mirror: an http(s):// or file:// URL, or \"host\" to use the build host's apt sources.",
               check_mirror, "\"host\" or a URL")
-      .string("rootfs_url", &ImageSpec::rootfs_url, "",
-              "Start from this vendor root filesystem archive (tar in any compression) instead of bootstrapping "
-              "with mmdebstrap: fetched (resumed, retried), checked against rootfs_sha256, unpacked as root. The "
-              "kernel and packages it lacks are installed from its own apt sources; mirror is not used.",
-              [](const std::string& v) { return check_http_url(v); }, "an http(s):// URL")
-      .string("rootfs_sha256", &ImageSpec::rootfs_sha256, "", "sha256 of the rootfs_url archive.",
-              [](const std::string& v) { return check_hex(v, 64); }, "64 hex digits")
+      .string(
+          "rootfs_url", &ImageSpec::rootfs_url, "",
+          "Start from this vendor root filesystem archive (tar in any compression) instead of bootstrapping "
+          "with mmdebstrap: fetched (resumed, retried), checked against rootfs_sha256, unpacked as root. The "
+          "kernel and packages it lacks are installed from its own apt sources; mirror is not used.",
+          [](const std::string& v) { return check_http_url(v); }, "an http(s):// URL")
+      .string(
+          "rootfs_sha256", &ImageSpec::rootfs_sha256, "", "sha256 of the rootfs_url archive.",
+          [](const std::string& v) { return check_hex(v, 64); }, "64 hex digits")
       .choice("arch", &ImageSpec::arch, Arch::amd64, kArchs, "Architecture of the image.")
       .strings("components", &ImageSpec::components, {"main"}, "Archive components (Ubuntu: main, universe...).",
                check_name, "names")
@@ -134,12 +145,13 @@ schema::Schema<Recipe> make_recipe_schema() {
               "Kernel package installed in the image; empty: the distro's (linux-image-amd64 or -arm64 on Debian, "
               "linux-image-generic on Ubuntu).",
               check_name, "a package name")
-      .strings("packages", &ImageSpec::packages, {}, "Extra packages installed in the image.", check_name, "package names")
+      .strings("packages", &ImageSpec::packages, {}, "Extra packages installed in the image.", check_name,
+               "package names")
       .strings("drivers", &ImageSpec::drivers, {},
                "Driver bundles by name, installed in this order; each is drivers/<name>.toml.", check_name,
                "bundle names")
-      .strings("overlays", &ImageSpec::overlays, {}, "Overlay directories by name (overlays/<name>/), layered in order.",
-               check_name, "overlay names")
+      .strings("overlays", &ImageSpec::overlays, {},
+               "Overlay directories by name (overlays/<name>/), layered in order.", check_name, "overlay names")
       .strings("cmdline", &ImageSpec::cmdline, {}, "Kernel command line arguments for PXE boot.", {}, "arguments")
       .strings("drop_modules", &ImageSpec::drop_modules, {},
                "Kernel module directories (relative to /lib/modules/KVER/kernel) removed from the image.",
@@ -176,20 +188,24 @@ schema::Schema<Recipe> make_recipe_schema() {
       .integer("rail_speed_mbps", &HardwareSpec::rail_speed_mbps, 0, 0, 1600000,
                "Minimum link speed of each rail in Mb/s (100 GbE = 100000), of every port of a bonded rail; "
                "0 does not check.")
-      .integer("pcie_gen", &HardwareSpec::pcie_gen, 0, 0, 6, "Minimum PCIe generation of GPU and rail links; 0 does not check.")
-      .integer("pcie_width", &HardwareSpec::pcie_width, 0, 0, 16, "Minimum PCIe link width (lanes); 0 does not check.",
-               [](int v) -> std::optional<std::string> {
-                 if (v == 0 || v == 1 || v == 2 || v == 4 || v == 8 || v == 16) return std::nullopt;
-                 return std::to_string(v) + " is not a PCIe link width; allowed: 0, 1, 2, 4, 8, 16";
-               },
-               "0, 1, 2, 4, 8, 16")
+      .integer("pcie_gen", &HardwareSpec::pcie_gen, 0, 0, 6,
+               "Minimum PCIe generation of GPU and rail links; 0 does not check.")
+      .integer(
+          "pcie_width", &HardwareSpec::pcie_width, 0, 0, 16, "Minimum PCIe link width (lanes); 0 does not check.",
+          [](int v) -> std::optional<std::string> {
+            if (v == 0 || v == 1 || v == 2 || v == 4 || v == 8 || v == 16) return std::nullopt;
+            return std::to_string(v) + " is not a PCIe link width; allowed: 0, 1, 2, 4, 8, 16";
+          },
+          "0, 1, 2, 4, 8, 16")
       .choice("max_affinity", &HardwareSpec::max_affinity, Affinity::PXB, kAffinities,
               "Worst GPU↔NIC pairing accepted (PIX best ... SYS worst, as nvidia-smi topo -m).")
       .integer("nvlinks_per_gpu", &HardwareSpec::nvlinks_per_gpu, 0, 0, 18,
                "Active NVLinks each NVIDIA GPU must have (18 on an HGX H100/H200 board); 0: every link NVML "
                "reports must be active, whatever their number.");
 
-  s.section("fabric", &Recipe::fabric, "How the rails are made lossless and isolated (docs/fabric.md says which kernel interface each value reaches).")
+  s.section(
+       "fabric", &Recipe::fabric,
+       "How the rails are made lossless and isolated (docs/fabric.md says which kernel interface each value reaches).")
       .choice("pfc", &FabricSpec::pfc, Requirement::required, kRequirements,
               "Priority flow control: required fails the self-test when it cannot be applied; best-effort reports "
               "unsupported and goes on.")
@@ -245,10 +261,12 @@ schema::Schema<Recipe> make_recipe_schema() {
   s.section("addressing", &Recipe::addressing, "Rail IP addressing. Rails never carry a default route.")
       .choice("mode", &AddressingSpec::mode, AddressingMode::per_rail_subnet, kModes,
               "One subnet per rail (preferred), or one shared subnet with source policy routing.")
-      .strings("subnets", &AddressingSpec::subnets, {}, "per-rail-subnet: one subnet per rail, in rail order.",
-               [](const std::string& v) { return check_cidr(v); }, "CIDR subnets")
-      .string("subnet", &AddressingSpec::subnet, "", "shared-subnet: the subnet all rails share.",
-              [](const std::string& v) { return check_cidr(v); }, "a CIDR subnet")
+      .strings(
+          "subnets", &AddressingSpec::subnets, {}, "per-rail-subnet: one subnet per rail, in rail order.",
+          [](const std::string& v) { return check_cidr(v); }, "CIDR subnets")
+      .string(
+          "subnet", &AddressingSpec::subnet, "", "shared-subnet: the subnet all rails share.",
+          [](const std::string& v) { return check_cidr(v); }, "a CIDR subnet")
       .integer("table_base", &AddressingSpec::table_base, 100, 1, 250,
                "shared-subnet and routing.mode = \"bgp-unnumbered\": rail N uses routing table table_base + N.");
 
@@ -262,19 +280,22 @@ schema::Schema<Recipe> make_recipe_schema() {
               "by FRR's bgpd over a session per rail on the rail's IPv6 link-local address (RFC 5549 next hops), "
               "and traffic from rail i's address leaves by rail i only (a routing table and a source rule per "
               "rail, from addressing.table_base).")
-      .integer64("node_asn", &RoutingSpec::node_asn, 0, 0, 4294967294,
-                 "bgp-unnumbered: the node's AS number when its inventory entry gives none (asn); nodes sharing it "
-                 "accept each other's routes (allowas-in origin). 0: every node's inventory entry must give one.",
-                 [](std::int64_t v) { return v == 0 ? std::nullopt : check_asn(v); }, "0, or an AS number")
-      .integer64("leaf_asn", &RoutingSpec::leaf_asn, 0, 0, 4294967294,
-                 "bgp-unnumbered: rail r's leaf is AS leaf_asn + r, for `railyard fabric leaf-config` (the node "
-                 "accepts any external AS); 0: no BGP in the leaf configuration.",
-                 [](std::int64_t v) { return v == 0 ? std::nullopt : check_asn(v); }, "0, or an AS number")
-      .strings("fabric_prefixes", &RoutingSpec::fabric_prefixes, {},
-               "bgp-unnumbered: the prefixes the rails carry (the nodes' rail /32s and the storage targets' "
-               "addresses lie in them). Only routes inside them are accepted from a leaf, never a default route; "
-               "rail i's own table sends them to rail i's leaf.",
-               [](const std::string& v) { return check_cidr(v); }, "CIDR prefixes")
+      .integer64(
+          "node_asn", &RoutingSpec::node_asn, 0, 0, 4294967294,
+          "bgp-unnumbered: the node's AS number when its inventory entry gives none (asn); nodes sharing it "
+          "accept each other's routes (allowas-in origin). 0: every node's inventory entry must give one.",
+          [](std::int64_t v) { return v == 0 ? std::nullopt : check_asn(v); }, "0, or an AS number")
+      .integer64(
+          "leaf_asn", &RoutingSpec::leaf_asn, 0, 0, 4294967294,
+          "bgp-unnumbered: rail r's leaf is AS leaf_asn + r, for `railyard fabric leaf-config` (the node "
+          "accepts any external AS); 0: no BGP in the leaf configuration.",
+          [](std::int64_t v) { return v == 0 ? std::nullopt : check_asn(v); }, "0, or an AS number")
+      .strings(
+          "fabric_prefixes", &RoutingSpec::fabric_prefixes, {},
+          "bgp-unnumbered: the prefixes the rails carry (the nodes' rail /32s and the storage targets' "
+          "addresses lie in them). Only routes inside them are accepted from a leaf, never a default route; "
+          "rail i's own table sends them to rail i's leaf.",
+          [](const std::string& v) { return check_cidr(v); }, "CIDR prefixes")
       .integer("session_wait_s", &RoutingSpec::session_wait_s, 60, 1, 600,
                "bgp-unnumbered: how long the agent waits for every rail's BGP session to be Established (and its "
                "routes received) before it checks; a session still down then fails rail.N.bgp.")
@@ -288,27 +309,32 @@ schema::Schema<Recipe> make_recipe_schema() {
       .integer("vni", &TenantSpec::vni, 0, 0, 16777215,
                "The VXLAN network identifier of the node's tenant; 0: no tenant network. Needs routing.mode = "
                "\"bgp-unnumbered\" and, per node, vtep and tenant_address in the inventory.")
-      .strings("flood", &TenantSpec::flood, {},
-               "The VNI's VTEPs (every member node's inventory vtep): broadcast and unknown traffic is sent to each "
-               "(a static flood list; this node's own is left out).",
-               [](const std::string& v) { return check_ipv4(v); }, "IPv4 addresses")
+      .strings(
+          "flood", &TenantSpec::flood, {},
+          "The VNI's VTEPs (every member node's inventory vtep): broadcast and unknown traffic is sent to each "
+          "(a static flood list; this node's own is left out).",
+          [](const std::string& v) { return check_ipv4(v); }, "IPv4 addresses")
       .integer("mtu", &TenantSpec::mtu, 0, 0, 9166,
                "MTU of the tenant device; 0: the rails' MTU less the 50 bytes of VXLAN over IPv4.")
-      .string("isolation_probe", &TenantSpec::isolation_probe, "",
-              "An address of another VNI that this node must not reach: tenant.isolation fails if it answers an ICMP "
-              "echo from the tenant address. \"\": no probe.",
-              [](const std::string& v) { return check_ipv4(v); }, "an IPv4 address");
+      .string(
+          "isolation_probe", &TenantSpec::isolation_probe, "",
+          "An address of another VNI that this node must not reach: tenant.isolation fails if it answers an ICMP "
+          "echo from the tenant address. \"\": no probe.",
+          [](const std::string& v) { return check_ipv4(v); }, "an IPv4 address");
 
   s.section("management", &Recipe::management,
             "How the management interface is recognised; it is never a rail and never touched. Empty: the "
             "node inventory's management MAC, else the interface of the default route.")
-      .string("mac", &ManagementSpec::mac, "", "Match by MAC address.", [](const std::string& v) { return check_mac(v); },
-              "a MAC address")
+      .string(
+          "mac", &ManagementSpec::mac, "", "Match by MAC address.", [](const std::string& v) { return check_mac(v); },
+          "a MAC address")
       .string("name", &ManagementSpec::name, "", "Match by interface name pattern (* and ?).")
-      .string("pci", &ManagementSpec::pci, "", "Match by PCI address.", [](const std::string& v) { return check_pci(v); },
-              "a PCI address")
-      .string("subnet", &ManagementSpec::subnet, "", "The management subnet; rail subnets must not overlap it.",
-              [](const std::string& v) { return check_cidr(v); }, "a CIDR subnet");
+      .string(
+          "pci", &ManagementSpec::pci, "", "Match by PCI address.", [](const std::string& v) { return check_pci(v); },
+          "a PCI address")
+      .string(
+          "subnet", &ManagementSpec::subnet, "", "The management subnet; rail subnets must not overlap it.",
+          [](const std::string& v) { return check_cidr(v); }, "a CIDR subnet");
 
   s.section("nccl", &Recipe::nccl, "The NCCL profile written on the node (nccl.conf, topology XML, per-GPU env).")
       .choice("gdr_level", &NcclSpec::gdr_level, GdrLevel::PXB, kGdrLevels, "NCCL_NET_GDR_LEVEL.")
@@ -331,11 +357,12 @@ schema::Schema<Recipe> make_recipe_schema() {
 
   s.array_section("nvmeof", &Recipe::nvmeof, "NVMe-oF targets connected over the lossless fabric, one table each.")
       .choice("transport", &NvmeofTarget::transport, NvmeTransport::rdma, kTransports, "Fabric transport.")
-      .required_string("address", &NvmeofTarget::address, "Target IPv4 address.",
-                       [](const std::string& v) { return check_ipv4(v); }, "an IPv4 address")
+      .required_string(
+          "address", &NvmeofTarget::address, "Target IPv4 address.", [](const std::string& v) { return check_ipv4(v); },
+          "an IPv4 address")
       .integer("port", &NvmeofTarget::port, 4420, 1, 65535, "Target service port (trsvcid).")
-      .required_string("nqn", &NvmeofTarget::nqn, "Subsystem NQN.", [](const std::string& v) { return check_nqn(v); },
-                       "an NQN")
+      .required_string(
+          "nqn", &NvmeofTarget::nqn, "Subsystem NQN.", [](const std::string& v) { return check_nqn(v); }, "an NQN")
       .integer("rail", &NvmeofTarget::rail, 0, 0, 31, "Rail index whose interface carries the connection.")
       .boolean("required", &NvmeofTarget::required, true, "A failed connection fails the self-test.");
 
@@ -388,8 +415,9 @@ schema::Schema<Recipe> make_recipe_schema() {
                "Upper bound of the all_reduce_perf run; a run still going then is killed and fails.");
 
   s.section("join", &Recipe::join, "What happens after the self-test.")
-      .string("report_url", &JoinSpec::report_url, "", "Where the report is POSTed; empty: kept locally only.",
-              [](const std::string& v) { return check_http_url(v); }, "an http(s):// URL")
+      .string(
+          "report_url", &JoinSpec::report_url, "", "Where the report is POSTed; empty: kept locally only.",
+          [](const std::string& v) { return check_http_url(v); }, "an http(s):// URL")
       .string("ca_file", &JoinSpec::ca_file, "", "CA bundle on the node for an https report URL.", check_abs_path,
               "a plain absolute path")
       .string("token_file", &JoinSpec::token_file, "", "File on the node holding a bearer token for the report URL.",
@@ -409,31 +437,39 @@ schema::Schema<Recipe> make_recipe_schema() {
               "Command run through /bin/sh -c when the self-test fails, with RAILYARD_FAILED_CHECKS (the failing "
               "checks, comma-separated), RAILYARD_DRAIN_REASON (\"railyard: \" and the first of them), "
               "RAILYARD_NODE and RAILYARD_REPORT in its environment.")
-      .string("textfile_dir", &JoinSpec::textfile_dir, "/var/lib/prometheus/node-exporter",
-              "Where the node_exporter textfile collector reads (Debian's prometheus-node-exporter: "
-              "/var/lib/prometheus/node-exporter); railyard.prom is written there. Empty: none.",
-              [](const std::string& v) { return v.empty() ? std::nullopt : check_abs_path(v); }, "a plain absolute path, or """)
-      .string("nfd_features", &JoinSpec::nfd_features, "/etc/kubernetes/node-feature-discovery/features.d/railyard",
-              "node-feature-discovery's local feature file for this node (the result, the rails, their RDMA "
-              "devices). Empty: none.",
-              [](const std::string& v) { return v.empty() ? std::nullopt : check_abs_path(v); }, "a plain absolute path, or """);
+      .string(
+          "textfile_dir", &JoinSpec::textfile_dir, "/var/lib/prometheus/node-exporter",
+          "Where the node_exporter textfile collector reads (Debian's prometheus-node-exporter: "
+          "/var/lib/prometheus/node-exporter); railyard.prom is written there. Empty: none.",
+          [](const std::string& v) { return v.empty() ? std::nullopt : check_abs_path(v); },
+          "a plain absolute path, or "
+          "")
+      .string(
+          "nfd_features", &JoinSpec::nfd_features, "/etc/kubernetes/node-feature-discovery/features.d/railyard",
+          "node-feature-discovery's local feature file for this node (the result, the rails, their RDMA "
+          "devices). Empty: none.",
+          [](const std::string& v) { return v.empty() ? std::nullopt : check_abs_path(v); },
+          "a plain absolute path, or "
+          "");
 
   s.section("join.slurm", &Recipe::slurm,
             "The node is a Slurm compute node: slurmd (a join unit) runs configless from the controller, the agent "
             "sets the node's features after a pass, drains the node with the failing checks after a fail, and "
             "resumes it after a pass when railyard drained it. The cluster's munge key is never in the image: "
             "`railyard pxe --munge-key` delivers it (docs/join.md).")
-      .string("controller", &SlurmSpec::controller, "",
-              "slurmctld's address, host or host:port (6817 by default); \"\": not a Slurm node.",
-              [](const std::string& v) { return v.empty() ? std::nullopt : check_slurm_controller(v); },
-              "a host name or IPv4 address, with :port or without")
+      .string(
+          "controller", &SlurmSpec::controller, "",
+          "slurmctld's address, host or host:port (6817 by default); \"\": not a Slurm node.",
+          [](const std::string& v) { return v.empty() ? std::nullopt : check_slurm_controller(v); },
+          "a host name or IPv4 address, with :port or without")
       .string("cluster", &SlurmSpec::cluster, "cluster", "The cluster's ClusterName.", check_slurm_name,
               "letters, digits, '_', '-', '.'")
-      .string("partition", &SlurmSpec::partition, "",
-              "A partition the node must be in once registered (a join that finds it elsewhere fails); \"\": not "
-              "checked.",
-              [](const std::string& v) { return v.empty() ? std::nullopt : check_slurm_name(v); },
-              "letters, digits, '_', '-', '.'")
+      .string(
+          "partition", &SlurmSpec::partition, "",
+          "A partition the node must be in once registered (a join that finds it elsewhere fails); \"\": not "
+          "checked.",
+          [](const std::string& v) { return v.empty() ? std::nullopt : check_slurm_name(v); },
+          "letters, digits, '_', '-', '.'")
       .strings("features", &SlurmSpec::features, {"railyard", "rails{rails}"},
                "The node's features (AvailableFeatures and ActiveFeatures), set after a pass: {rails} and {gpus} "
                "are the counts the self-test found, \"{rdma}\" alone one feature per rail RDMA device. Empty: the "
@@ -490,7 +526,8 @@ std::optional<std::string> check_name(const std::string& s) {
   // Names become file and directory names (out/<name>/, overlays/<name>/): "." and ".." must not.
   if (s.empty()) return "an empty name; allowed: a-z 0-9 - . _, starting with a-z or 0-9";
   if (s[0] == '.' || s[0] == '-' || s[0] == '_')
-    return "'" + s + "' starts with '" + std::string(1, s[0]) + "'; a name starts with a-z or 0-9 (allowed: a-z 0-9 - . _)";
+    return "'" + s + "' starts with '" + std::string(1, s[0]) +
+           "'; a name starts with a-z or 0-9 (allowed: a-z 0-9 - . _)";
   if (s.size() > 128) return "'" + s.substr(0, 20) + "…' is longer than 128 characters";
   for (char c : s)
     if (!std::islower(static_cast<unsigned char>(c)) && !std::isdigit(static_cast<unsigned char>(c)) && c != '-' &&

@@ -23,8 +23,9 @@ LoadedText load_with_bundles(const std::string& body) {
   files.add_directory("drivers");
   files.add_directory("drivers/labqos");
   files.add("drivers/inbox.toml", "version = \"1\"\npackages = [\"rdma-core\"]\n");
-  files.add("drivers/labqos.toml", "version = \"1.0\"\nkind = \"source\"\ndkms = [\"labqos\"]\nemulates = [\"dcb\"]\n"
-                                   "[source]\ndir = \"labqos\"\n");
+  files.add("drivers/labqos.toml",
+            "version = \"1.0\"\nkind = \"source\"\ndkms = [\"labqos\"]\nemulates = [\"dcb\"]\n"
+            "[source]\ndir = \"labqos\"\n");
   files.add("drivers/labqos/dkms.conf", "PACKAGE_NAME=\"labqos\"\nPACKAGE_VERSION=\"1.0\"\n");
   return load_path(files, "r.toml", true);
 }
@@ -38,11 +39,14 @@ TEST_CASE("Debian with an Ubuntu suite") {
   CHECK(one(load(R"(
 [image]
 suite = "noble"
-)").diags, R"(image.suite 'noble' is an Ubuntu release, but image.distro is "debian")") == "r.toml:3:9");
+)")
+                .diags,
+            R"(image.suite 'noble' is an Ubuntu release, but image.distro is "debian")") == "r.toml:3:9");
   CHECK(all(load(R"(
 [image]
 suite = "trixie"
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("Ubuntu with a Debian suite") {
@@ -50,12 +54,15 @@ TEST_CASE("Ubuntu with a Debian suite") {
 [image]
 distro = "ubuntu"
 suite = "bookworm"
-)").diags, R"(image.suite 'bookworm' is a Debian release, but image.distro is "ubuntu")") == "r.toml:4:9");
+)")
+                .diags,
+            R"(image.suite 'bookworm' is a Debian release, but image.distro is "ubuntu")") == "r.toml:4:9");
   CHECK(all(load(R"(
 [image]
 distro = "ubuntu"
 suite = "noble"
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("Ubuntu with Debian's kernel package") {
@@ -64,14 +71,17 @@ TEST_CASE("Ubuntu with Debian's kernel package") {
 distro = "ubuntu"
 suite = "noble"
 kernel = "linux-image-amd64"
-)").diags, "image.kernel 'linux-image-amd64' is Debian's kernel package; Ubuntu's is linux-image-generic") ==
+)")
+                .diags,
+            "image.kernel 'linux-image-amd64' is Debian's kernel package; Ubuntu's is linux-image-generic") ==
         "r.toml:5:10");
   CHECK(all(load(R"(
 [image]
 distro = "ubuntu"
 suite = "noble"
 kernel = "linux-image-generic-hwe-24.04"
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("a vendor root filesystem is pinned by sha256 and replaces the mirror") {
@@ -80,26 +90,36 @@ TEST_CASE("a vendor root filesystem is pinned by sha256 and replaces the mirror"
 [image]
 suite = "bookworm"
 rootfs_url = "https://vendor.example/rootfs.tar.zst"
-rootfs_sha256 = ")" + sha + R"("
-)").diags) == "");
+rootfs_sha256 = ")" +
+                 sha + R"("
+)")
+                .diags) == "");
   CHECK(one(load(R"(
 [image]
 suite = "bookworm"
 rootfs_url = "https://vendor.example/rootfs.tar.zst"
-)").diags, "image.rootfs_url needs image.rootfs_sha256 (the archive's sha256, 64 hex digits)") == "r.toml:4:14");
+)")
+                .diags,
+            "image.rootfs_url needs image.rootfs_sha256 (the archive's sha256, 64 hex digits)") == "r.toml:4:14");
   CHECK(one(load(R"(
 [image]
 suite = "bookworm"
-rootfs_sha256 = ")" + sha + R"("
-)").diags, "image.rootfs_sha256 is only used with image.rootfs_url") == "r.toml:4:17");
+rootfs_sha256 = ")" +
+                 sha + R"("
+)")
+                .diags,
+            "image.rootfs_sha256 is only used with image.rootfs_url") == "r.toml:4:17");
   CHECK(one(load(R"(
 [image]
 suite = "bookworm"
 mirror = "host"
 rootfs_url = "https://vendor.example/rootfs.tar.zst"
-rootfs_sha256 = ")" + sha + R"("
-)").diags, "image.mirror is not used with image.rootfs_url: the root filesystem's own apt sources install what it "
-           "lacks; remove one of them") == "r.toml:4:10");
+rootfs_sha256 = ")" +
+                 sha + R"("
+)")
+                .diags,
+            "image.mirror is not used with image.rootfs_url: the root filesystem's own apt sources install what it "
+            "lacks; remove one of them") == "r.toml:4:10");
   auto bad = load(R"(
 [image]
 suite = "bookworm"
@@ -116,38 +136,52 @@ TEST_CASE("an empty kernel resolves to the distro's package for the architecture
   CHECK(load(R"(
 [image]
 arch = "amd64"
-)").recipe().image.kernel == "linux-image-amd64");
+)")
+            .recipe()
+            .image.kernel == "linux-image-amd64");
   CHECK(load(R"(
 [image]
 arch = "arm64"
-)").recipe().image.kernel == "linux-image-arm64");
+)")
+            .recipe()
+            .image.kernel == "linux-image-arm64");
   CHECK(load(R"(
 [image]
 distro = "ubuntu"
 suite = "noble"
-)").recipe().image.kernel == "linux-image-generic");
+)")
+            .recipe()
+            .image.kernel == "linux-image-generic");
   CHECK(load(R"(
 [image]
 distro = "ubuntu"
 suite = "noble"
 arch = "arm64"
-)").recipe().image.kernel == "linux-image-generic");
+)")
+            .recipe()
+            .image.kernel == "linux-image-generic");
   CHECK(load(R"(
 [image]
 kernel = "linux-image-rt-amd64"
-)").recipe().image.kernel == "linux-image-rt-amd64");
+)")
+            .recipe()
+            .image.kernel == "linux-image-rt-amd64");
 }
 
 TEST_CASE("drop_modules may not remove a directory the agent needs") {
   CHECK(one(load(R"(
 [image]
 drop_modules = ["sound", "drivers/infiniband"]
-)").diags, "image.drop_modules: dropping 'drivers/infiniband' removes modules the first-boot agent needs") ==
+)")
+                .diags,
+            "image.drop_modules: dropping 'drivers/infiniband' removes modules the first-boot agent needs") ==
         "r.toml:3:26");
   CHECK(one(load(R"(
 [image]
 drop_modules = ["net"]
-)").diags, "dropping 'net' removes net/8021q, modules the first-boot agent needs") == "r.toml:3:17");
+)")
+                .diags,
+            "dropping 'net' removes net/8021q, modules the first-boot agent needs") == "r.toml:3:17");
 }
 
 TEST_CASE("drop_modules may not remove a parent of a needed directory") {
@@ -166,7 +200,8 @@ TEST_CASE("drop_modules may remove other directories and subdirectories of neede
   CHECK(all(load(R"(
 [image]
 drop_modules = ["drivers/net/wireless", "drivers/media", "sound", "drivers/infiniband/hw/hfi1"]
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("path_exclude leaves documentation out, never what the node runs") {
@@ -181,45 +216,62 @@ path_include = ["/usr/share/doc/*/copyright"]
   CHECK(one(load(R"(
 [image]
 path_exclude = ["/usr/share/doc/*", "/usr/*"]
-)").diags, "image.path_exclude: '/usr/*' excludes /usr/bin/railyard-firstboot (the first-boot agent); exclude less, "
-           "or keep it with image.path_include") == "r.toml:3:37");
+)")
+                .diags,
+            "image.path_exclude: '/usr/*' excludes /usr/bin/railyard-firstboot (the first-boot agent); exclude less, "
+            "or keep it with image.path_include") == "r.toml:3:37");
   CHECK(one(load(R"(
 [image]
 path_exclude = ["/lib/udev/hwdb.d/*"]
-)").diags, "excludes /lib/udev/hwdb.d/20-pci-vendor-model.hwdb (the PCI names the agent reports") == "r.toml:3:17");
+)")
+                .diags,
+            "excludes /lib/udev/hwdb.d/20-pci-vendor-model.hwdb (the PCI names the agent reports") == "r.toml:3:17");
   CHECK(one(load(R"(
 [image]
 path_exclude = ["/lib/modules/*/kernel/drivers/*"]
-)").diags, "(kernel modules (image.drop_modules removes module directories))") == "r.toml:3:17");
+)")
+                .diags,
+            "(kernel modules (image.drop_modules removes module directories))") == "r.toml:3:17");
   // Kept by an include, as dpkg would.
   CHECK(all(load(R"(
 [image]
 path_exclude = ["/usr/bin/*"]
 path_include = ["/usr/bin/railyard-firstboot"]
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("path_exclude and path_include take absolute patterns and nothing that breaks dpkg's configuration") {
   CHECK(one(load(R"(
 [image]
 path_exclude = ["usr/share/doc/*"]
-)").diags, "image.path_exclude: element 0: 'usr/share/doc/*' is not an absolute path pattern") == "r.toml:3:17");
+)")
+                .diags,
+            "image.path_exclude: element 0: 'usr/share/doc/*' is not an absolute path pattern") == "r.toml:3:17");
   CHECK(one(load(R"(
 [image]
 path_exclude = ["/usr/share/doc/*\npath-include=/x"]
-)").diags, "holds a control character (\\x0a); no value may hold a line break") == "r.toml:3:17");
+)")
+                .diags,
+            "holds a control character (\\x0a); no value may hold a line break") == "r.toml:3:17");
   CHECK(one(load(R"(
 [image]
 path_exclude = ["/usr/share/../../etc/*"]
-)").diags, "no empty, . or .. parts") == "r.toml:3:17");
+)")
+                .diags,
+            "no empty, . or .. parts") == "r.toml:3:17");
   CHECK(one(load(R"(
 [image]
 path_exclude = ["/usr/share/doc/* /etc/*"]
-)").diags, "is not an absolute path pattern") == "r.toml:3:17");
+)")
+                .diags,
+            "is not an absolute path pattern") == "r.toml:3:17");
   CHECK(one(load(R"(
 [image]
 path_include = ["/usr/share/doc/*/copyright"]
-)").diags, "image.path_include only keeps what image.path_exclude drops; image.path_exclude is empty") ==
+)")
+                .diags,
+            "image.path_include only keeps what image.path_exclude drops; image.path_exclude is empty") ==
         "r.toml:3:16");
 }
 
@@ -227,11 +279,15 @@ TEST_CASE("drop_modules must be relative without ..") {
   CHECK(one(load(R"(
 [image]
 drop_modules = ["/lib/modules"]
-)").diags, "image.drop_modules: element 0: '/lib/modules' must be a directory relative to") == "r.toml:3:17");
+)")
+                .diags,
+            "image.drop_modules: element 0: '/lib/modules' must be a directory relative to") == "r.toml:3:17");
   CHECK(one(load(R"(
 [image]
 drop_modules = ["sound/../drivers"]
-)").diags, "must be a directory relative to") == "r.toml:3:17");
+)")
+                .diags,
+            "must be a directory relative to") == "r.toml:3:17");
 }
 
 // Module directories are compared normalised: a trailing slash, "./" or an empty entry is no way around.
@@ -239,33 +295,44 @@ TEST_CASE("drop_modules spelled with a trailing slash or ./ is still protected")
   CHECK(one(load(R"(
 [image]
 drop_modules = ["drivers/infiniband/"]
-)").diags, "dropping 'drivers/infiniband/'") == "r.toml:3:17");
+)")
+                .diags,
+            "dropping 'drivers/infiniband/'") == "r.toml:3:17");
   CHECK(one(load(R"(
 [image]
 drop_modules = ["./drivers/infiniband"]
-)").diags, "drivers/infiniband") == "r.toml:3:17");
+)")
+                .diags,
+            "drivers/infiniband") == "r.toml:3:17");
   CHECK(one(load(R"(
 [image]
 drop_modules = [""]
-)").diags, "image.drop_modules") == "r.toml:3:17");
+)")
+                .diags,
+            "image.drop_modules") == "r.toml:3:17");
 }
 
 TEST_CASE("a package listed twice") {
   CHECK(one(load(R"(
 [image]
 packages = ["curl", "jq", "curl"]
-)").diags, "image.packages: 'curl' is listed twice") == "r.toml:3:27");
+)")
+                .diags,
+            "image.packages: 'curl' is listed twice") == "r.toml:3:27");
   CHECK(all(load(R"(
 [image]
 packages = ["curl", "jq"]
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("an overlay listed twice") {
   CHECK(one(load(R"(
 [image]
 overlays = ["lab", "lab"]
-)").diags, "image.overlays: 'lab' is listed twice") == "r.toml:3:20");
+)")
+                .diags,
+            "image.overlays: 'lab' is listed twice") == "r.toml:3:20");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -276,51 +343,63 @@ TEST_CASE("rails must match rail_count") {
 [hardware]
 rail_count = 2
 rails = ["1b:00.0"]
-)").diags, "hardware.rails lists 1 NICs but hardware.rail_count is 2") == "r.toml:4:9");
+)")
+                .diags,
+            "hardware.rails lists 1 NICs but hardware.rail_count is 2") == "r.toml:4:9");
   CHECK(all(load(R"(
 [hardware]
 rail_count = 2
 rails = ["1b:00.0", "1c:00.0"]
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("a rail listed twice, PCI short and full forms being the same NIC") {
   CHECK(one(load(R"(
 [hardware]
 rails = ["0000:1b:00.0", "1B:00.0"]
-)").diags, "hardware.rails: '1B:00.0' is listed twice") == "r.toml:3:26");
+)")
+                .diags,
+            "hardware.rails: '1B:00.0' is listed twice") == "r.toml:3:26");
   CHECK(one(load(R"(
 [hardware]
 rails = ["ens1f0np0", "ens1f0np0"]
-)").diags, "hardware.rails: 'ens1f0np0' is listed twice") == "r.toml:3:23");
+)")
+                .diags,
+            "hardware.rails: 'ens1f0np0' is listed twice") == "r.toml:3:23");
   CHECK(all(load(R"(
 [hardware]
 rails = ["0000:1b:00.0", "1b:00.1"]
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("a rail is a PCI address or an interface name") {
   CHECK(one(load(R"(
 [hardware]
 rails = ["1b:00.0", "a-very-long-interface-name"]
-)").diags, "hardware.rails: element 1: 'a-very-long-interface-name' is neither a PCI address") == "r.toml:3:21");
+)")
+                .diags,
+            "hardware.rails: element 1: 'a-very-long-interface-name' is neither a PCI address") == "r.toml:3:21");
 }
 
 TEST_CASE("gpu_device_ids with gpu_count 0") {
   CHECK(one(load(R"(
 [hardware]
 gpu_device_ids = ["0x2330"]
-)").diags, "hardware.gpu_device_ids is set but hardware.gpu_count is 0") == "r.toml:3:18");
+)")
+                .diags,
+            "hardware.gpu_device_ids is set but hardware.gpu_count is 0") == "r.toml:3:18");
   CHECK(all(load(R"(
 [hardware]
 gpu_count = 8
 gpu_device_ids = ["0x2330"]
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 // ---------------------------------------------------------------------------------------------
 // fabric
-
 
 TEST_CASE("Soft-RoCE cannot require PFC, unless a lab bundle emulates DCB") {
   CHECK(one(load_with_bundles(R"(
@@ -328,13 +407,16 @@ TEST_CASE("Soft-RoCE cannot require PFC, unless a lab bundle emulates DCB") {
 soft_roce = true
 pfc = "required"
 ecn = "off"
-)").diags, R"(fabric.pfc = "required" cannot hold with fabric.soft_roce = true)") == "r.toml:4:7");
+)")
+                .diags,
+            R"(fabric.pfc = "required" cannot hold with fabric.soft_roce = true)") == "r.toml:4:7");
   CHECK(all(load_with_bundles(R"(
 [fabric]
 soft_roce = true
 pfc = "best-effort"
 ecn = "best-effort"
-)").diags) == "");
+)")
+                .diags) == "");
   CHECK(all(load_with_bundles(R"(
 [image]
 drivers = ["inbox", "labqos"]
@@ -342,7 +424,8 @@ drivers = ["inbox", "labqos"]
 soft_roce = true
 pfc = "required"
 ecn = "required"
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("Soft-RoCE cannot require ECN, unless a lab bundle emulates DCB") {
@@ -353,15 +436,19 @@ drivers = ["inbox"]
 soft_roce = true
 pfc = "off"
 ecn = "required"
-)").diags, R"(fabric.ecn = "required" cannot hold with fabric.soft_roce = true)") == "r.toml:7:7");
+)")
+                .diags,
+            R"(fabric.ecn = "required" cannot hold with fabric.soft_roce = true)") == "r.toml:7:7");
 }
 
 TEST_CASE("a lab stand-in bundle is refused in a production recipe") {
   CHECK(one(load_with_bundles(R"(
 [image]
 drivers = ["inbox", "labqos"]
-)").diags, "bundle 'labqos' is a lab stand-in (emulates dcb in software); only a lab recipe (fabric.soft_roce = "
-           "true) may use it") == "r.toml:3:21");
+)")
+                .diags,
+            "bundle 'labqos' is a lab stand-in (emulates dcb in software); only a lab recipe (fabric.soft_roce = "
+            "true) may use it") == "r.toml:3:21");
 }
 
 TEST_CASE("PFC and ECN may be required without Soft-RoCE") {
@@ -369,7 +456,8 @@ TEST_CASE("PFC and ECN may be required without Soft-RoCE") {
 [fabric]
 pfc = "required"
 ecn = "required"
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("CNP DSCP equal to RoCE DSCP") {
@@ -377,24 +465,30 @@ TEST_CASE("CNP DSCP equal to RoCE DSCP") {
 [fabric]
 roce_dscp = 26
 cnp_dscp = 26
-)").diags, "fabric.cnp_dscp equals fabric.roce_dscp (26)") == "r.toml:4:12");
+)")
+                .diags,
+            "fabric.cnp_dscp equals fabric.roce_dscp (26)") == "r.toml:4:12");
   CHECK(all(load(R"(
 [fabric]
 roce_dscp = 24
 cnp_dscp = 46
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("trust pcp needs a VLAN") {
   CHECK(one(load(R"(
 [fabric]
 trust = "pcp"
-)").diags, R"(fabric.trust = "pcp" needs fabric.vlan)") == "r.toml:3:9");
+)")
+                .diags,
+            R"(fabric.trust = "pcp" needs fabric.vlan)") == "r.toml:3:9");
   CHECK(all(load(R"(
 [fabric]
 trust = "pcp"
 vlan = 200
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 // An error about a key left at its default points at its table's header.
@@ -403,19 +497,25 @@ TEST_CASE("an error on a defaulted key points at its table") {
 [fabric]
 soft_roce = true
 ecn = "off"
-)").diags, R"(fabric.pfc = "required" cannot hold)") == "r.toml:2:1");
+)")
+                .diags,
+            R"(fabric.pfc = "required" cannot hold)") == "r.toml:2:1");
   CHECK(one(load_alone(R"(
 [image]
 suite = "bookworm"
 [addressing]
 mode = "per-rail-subnet"
-)").diags, "addressing.subnets is empty") == "r.toml:4:1");
+)")
+                .diags,
+            "addressing.subnets is empty") == "r.toml:4:1");
   CHECK(one(load_alone(R"(
 [image]
 suite = "bookworm"
 [addressing]
 mode = "shared-subnet"
-)").diags, R"(mode = "shared-subnet" needs addressing.subnet)") == "r.toml:4:1");
+)")
+                .diags,
+            R"(mode = "shared-subnet" needs addressing.subnet)") == "r.toml:4:1");
 }
 
 // A key rejected on its own does not also fail the cross-field checks it takes part in.
@@ -425,33 +525,45 @@ TEST_CASE("a rejected key produces no cascade of cross-field errors") {
 soft_roce = true
 pfc = "requird"
 ecn = "off"
-)").diags, "fabric.pfc: \"requird\" is not allowed") == "r.toml:4:7");
+)")
+                .diags,
+            "fabric.pfc: \"requird\" is not allowed") == "r.toml:4:7");
   CHECK(one(load(R"(
 [fabric]
 roce_dscp = 99
 cnp_dscp = 26
-)").diags, "fabric.roce_dscp: 99 is out of range") == "r.toml:3:13");
+)")
+                .diags,
+            "fabric.roce_dscp: 99 is out of range") == "r.toml:3:13");
   CHECK(one(load(R"(
 [fabric]
 trust = "pcp"
 vlan = 5000
-)").diags, "fabric.vlan: 5000 is out of range") == "r.toml:4:8");
+)")
+                .diags,
+            "fabric.vlan: 5000 is out of range") == "r.toml:4:8");
   CHECK(one(load(R"(
 [image]
 distro = "ubuntu"
 suite = "Noble"
-)").diags, "image.suite: 'Noble' contains 'N'") == "r.toml:4:9");
+)")
+                .diags,
+            "image.suite: 'Noble' contains 'N'") == "r.toml:4:9");
   CHECK(one(load(R"(
 [hardware]
 rail_count = 3
 [addressing]
 subnets = ["198.18.0.0/24", "198.18.1.1/24"]
-)").diags, "addressing.subnets: element 1:") == "r.toml:5:29");
+)")
+                .diags,
+            "addressing.subnets: element 1:") == "r.toml:5:29");
   CHECK(one(load(R"(
 [hardware]
 rail_count = 99
 rails = ["1b:00.0"]
-)").diags, "hardware.rail_count: 99 is out of range") == "r.toml:3:14");
+)")
+                .diags,
+            "hardware.rail_count: 99 is out of range") == "r.toml:3:14");
 }
 
 // A rejected suite does not hide the image checks that do not depend on it.
@@ -475,7 +587,9 @@ TEST_CASE("per-rail-subnet without subnets") {
   CHECK(one(load_alone(R"(
 [image]
 suite = "bookworm"
-)").diags, "addressing.subnets is empty: RoCE v2 needs an IPv4 address on every rail") == "r.toml:1:1");
+)")
+                .diags,
+            "addressing.subnets is empty: RoCE v2 needs an IPv4 address on every rail") == "r.toml:1:1");
 }
 
 TEST_CASE("per-rail-subnet with the wrong number of subnets") {
@@ -484,23 +598,30 @@ TEST_CASE("per-rail-subnet with the wrong number of subnets") {
 rail_count = 3
 [addressing]
 subnets = ["198.18.0.0/24", "198.18.1.0/24"]
-)").diags, "addressing.subnets has 2 subnets for 3 rails; give exactly one per rail") == "r.toml:5:11");
+)")
+                .diags,
+            "addressing.subnets has 2 subnets for 3 rails; give exactly one per rail") == "r.toml:5:11");
   // The rails listed count too when rail_count is 0.
   CHECK(one(load(R"(
 [hardware]
 rails = ["ens1", "ens2", "ens3"]
-)").diags, "addressing.subnets has 2 subnets for 3 rails") == "base.toml:5:11");
+)")
+                .diags,
+            "addressing.subnets has 2 subnets for 3 rails") == "base.toml:5:11");
   CHECK(all(load(R"(
 [hardware]
 rail_count = 2
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("per-rail-subnet with addressing.subnet set") {
   CHECK(one(load(R"(
 [addressing]
 subnet = "198.18.8.0/22"
-)").diags, R"(addressing.subnet is for mode = "shared-subnet"; per-rail-subnet uses addressing.subnets)") ==
+)")
+                .diags,
+            R"(addressing.subnet is for mode = "shared-subnet"; per-rail-subnet uses addressing.subnets)") ==
         "r.toml:3:10");
 }
 
@@ -519,7 +640,8 @@ suite = "bookworm"
 [addressing]
 mode = "shared-subnet"
 subnet = "198.18.0.0/22"
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("shared-subnet with addressing.subnets set") {
@@ -528,7 +650,9 @@ TEST_CASE("shared-subnet with addressing.subnets set") {
 mode = "shared-subnet"
 subnet = "198.18.8.0/22"
 subnets = ["198.18.0.0/24"]
-)").diags, R"(addressing.subnets is for mode = "per-rail-subnet"; shared-subnet uses addressing.subnet)") ==
+)")
+                .diags,
+            R"(addressing.subnets is for mode = "per-rail-subnet"; shared-subnet uses addressing.subnet)") ==
         "r.toml:5:11");
 }
 
@@ -542,7 +666,9 @@ rail_count = 4
 mode = "shared-subnet"
 subnet = "198.18.0.0/22"
 table_base = 250
-)").diags, "reaches the kernel's reserved tables (253–255)") == "r.toml:9:14");
+)")
+                .diags,
+            "reaches the kernel's reserved tables (253–255)") == "r.toml:9:14");
   CHECK(all(load_alone(R"(
 [image]
 suite = "bookworm"
@@ -552,7 +678,8 @@ rail_count = 4
 mode = "shared-subnet"
 subnet = "198.18.0.0/22"
 table_base = 249
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 // Rail N (0-based) uses table table_base + N, so 3 rails from 250 use 250–252, none reserved.
@@ -566,33 +693,41 @@ rail_count = 3
 mode = "shared-subnet"
 subnet = "198.18.0.0/22"
 table_base = 250
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("a /32 rail subnet has no room for a host") {
   CHECK(one(load(R"(
 [addressing]
 subnets = ["198.18.0.0/24", "198.18.1.1/32"]
-)").diags, "addressing.subnets[1]: 198.18.1.1/32 has room for no host; use /31 or shorter") == "r.toml:3:29");
+)")
+                .diags,
+            "addressing.subnets[1]: 198.18.1.1/32 has room for no host; use /31 or shorter") == "r.toml:3:29");
   CHECK(all(load(R"(
 [addressing]
 subnets = ["198.18.0.0/31", "198.18.0.2/31"]
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("overlapping rail subnets") {
   CHECK(one(load(R"(
 [addressing]
 subnets = ["10.0.0.0/24", "10.0.0.0/16"]
-)").diags, "addressing.subnets[1]: 10.0.0.0/16 overlaps addressing.subnets[0] (10.0.0.0/24); every rail needs its own subnet") ==
-        "r.toml:3:27");
+)")
+                .diags,
+            "addressing.subnets[1]: 10.0.0.0/16 overlaps addressing.subnets[0] (10.0.0.0/24); every rail needs its own "
+            "subnet") == "r.toml:3:27");
 }
 
 TEST_CASE("a rail subnet overlapping the management subnet") {
   CHECK(one(load(R"(
 [management]
 subnet = "198.18.1.0/24"
-)").diags, "addressing.subnets[1]: 198.18.1.0/24 overlaps the management subnet 198.18.1.0/24") == "base.toml:5:29");
+)")
+                .diags,
+            "addressing.subnets[1]: 198.18.1.0/24 overlaps the management subnet 198.18.1.0/24") == "base.toml:5:29");
   CHECK(one(load_alone(R"(
 [image]
 suite = "bookworm"
@@ -601,11 +736,14 @@ mode = "shared-subnet"
 subnet = "10.10.0.0/24"
 [management]
 subnet = "10.10.0.0/16"
-)").diags, "addressing.subnet: 10.10.0.0/24 overlaps the management subnet 10.10.0.0/16") == "r.toml:6:10");
+)")
+                .diags,
+            "addressing.subnet: 10.10.0.0/24 overlaps the management subnet 10.10.0.0/16") == "r.toml:6:10");
   CHECK(all(load(R"(
 [management]
 subnet = "10.10.0.0/16"
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -619,7 +757,9 @@ rail_count = 2
 address = "198.18.0.100"
 nqn = "nqn.2024-01.example.storage:data"
 rail = 2
-)").diags, "nvmeof[0].rail: rail 2 does not exist; the recipe has 2 rails (0–1)") == "r.toml:7:8");
+)")
+                .diags,
+            "nvmeof[0].rail: rail 2 does not exist; the recipe has 2 rails (0–1)") == "r.toml:7:8");
   CHECK(all(load(R"(
 [hardware]
 rail_count = 2
@@ -627,7 +767,8 @@ rail_count = 2
 address = "198.18.0.100"
 nqn = "nqn.2024-01.example.storage:data"
 rail = 1
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("NVMe-oF target on a rail that does not exist, counted by the subnets") {
@@ -636,7 +777,9 @@ TEST_CASE("NVMe-oF target on a rail that does not exist, counted by the subnets"
 address = "198.18.0.100"
 nqn = "nqn.2024-01.example.storage:data"
 rail = 5
-)").diags, "nvmeof[0].rail: rail 5 does not exist; the recipe has 2 rails (0–1)") == "r.toml:5:8");
+)")
+                .diags,
+            "nvmeof[0].rail: rail 5 does not exist; the recipe has 2 rails (0–1)") == "r.toml:5:8");
   // Shared subnet and discovered rails: nothing fixes the count, nothing to check.
   CHECK(all(load_alone(R"(
 [image]
@@ -648,7 +791,8 @@ subnet = "198.18.0.0/22"
 address = "198.18.0.100"
 nqn = "nqn.2024-01.example.storage:data"
 rail = 5
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("the same NVMe-oF target twice") {
@@ -661,7 +805,9 @@ nqn = "nqn.2024-01.example.storage:data"
 address = "198.18.0.100"
 nqn = "nqn.2024-01.example.storage:data"
 rail = 1
-)").diags, "nvmeof[1] repeats nvmeof[0] (same address, port and NQN)") == "r.toml:6:1");
+)")
+                .diags,
+            "nvmeof[1] repeats nvmeof[0] (same address, port and NQN)") == "r.toml:6:1");
   CHECK(all(load(R"(
 [[nvmeof]]
 address = "198.18.0.100"
@@ -671,7 +817,8 @@ nqn = "nqn.2024-01.example.storage:data"
 address = "198.18.0.100"
 port = 4421
 nqn = "nqn.2024-01.example.storage:data"
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -682,16 +829,21 @@ TEST_CASE("ca_file needs an https report URL") {
 [join]
 report_url = "http://reports.example/api"
 ca_file = "/etc/railyard/ca.pem"
-)").diags, "join.ca_file is set but join.report_url is not https://") == "r.toml:4:11");
+)")
+                .diags,
+            "join.ca_file is set but join.report_url is not https://") == "r.toml:4:11");
   CHECK(one(load(R"(
 [join]
 ca_file = "/etc/railyard/ca.pem"
-)").diags, "join.ca_file is set but join.report_url is not https://") == "r.toml:3:11");
+)")
+                .diags,
+            "join.ca_file is set but join.report_url is not https://") == "r.toml:3:11");
   CHECK(all(load(R"(
 [join]
 report_url = "https://reports.example/api"
 ca_file = "/etc/railyard/ca.pem"
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("token_file over plain http") {
@@ -699,12 +851,15 @@ TEST_CASE("token_file over plain http") {
 [join]
 report_url = "http://reports.example/api"
 token_file = "/etc/railyard/token"
-)").diags, "join.token_file would send a bearer token in clear text over http://; use https://") == "r.toml:4:14");
+)")
+                .diags,
+            "join.token_file would send a bearer token in clear text over http://; use https://") == "r.toml:4:14");
   CHECK(all(load(R"(
 [join]
 report_url = "https://reports.example/api"
 token_file = "/etc/railyard/token"
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("token_file over http to the loopback is allowed") {
@@ -719,8 +874,7 @@ TEST_CASE("token_file over http to the loopback is allowed") {
 TEST_CASE("token_file over http to a host that only looks like the loopback") {
   for (const char* url : {"http://localhost.attacker.example/api", "http://127.attacker.example/api"}) {
     CAPTURE(url);
-    CHECK(one(load(std::string("\n[join]\nreport_url = \"") + url + "\"\ntoken_file = \"/etc/railyard/token\"\n")
-                  .diags,
+    CHECK(one(load(std::string("\n[join]\nreport_url = \"") + url + "\"\ntoken_file = \"/etc/railyard/token\"\n").diags,
               "join.token_file would send a bearer token in clear text") == "r.toml:4:14");
   }
 }
@@ -729,7 +883,9 @@ TEST_CASE("token_file without a report URL") {
   CHECK(one(load(R"(
 [join]
 token_file = "/etc/railyard/token"
-)").diags, "join.token_file is set but there is no join.report_url") == "r.toml:3:14");
+)")
+                .diags,
+            "join.token_file is set but there is no join.report_url") == "r.toml:3:14");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -932,8 +1088,9 @@ TEST_CASE("references: a bundle that does not install on the recipe's distro and
 // References skip checks that depend on a rejected suite.
 TEST_CASE("references: a rejected suite produces no cascade of bundle errors") {
   Repo repo;
-  repo.files.add("r.toml", "[addressing]\nsubnets = [\"198.18.0.0/24\"]\n[image]\nsuite = \"Bookworm\"\n"
-                           "drivers = [\"inbox\"]\n");
+  repo.files.add("r.toml",
+                 "[addressing]\nsubnets = [\"198.18.0.0/24\"]\n[image]\nsuite = \"Bookworm\"\n"
+                 "drivers = [\"inbox\"]\n");
   CHECK(one(load_path(repo.files, "r.toml", true).diags, "image.suite: 'Bookworm' contains 'B'") == "r.toml:4:9");
 }
 
@@ -960,8 +1117,9 @@ TEST_CASE("references: a missing overlay") {
 
 TEST_CASE("references: no drivers/ or overlays/ directory") {
   MemorySource files;
-  files.add("r.toml", "[addressing]\nsubnets = [\"198.18.0.0/24\"]\n[image]\nsuite = \"bookworm\"\n"
-                      "drivers = [\"inbox\"]\noverlays = [\"lab\"]\n");
+  files.add("r.toml",
+            "[addressing]\nsubnets = [\"198.18.0.0/24\"]\n[image]\nsuite = \"bookworm\"\n"
+            "drivers = [\"inbox\"]\noverlays = [\"lab\"]\n");
   auto r = load_path(files, "r.toml", true);
   CHECK(r.diags.size() == 2);
   CHECK(at(r.diags, "image.drivers: cannot find a drivers/ directory beside or above the recipe to look up 'inbox'") ==
@@ -978,7 +1136,8 @@ TEST_CASE("references: drivers/ is found above the recipe, or where the options 
   MemorySource elsewhere;
   elsewhere.add_directory("vendor/drv");
   elsewhere.add("vendor/drv/inbox.toml", "version = \"1\"\npackages = [\"rdma-core\"]\n");
-  elsewhere.add("r.toml", "[addressing]\nsubnets = [\"198.18.0.0/24\"]\n[image]\nsuite = \"bookworm\"\ndrivers = [\"inbox\"]\n");
+  elsewhere.add("r.toml",
+                "[addressing]\nsubnets = [\"198.18.0.0/24\"]\n[image]\nsuite = \"bookworm\"\ndrivers = [\"inbox\"]\n");
   RecipeOptions opts;
   opts.drivers_dir = "vendor/drv";
   Diagnostics d;
@@ -988,7 +1147,8 @@ TEST_CASE("references: drivers/ is found above the recipe, or where the options 
 
 TEST_CASE("references are not checked when check_references is off") {
   MemorySource files;
-  files.add("r.toml", "[addressing]\nsubnets = [\"198.18.0.0/24\"]\n[image]\nsuite = \"bookworm\"\ndrivers = [\"nope\"]\n");
+  files.add("r.toml",
+            "[addressing]\nsubnets = [\"198.18.0.0/24\"]\n[image]\nsuite = \"bookworm\"\ndrivers = [\"nope\"]\n");
   CHECK(all(load_path(files, "r.toml", false).diags) == "");
 }
 
@@ -1021,17 +1181,20 @@ TEST_CASE("fixed_rail_count: rail_count, else the listed rails, else 0") {
 }
 
 TEST_CASE("hostile paths: every path key absolute and plain, never escaping --root, never empty") {
-  for (const char* bad : {"/../../../../srv/x/nccl.conf", "/etc/./nccl.conf", "/etc//nccl.conf", "/etc/nccl/", "etc/nccl.conf"}) {
+  for (const char* bad :
+       {"/../../../../srv/x/nccl.conf", "/etc/./nccl.conf", "/etc//nccl.conf", "/etc/nccl/", "etc/nccl.conf"}) {
     CAPTURE(bad);
     for (const char* key : {"conf_path", "topo_file", "env_dir"}) {
       CAPTURE(key);
       auto r = load(std::string("\n[nccl]\n") + key + " = \"" + bad + "\"\n");
-      CHECK(one(r.diags, std::string("nccl.") + key + ": '" + bad + "'") == "r.toml:3:" + std::to_string(std::string(key).size() + 4));
+      CHECK(one(r.diags, std::string("nccl.") + key + ": '" + bad + "'") ==
+            "r.toml:3:" + std::to_string(std::string(key).size() + 4));
     }
   }
-  CHECK(one(load("\n[nccl]\nconf_path = \"/../../srv/x/nccl.conf\"\n").diags,
-            "is not a plain path: no '.', '..' or empty components and no trailing '/' (it would be /srv/x/nccl.conf)") ==
-        "r.toml:3:13");
+  CHECK(
+      one(load("\n[nccl]\nconf_path = \"/../../srv/x/nccl.conf\"\n").diags,
+          "is not a plain path: no '.', '..' or empty components and no trailing '/' (it would be /srv/x/nccl.conf)") ==
+      "r.toml:3:13");
   CHECK(one(load("\n[nccl]\nconf_path = \"\"\n").diags,
             "nccl.conf_path: an empty string; leave the key out for the default, \"/etc/nccl.conf\"") == "r.toml:3:13");
   CHECK(one(load("\n[join]\nreport_url = \"https://r.example/api\"\nca_file = \"/etc/../ca.pem\"\n").diags,
@@ -1039,7 +1202,8 @@ TEST_CASE("hostile paths: every path key absolute and plain, never escaping --ro
 }
 
 TEST_CASE("hostile names: '.' and '..' are not names of a recipe, an overlay or a package") {
-  CHECK(one(load("\nname = \"..\"\n").diags, "name: '..' starts with '.'; a name starts with a-z or 0-9") == "r.toml:2:8");
+  CHECK(one(load("\nname = \"..\"\n").diags, "name: '..' starts with '.'; a name starts with a-z or 0-9") ==
+        "r.toml:2:8");
   CHECK(one(load("\n[image]\nsuite = \"bookworm\"\noverlays = [\"..\"]\n").diags,
             "image.overlays: element 0: '..' starts with '.'") == "r.toml:4:13");
   CHECK(one(load("\n[image]\nsuite = \"bookworm\"\npackages = [\"-oDebug::pkgProblemResolver=1\"]\n").diags,
@@ -1047,18 +1211,19 @@ TEST_CASE("hostile names: '.' and '..' are not names of a recipe, an overlay or 
 }
 
 TEST_CASE("hostile values: no line break reaches nccl.conf, or any other file") {
-  CHECK(one(load("\n[nccl]\ntopo_file = \"/etc/nccl/topo.xml\\nNCCL_IB_HCA==mlx5_bond_evil\"\n").diags,
-            "nccl.topo_file: \"/etc/nccl/topo.xml\\x0aNCCL_IB_HCA==mlx5_bond_evil\" holds a control character (\\x0a)") ==
-        "r.toml:3:13");
+  CHECK(
+      one(load("\n[nccl]\ntopo_file = \"/etc/nccl/topo.xml\\nNCCL_IB_HCA==mlx5_bond_evil\"\n").diags,
+          "nccl.topo_file: \"/etc/nccl/topo.xml\\x0aNCCL_IB_HCA==mlx5_bond_evil\" holds a control character (\\x0a)") ==
+      "r.toml:3:13");
   CHECK(one(load("\n[nccl.extra]\nNCCL_IB_QPS_PER_CONNECTION = \"4\\nNCCL_NET_PLUGIN=/srv/evil.so\"\n").diags,
-            "nccl.extra: key 'NCCL_IB_QPS_PER_CONNECTION': \"4\\x0aNCCL_NET_PLUGIN=/srv/evil.so\" holds a control character") ==
-        "r.toml:3:30");
+            "nccl.extra: key 'NCCL_IB_QPS_PER_CONNECTION': \"4\\x0aNCCL_NET_PLUGIN=/srv/evil.so\" holds a control "
+            "character") == "r.toml:3:30");
   CHECK(one(load("\n[nccl.extra]\n\"NCCL_DEBUG\\nNCCL_SOCKET_IFNAME\" = \"eth0\"\n").diags,
             "nccl.extra: key 'NCCL_DEBUG\\x0aNCCL_SOCKET_IFNAME': ") == "r.toml:3:36");
   CHECK(one(load("\n[nccl.extra]\n\"NCCL_DEBUG=INFO #\" = \"x\"\n").diags,
             "'NCCL_DEBUG=INFO #' is not an NCCL variable name; allowed: NCCL_ then A-Z 0-9 _") == "r.toml:3:23");
-  CHECK(one(load("\ndescription = \"one\\rtwo\"\n").diags, "description: \"one\\x0dtwo\" holds a control character (\\x0d)") ==
-        "r.toml:2:15");
+  CHECK(one(load("\ndescription = \"one\\rtwo\"\n").diags,
+            "description: \"one\\x0dtwo\" holds a control character (\\x0d)") == "r.toml:2:15");
   CHECK(all(load("\n[nccl.extra]\nNCCL_DEBUG = \"INFO\"\nNCCL_IB_QPS_PER_CONNECTION = \"4\"\n").diags) == "");
 }
 
@@ -1083,25 +1248,35 @@ required = true
   CHECK(one(load(R"(
 [fabric.lldp]
 expect_port = "swp {rail}"
-)").diags, "fabric.lldp.expect_port: 'swp {rail}' contains ' '; allowed are letters, digits, '-' and '.' (the "
-           "host-name rule, with {rail} for the rail index)") == "r.toml:3:15");
+)")
+                .diags,
+            "fabric.lldp.expect_port: 'swp {rail}' contains ' '; allowed are letters, digits, '-' and '.' (the "
+            "host-name rule, with {rail} for the rail index)") == "r.toml:3:15");
   // The system name names the leaf's files, the port a word of its FRR configuration.
   CHECK(one(load(R"(
 [fabric.lldp]
 expect_system = "leaf#{rail}"
-)").diags, "fabric.lldp.expect_system: 'leaf#{rail}' contains '#'") == "r.toml:3:17");
+)")
+                .diags,
+            "fabric.lldp.expect_system: 'leaf#{rail}' contains '#'") == "r.toml:3:17");
   CHECK(one(load(R"(
 [fabric.lldp]
 expect_port = "swp1;reboot"
-)").diags, "fabric.lldp.expect_port: 'swp1;reboot' contains ';'") == "r.toml:3:15");
+)")
+                .diags,
+            "fabric.lldp.expect_port: 'swp1;reboot' contains ';'") == "r.toml:3:15");
   CHECK(one(load(R"(
 [fabric.lldp]
 expect_system = "leaf-{node}"
-)").diags, "the only placeholder is {rail}") == "r.toml:3:17");
+)")
+                .diags,
+            "the only placeholder is {rail}") == "r.toml:3:17");
   CHECK(one(load(R"(
 [fabric.lldp]
 wait = 10
-)").diags, "unknown key 'fabric.lldp.wait'") == "r.toml:3:1");
+)")
+                .diags,
+            "unknown key 'fabric.lldp.wait'") == "r.toml:3:1");
 }
 
 TEST_CASE("[fabric.leaf]: the ports carry the rails' frames, ECN marks before it is total") {
@@ -1110,13 +1285,17 @@ TEST_CASE("[fabric.leaf]: the ports carry the rails' frames, ECN marks before it
 vlan = 100
 [fabric.leaf]
 port_mtu = 9000
-)").diags, "fabric.leaf.port_mtu 9000 is below the rails' frames (9000 + 18 + 4 for the VLAN tag = 9022)") ==
+)")
+                .diags,
+            "fabric.leaf.port_mtu 9000 is below the rails' frames (9000 + 18 + 4 for the VLAN tag = 9022)") ==
         "r.toml:5:12");
   CHECK(one(load(R"(
 [fabric.leaf]
 ecn_min_kb = 2000
 ecn_max_kb = 1000
-)").diags, "fabric.leaf.ecn_min_kb 2000 is above ecn_max_kb 1000") == "r.toml:3:14");
+)")
+                .diags,
+            "fabric.leaf.ecn_min_kb 2000 is above ecn_max_kb 1000") == "r.toml:3:14");
   // By default the ports take 9216, or the rails' frames when larger.
   Recipe r = load("\n[fabric]\nmtu = 9216\n").recipe();
   CHECK(leaf_port_mtu(r) == 9234);
@@ -1192,13 +1371,19 @@ nccl_timeout_s = 120
   CHECK(one(load(R"(
 [selftest]
 nccl_all_reduce_perf = "build/all_reduce_perf"
-)").diags, "selftest.nccl_all_reduce_perf: 'build/all_reduce_perf' is not an absolute path") == "r.toml:3:24");
+)")
+                .diags,
+            "selftest.nccl_all_reduce_perf: 'build/all_reduce_perf' is not an absolute path") == "r.toml:3:24");
   CHECK(one(load(R"(
 [selftest]
 gpudirect = "maybe"
-)").diags, "selftest.gpudirect") == "r.toml:3:13");
+)")
+                .diags,
+            "selftest.gpudirect") == "r.toml:3:13");
   CHECK(one(load(R"(
 [selftest]
 nccl_timeout_s = 5
-)").diags, "selftest.nccl_timeout_s") == "r.toml:3:18");
+)")
+                .diags,
+            "selftest.nccl_timeout_s") == "r.toml:3:18");
 }

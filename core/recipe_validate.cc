@@ -17,8 +17,8 @@ const std::set<std::string> kDebianSuites{"buster", "bullseye", "bookworm", "tri
 const std::set<std::string> kUbuntuSuites{"focal", "jammy", "noble", "oracular", "plucky", "questing"};
 
 // Module directories the agent needs: dropping them (or a parent) breaks the fabric.
-const std::vector<std::string> kNeededModuleDirs{"drivers/net", "drivers/infiniband", "drivers/nvme", "net/8021q",
-                                                 "crypto", "lib", "fs/configfs"};
+const std::vector<std::string> kNeededModuleDirs{
+    "drivers/net", "drivers/infiniband", "drivers/nvme", "net/8021q", "crypto", "lib", "fs/configfs"};
 
 // Files of packages the booted node cannot do without, as packages ship them (Debian 12 still
 // under /lib, later releases under /usr/lib): a path_exclude that drops one is refused.
@@ -67,8 +67,9 @@ class Checker {
     if (ok({"fabric"})) fabric();
     const bool routed = r_.routing.mode == RoutingMode::bgp_unnumbered;
     if (r_.tenant.vni != 0 && !routed && ok({"routing.mode", "tenant.vni"}))
-      error("tenant.vni", "tenant.vni needs routing.mode = \"bgp-unnumbered\": the VTEPs reach each other over the "
-                          "routed fabric");
+      error("tenant.vni",
+            "tenant.vni needs routing.mode = \"bgp-unnumbered\": the VTEPs reach each other over the "
+            "routed fabric");
     if (r_.tenant.vni == 0 && (!r_.tenant.flood.empty() || !r_.tenant.isolation_probe.empty()) && ok({"tenant.vni"}))
       error("tenant", "[tenant] without tenant.vni: flood and isolation_probe describe no network");
     if (!ok({"routing.mode"})) {
@@ -115,26 +116,30 @@ class Checker {
     if (sha && !url && ok({"image.rootfs_url"}))
       error("image.rootfs_sha256", "image.rootfs_sha256 is only used with image.rootfs_url");
     if (url && pos_.count("image.mirror") && ok({"image.rootfs_url"}))
-      error("image.mirror", "image.mirror is not used with image.rootfs_url: the root filesystem's own apt sources "
-                            "install what it lacks; remove one of them");
+      error("image.mirror",
+            "image.mirror is not used with image.rootfs_url: the root filesystem's own apt sources "
+            "install what it lacks; remove one of them");
     if (r_.image.distro == Distro::debian && kUbuntuSuites.count(suite) && ok({"image.distro", "image.suite"}))
       error("image.suite", "image.suite '" + suite + "' is an Ubuntu release, but image.distro is \"debian\"");
     if (r_.image.distro == Distro::ubuntu && kDebianSuites.count(suite) && ok({"image.distro", "image.suite"}))
       error("image.suite", "image.suite '" + suite + "' is a Debian release, but image.distro is \"ubuntu\"");
     if (r_.image.distro == Distro::ubuntu && r_.image.kernel.rfind("linux-image-amd64", 0) == 0 &&
         ok({"image.distro", "image.kernel"}))
-      error("image.kernel", "image.kernel 'linux-image-amd64' is Debian's kernel package; Ubuntu's is linux-image-generic");
+      error("image.kernel",
+            "image.kernel 'linux-image-amd64' is Debian's kernel package; Ubuntu's is linux-image-generic");
     for (std::size_t i = 0; i < r_.image.drop_modules.size(); ++i) {
       const std::string dir = normalize_path(r_.image.drop_modules[i]);
       for (const auto& needed : kNeededModuleDirs)
         if (needed == dir || needed.rfind(dir + "/", 0) == 0)
           error("image.drop_modules[" + std::to_string(i) + "]",
-                "image.drop_modules: dropping '" + r_.image.drop_modules[i] + "' removes " + (needed == dir ? "modules" : needed + ", modules") +
+                "image.drop_modules: dropping '" + r_.image.drop_modules[i] + "' removes " +
+                    (needed == dir ? "modules" : needed + ", modules") +
                     " the first-boot agent needs (NICs, RDMA, NVMe-oF, VLANs, checksums)");
     }
     if (!r_.image.path_include.empty() && r_.image.path_exclude.empty() && ok({"image.path_include"}))
-      error("image.path_include", "image.path_include only keeps what image.path_exclude drops; image.path_exclude is "
-                                  "empty");
+      error("image.path_include",
+            "image.path_include only keeps what image.path_exclude drops; image.path_exclude is "
+            "empty");
     if (ok({"image.path_exclude", "image.path_include"})) {
       std::set<std::size_t> reported;
       for (const auto& needed : kNeededFiles) {
@@ -157,8 +162,8 @@ class Checker {
   void hardware() {
     const auto& h = r_.hardware;
     if (h.rail_count > 0 && !h.rails.empty() && static_cast<int>(h.rails.size()) != h.rail_count)
-      error("hardware.rails", "hardware.rails lists " + std::to_string(h.rails.size()) + " NICs but hardware.rail_count is " +
-                                  std::to_string(h.rail_count));
+      error("hardware.rails", "hardware.rails lists " + std::to_string(h.rails.size()) +
+                                  " NICs but hardware.rail_count is " + std::to_string(h.rail_count));
     std::set<std::string> seen;
     for (std::size_t i = 0; i < h.rails.size(); ++i) {
       std::string key = normalize_pci(h.rails[i]).value_or(h.rails[i]);
@@ -178,13 +183,15 @@ class Checker {
                                    "): congestion notifications would queue behind the traffic they throttle");
     const LeafSpec& l = r_.leaf;
     if (l.ecn_min_kb > l.ecn_max_kb && ok({"fabric.leaf.ecn_min_kb", "fabric.leaf.ecn_max_kb"}))
-      error("fabric.leaf.ecn_min_kb", "fabric.leaf.ecn_min_kb " + std::to_string(l.ecn_min_kb) + " is above ecn_max_kb " +
-                                          std::to_string(l.ecn_max_kb) + ": marking would start after it is total");
+      error("fabric.leaf.ecn_min_kb", "fabric.leaf.ecn_min_kb " + std::to_string(l.ecn_min_kb) +
+                                          " is above ecn_max_kb " + std::to_string(l.ecn_max_kb) +
+                                          ": marking would start after it is total");
     int frame = rail_frame_size(f);
     if (l.port_mtu > 0 && l.port_mtu < frame && ok({"fabric.leaf.port_mtu", "fabric.mtu"}))
-      error("fabric.leaf.port_mtu", "fabric.leaf.port_mtu " + std::to_string(l.port_mtu) + " is below the rails' frames (" +
-                                        std::to_string(f.mtu) + " + 18" + (f.vlan ? " + 4 for the VLAN tag" : "") +
-                                        " = " + std::to_string(frame) + "): the leaf would drop full-size RoCE packets");
+      error("fabric.leaf.port_mtu", "fabric.leaf.port_mtu " + std::to_string(l.port_mtu) +
+                                        " is below the rails' frames (" + std::to_string(f.mtu) + " + 18" +
+                                        (f.vlan ? " + 4 for the VLAN tag" : "") + " = " + std::to_string(frame) +
+                                        "): the leaf would drop full-size RoCE packets");
     if (f.trust == Trust::pcp && !f.vlan && ok({"fabric.trust", "fabric.vlan"}))
       error("fabric.trust", "fabric.trust = \"pcp\" needs fabric.vlan: untagged frames carry no PCP bits");
   }
@@ -195,18 +202,21 @@ class Checker {
     std::vector<std::pair<Cidr, std::string>> nets;  // subnet, key
     if (a.mode == AddressingMode::per_rail_subnet) {
       if (!a.subnet.empty())
-        error("addressing.subnet", "addressing.subnet is for mode = \"shared-subnet\"; per-rail-subnet uses addressing.subnets");
+        error("addressing.subnet",
+              "addressing.subnet is for mode = \"shared-subnet\"; per-rail-subnet uses addressing.subnets");
       if (a.subnets.empty())
-        error("addressing", "addressing.subnets is empty: RoCE v2 needs an IPv4 address on every rail; give one "
-                            "subnet per rail");
+        error("addressing",
+              "addressing.subnets is empty: RoCE v2 needs an IPv4 address on every rail; give one "
+              "subnet per rail");
       else if (rails > 0 && static_cast<int>(a.subnets.size()) != rails)
-        error("addressing.subnets", "addressing.subnets has " + std::to_string(a.subnets.size()) +
-                                        " subnets for " + std::to_string(rails) + " rails; give exactly one per rail");
+        error("addressing.subnets", "addressing.subnets has " + std::to_string(a.subnets.size()) + " subnets for " +
+                                        std::to_string(rails) + " rails; give exactly one per rail");
       for (std::size_t i = 0; i < a.subnets.size(); ++i)
         if (auto c = parse_cidr(a.subnets[i])) nets.push_back({*c, "addressing.subnets[" + std::to_string(i) + "]"});
     } else {
       if (!a.subnets.empty())
-        error("addressing.subnets", "addressing.subnets is for mode = \"per-rail-subnet\"; shared-subnet uses addressing.subnet");
+        error("addressing.subnets",
+              "addressing.subnets is for mode = \"per-rail-subnet\"; shared-subnet uses addressing.subnet");
       if (a.subnet.empty()) error("addressing", "mode = \"shared-subnet\" needs addressing.subnet");
       else if (auto c = parse_cidr(a.subnet)) nets.push_back({*c, "addressing.subnet"});
       // Rail N uses table table_base + N; 253–255 are the kernel's default, main and local tables.
@@ -217,7 +227,8 @@ class Checker {
     }
     for (std::size_t i = 0; i < nets.size(); ++i) {
       if (nets[i].first.prefix > 31)
-        error(nets[i].second, nets[i].second + ": " + nets[i].first.str() + " has room for no host; use /31 or shorter");
+        error(nets[i].second,
+              nets[i].second + ": " + nets[i].first.str() + " has room for no host; use /31 or shorter");
       for (std::size_t j = 0; j < i; ++j)
         if (nets[i].first.overlaps(nets[j].first))
           error(nets[i].second, nets[i].second + ": " + nets[i].first.str() + " overlaps " + nets[j].second + " (" +
@@ -235,24 +246,28 @@ class Checker {
   void routing() {
     const auto& a = r_.addressing;
     const auto& g = r_.routing;
-    const std::string why = " is not used with routing.mode = \"bgp-unnumbered\": a routed rail's address is a /32 "
-                            "inside routing.fabric_prefixes; remove it";
+    const std::string why =
+        " is not used with routing.mode = \"bgp-unnumbered\": a routed rail's address is a /32 "
+        "inside routing.fabric_prefixes; remove it";
     if (!a.subnets.empty() && ok({"addressing.subnets"})) error("addressing.subnets", "addressing.subnets" + why);
     if (!a.subnet.empty() && ok({"addressing.subnet"})) error("addressing.subnet", "addressing.subnet" + why);
     const auto& pk = r_.image.packages;
     if (r_.image.rootfs_url.empty() && std::find(pk.begin(), pk.end(), "frr") == pk.end() && ok({"image.packages"}))
-      error("routing.mode", "routing.mode = \"bgp-unnumbered\" needs FRR's bgpd on the node: add \"frr\" to image.packages");
+      error("routing.mode",
+            "routing.mode = \"bgp-unnumbered\" needs FRR's bgpd on the node: add \"frr\" to image.packages");
     if (g.fabric_prefixes.empty())
-      error("routing", "routing.mode = \"bgp-unnumbered\" needs routing.fabric_prefixes: the prefixes the rails "
-                       "carry, the only ones accepted from a leaf");
+      error("routing",
+            "routing.mode = \"bgp-unnumbered\" needs routing.fabric_prefixes: the prefixes the rails "
+            "carry, the only ones accepted from a leaf");
     std::vector<Cidr> nets;
     for (std::size_t i = 0; i < g.fabric_prefixes.size(); ++i) {
       std::string key = "routing.fabric_prefixes[" + std::to_string(i) + "]";
       auto c = parse_cidr(g.fabric_prefixes[i]);
       if (!c) continue;
       if (c->prefix < 8)
-        error(key, key + ": " + c->str() + " is wider than a /8: a fabric prefix that wide takes in the management "
-                                           "network and the default route's destinations");
+        error(key, key + ": " + c->str() +
+                       " is wider than a /8: a fabric prefix that wide takes in the management "
+                       "network and the default route's destinations");
       for (std::size_t j = 0; j < nets.size(); ++j)
         if (c->overlaps(nets[j]))
           error(key, key + ": " + c->str() + " overlaps routing.fabric_prefixes[" + std::to_string(j) + "] (" +
@@ -278,7 +293,8 @@ class Checker {
                                     "the nodes' remote-as external refuses");
     if (a.table_base + rails - 1 > 252 && ok({"addressing.table_base", "hardware.rail_count", "hardware.rails"}))
       error("addressing.table_base", "addressing.table_base " + std::to_string(a.table_base) + " with " +
-                                         std::to_string(rails) + " rail(s) reaches the kernel's reserved tables (253–255)");
+                                         std::to_string(rails) +
+                                         " rail(s) reaches the kernel's reserved tables (253–255)");
     const TenantSpec& t = r_.tenant;
     for (std::size_t i = 0; i < t.flood.size(); ++i) {
       auto ip = parse_ipv4(t.flood[i]);
@@ -306,7 +322,8 @@ class Checker {
 
   void nvmeof() {
     int rails = fixed_rail_count(r_);
-    if (rails == 0 && r_.addressing.mode == AddressingMode::per_rail_subnet) rails = static_cast<int>(r_.addressing.subnets.size());
+    if (rails == 0 && r_.addressing.mode == AddressingMode::per_rail_subnet)
+      rails = static_cast<int>(r_.addressing.subnets.size());
     for (std::size_t i = 0; i < r_.nvmeof.size(); ++i) {
       const auto& t = r_.nvmeof[i];
       std::string key = "nvmeof[" + std::to_string(i) + "]";
@@ -324,8 +341,7 @@ class Checker {
   void join() {
     const auto& j = r_.join;
     bool https = j.report_url.rfind("https://", 0) == 0;
-    if (!j.ca_file.empty() && !https)
-      error("join.ca_file", "join.ca_file is set but join.report_url is not https://");
+    if (!j.ca_file.empty() && !https) error("join.ca_file", "join.ca_file is set but join.report_url is not https://");
     if (!j.token_file.empty() && !https && !j.report_url.empty() && !is_loopback(j.report_url))
       error("join.token_file", "join.token_file would send a bearer token in clear text over http://; use https://");
     if (!j.token_file.empty() && j.report_url.empty())
@@ -336,7 +352,8 @@ class Checker {
     const auto& u = r_.join.units;
     if (!r_.slurm.controller.empty() && std::find(u.begin(), u.end(), kSlurmdUnit) == u.end())
       error("join.slurm.controller", "join.slurm.controller is set but join.units does not start " +
-                                         std::string(kSlurmdUnit) + ": add it, so that slurmd starts only after a pass");
+                                         std::string(kSlurmdUnit) +
+                                         ": add it, so that slurmd starts only after a pass");
   }
 
   // The URL's host is this machine: a token sent there never crosses a wire.

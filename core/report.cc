@@ -61,8 +61,8 @@ std::uint8_t worst_rank(CheckStatus s) {
 }
 
 CheckStatus status_of_rank(std::uint8_t rank) {
-  static constexpr CheckStatus by_rank[] = {CheckStatus::pass, CheckStatus::pass, CheckStatus::warn, CheckStatus::skip,
-                                            CheckStatus::unsupported, CheckStatus::fail};
+  static constexpr CheckStatus by_rank[] = {CheckStatus::pass, CheckStatus::pass,        CheckStatus::warn,
+                                            CheckStatus::skip, CheckStatus::unsupported, CheckStatus::fail};
   return by_rank[std::min<std::uint8_t>(rank, 5)];
 }
 
@@ -117,14 +117,14 @@ ordered_json to_json(const Report& r) {
 }
 
 std::string result_marker(const Report& r) {
-  return "railyard: result=" + std::string(r.passed() ? "pass" : "fail") + " checks=" + std::to_string(r.checks.size()) +
-         " failed=" + std::to_string(r.failed_count());
+  return "railyard: result=" + std::string(r.passed() ? "pass" : "fail") +
+         " checks=" + std::to_string(r.checks.size()) + " failed=" + std::to_string(r.failed_count());
 }
 
 std::string summary_text(const Report& r) {
   std::ostringstream out;
-  out << "railyard self-test for " << (r.node.empty() ? "this node" : r.node) << " (recipe " << r.recipe << "): "
-      << (r.passed() ? "PASS" : "FAIL") << "\n";
+  out << "railyard self-test for " << (r.node.empty() ? "this node" : r.node) << " (recipe " << r.recipe
+      << "): " << (r.passed() ? "PASS" : "FAIL") << "\n";
   for (const auto& p : r.problems) out << "  PROBLEM     " << p << "\n";
   for (const auto& c : r.checks)
     if (c.failing())
@@ -183,7 +183,8 @@ std::string prometheus_text(const Report& r) {
       out << "railyard_joined " << (r.join["joined"].get<bool>() ? 1 : 0) << "\n";
     }
     if (r.join.contains("posted") && r.join["posted"].is_boolean()) {
-      metric(out, "railyard_report_posted", "1 when the report reached the recipe's report URL, 0 when every attempt failed.");
+      metric(out, "railyard_report_posted",
+             "1 when the report reached the recipe's report URL, 0 when every attempt failed.");
       out << "railyard_report_posted " << (r.join["posted"].get<bool>() ? 1 : 0) << "\n";
     }
   }
@@ -200,7 +201,8 @@ namespace {
 // or digit; anything else becomes '_'.
 std::string label_value(const std::string& s) {
   std::string out;
-  for (char c : s.substr(0, 63)) out += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' ? c : '_';
+  for (char c : s.substr(0, 63))
+    out += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' ? c : '_';
   while (!out.empty() && !std::isalnum(static_cast<unsigned char>(out.front()))) out.erase(out.begin());
   while (!out.empty() && !std::isalnum(static_cast<unsigned char>(out.back()))) out.pop_back();
   return out;
@@ -213,7 +215,8 @@ std::string nfd_features_text(const Report& r) {
   out << "# railyard-firstboot's self-test, for node-feature-discovery's local source (labels\n"
          "# feature.node.kubernetes.io/NAME); rewritten at every run.\n";
   out << "railyard-selftest=" << (r.passed() ? "pass" : "fail") << "\n";
-  bool joined = r.join.is_object() && r.join.contains("joined") && r.join["joined"].is_boolean() && r.join["joined"].get<bool>();
+  bool joined =
+      r.join.is_object() && r.join.contains("joined") && r.join["joined"].is_boolean() && r.join["joined"].get<bool>();
   out << "railyard-joined=" << (joined ? "true" : "false") << "\n";
   if (!r.recipe.empty()) out << "railyard-recipe=" << label_value(r.recipe) << "\n";
   std::size_t rails = 0;
@@ -221,7 +224,8 @@ std::string nfd_features_text(const Report& r) {
   if (r.plan.is_object() && r.plan.contains("rails") && r.plan["rails"].is_array())
     for (const auto& rail : r.plan["rails"]) {
       if (rail.is_object() && rail.contains("rdma_device") && rail["rdma_device"].is_string())
-        if (std::string d = label_value(rail["rdma_device"].get<std::string>()); !d.empty()) devices.emplace_back(rails, d);
+        if (std::string d = label_value(rail["rdma_device"].get<std::string>()); !d.empty())
+          devices.emplace_back(rails, d);
       ++rails;
     }
   out << "railyard-rails=" << rails << "\n";

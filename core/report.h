@@ -54,8 +54,8 @@ struct Report {
   std::vector<CheckResult> checks;
   std::vector<PhaseTiming> phases;
   nlohmann::ordered_json changes = nlohmann::ordered_json::array();  // apply's Change records
-  nlohmann::ordered_json plan = nullptr;                              // the plan that was applied
-  std::vector<std::string> problems;                                  // planning problems
+  nlohmann::ordered_json plan = nullptr;                             // the plan that was applied
+  std::vector<std::string> problems;                                 // planning problems
   // The node as last discovered (after apply when there was one): the inventory JSON of
   // `railyard-firstboot discover --json`, so that a report alone shows GPUs, NICs, NUMA
   // nodes and link states; the plan's rails say which GPU is pinned to which NIC.

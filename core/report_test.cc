@@ -69,8 +69,8 @@ TEST_CASE("a default CheckResult is a required skip, which does not fail") {
 
 TEST_CASE("passed: no failing check and no planning problem") {
   CHECK(report_of({}).passed());
-  Report r = report_of({check("a", CheckStatus::pass), check("b", CheckStatus::warn),
-                        check("c", CheckStatus::skip), check("d", CheckStatus::unsupported, false)});
+  Report r = report_of({check("a", CheckStatus::pass), check("b", CheckStatus::warn), check("c", CheckStatus::skip),
+                        check("d", CheckStatus::unsupported, false)});
   CHECK(r.passed());
   CHECK(r.failed_count() == 0);
 
@@ -90,7 +90,8 @@ TEST_CASE("passed: a planning problem fails the node even with every check passi
 }
 
 TEST_CASE("check status names round-trip") {
-  for (auto s : {CheckStatus::pass, CheckStatus::fail, CheckStatus::skip, CheckStatus::warn, CheckStatus::unsupported}) {
+  for (auto s :
+       {CheckStatus::pass, CheckStatus::fail, CheckStatus::skip, CheckStatus::warn, CheckStatus::unsupported}) {
     CAPTURE(to_string(s));
     CHECK(parse_check_status(to_string(s)) == s);
   }
@@ -163,10 +164,13 @@ TEST_CASE("to_json: host and inventory, added within schema 1 after the contract
   Report r = report_of({check("a", CheckStatus::pass)});
   auto j = to_json(r);
   // Without them: empty strings, no drivers, a null inventory; the keys are always there.
-  CHECK(j["host"] == nlohmann::ordered_json{{"hostname", ""}, {"kernel", ""}, {"boot_id", ""}, {"drivers", nlohmann::ordered_json::array()}});
+  CHECK(j["host"] ==
+        nlohmann::ordered_json{
+            {"hostname", ""}, {"kernel", ""}, {"boot_id", ""}, {"drivers", nlohmann::ordered_json::array()}});
   CHECK(j["inventory"].is_null());
 
-  r.host = {"gpu-a01.lab", "6.8.0-45-generic", "0b5c3c2e-9d6f-4c57-8a57-3f7f0e3d2a11", {"doca-ofed-2.10.0", "cuda-13.0"}};
+  r.host = {
+      "gpu-a01.lab", "6.8.0-45-generic", "0b5c3c2e-9d6f-4c57-8a57-3f7f0e3d2a11", {"doca-ofed-2.10.0", "cuda-13.0"}};
   r.inventory = {{"gpus", nlohmann::ordered_json::array()}, {"numa_nodes", {{{"id", 0}, {"cpulist", "0-31"}}}}};
   j = to_json(r);
   CHECK(j["schema"] == 1);
@@ -179,8 +183,8 @@ TEST_CASE("to_json: host and inventory, added within schema 1 after the contract
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
   CHECK(keys == std::vector<std::string>{"schema", "node", "recipe", "result", "railyard_version", "started_at", "host",
-                                         "problems", "checks", "phases", "changes", "plan", "inventory", "modules", "lldp",
-                                         "join"});
+                                         "problems", "checks", "phases", "changes", "plan", "inventory", "modules",
+                                         "lldp", "join"});
 }
 
 TEST_CASE("to_json: result is fail on a failing check or a planning problem") {
@@ -222,7 +226,8 @@ TEST_CASE("summary_text: failures first with expected vs observed, then the rest
   CHECK(s.rfind("railyard self-test for gpu-a01 (recipe hgx): FAIL\n", 0) == 0);
   CHECK(s.find("  FAIL        rail.1.pfc: expected priority 3 lossless, observed pfc_en 0x00 (DCBX willing)\n") !=
         std::string::npos);
-  CHECK(s.find("  FAIL        rail.1.trust: expected dscp, observed unsupported (no qos/trust)\n") != std::string::npos);
+  CHECK(s.find("  FAIL        rail.1.trust: expected dscp, observed unsupported (no qos/trust)\n") !=
+        std::string::npos);
   CHECK(s.find("  warn        rail.0.ecn: np 0, rp 1\n") != std::string::npos);
   CHECK(s.find("  skip        bogus:  (this agent has no evaluator for the check)\n") != std::string::npos);
   // Failures come before the rest, though rail.0.ecn is listed first.
@@ -273,32 +278,33 @@ TEST_CASE("prometheus_text: the exact textfile of a small report") {
   r.host.drivers = {"doca-ofed-2.10.0", "cuda-13.0"};
   r.phases = {{"verify", 1500}, {"join", 12.3456}};
   r.join = {{"gate", "/run/railyard/joined"}, {"joined", false}, {"posted", true}};
-  CHECK(prometheus_text(r) ==
-        "# HELP railyard_info The railyard that ran the first boot, and the node's kernel, drivers and recipe.\n"
-        "# TYPE railyard_info gauge\n"
-        "railyard_info{version=\"0.1.0\",kernel=\"6.8.0-49-generic\",drivers=\"doca-ofed-2.10.0,cuda-13.0\","
-        "recipe=\"hgx\"} 1\n"
-        "# HELP railyard_report_timestamp_seconds When the first-boot run this report is of started.\n"
-        "# TYPE railyard_report_timestamp_seconds gauge\n"
-        "railyard_report_timestamp_seconds 1714557600\n"
-        "# HELP railyard_selftest_pass 1 when every required first-boot check passed.\n"
-        "# TYPE railyard_selftest_pass gauge\n"
-        "railyard_selftest_pass{node=\"gpu-a01\",recipe=\"hgx\"} 0\n"
-        "# HELP railyard_selftest_check Status of each first-boot check (1 for the status it has).\n"
-        "# TYPE railyard_selftest_check gauge\n"
-        "railyard_selftest_check{check=\"rail.0.mtu\",status=\"pass\",required=\"true\"} 1\n"
-        "railyard_selftest_check{check=\"rail.0.pfc\",status=\"fail\",required=\"true\"} 1\n"
-        "railyard_selftest_check{check=\"rail.0.ecn\",status=\"warn\",required=\"false\"} 1\n"
-        "# HELP railyard_joined 1 when the node joined: the self-test passed and every join unit is active.\n"
-        "# TYPE railyard_joined gauge\n"
-        "railyard_joined 0\n"
-        "# HELP railyard_report_posted 1 when the report reached the recipe's report URL, 0 when every attempt failed.\n"
-        "# TYPE railyard_report_posted gauge\n"
-        "railyard_report_posted 1\n"
-        "# HELP railyard_phase_seconds Duration of each first-boot phase.\n"
-        "# TYPE railyard_phase_seconds gauge\n"
-        "railyard_phase_seconds{phase=\"verify\"} 1.500\n"
-        "railyard_phase_seconds{phase=\"join\"} 0.012\n");
+  CHECK(
+      prometheus_text(r) ==
+      "# HELP railyard_info The railyard that ran the first boot, and the node's kernel, drivers and recipe.\n"
+      "# TYPE railyard_info gauge\n"
+      "railyard_info{version=\"0.1.0\",kernel=\"6.8.0-49-generic\",drivers=\"doca-ofed-2.10.0,cuda-13.0\","
+      "recipe=\"hgx\"} 1\n"
+      "# HELP railyard_report_timestamp_seconds When the first-boot run this report is of started.\n"
+      "# TYPE railyard_report_timestamp_seconds gauge\n"
+      "railyard_report_timestamp_seconds 1714557600\n"
+      "# HELP railyard_selftest_pass 1 when every required first-boot check passed.\n"
+      "# TYPE railyard_selftest_pass gauge\n"
+      "railyard_selftest_pass{node=\"gpu-a01\",recipe=\"hgx\"} 0\n"
+      "# HELP railyard_selftest_check Status of each first-boot check (1 for the status it has).\n"
+      "# TYPE railyard_selftest_check gauge\n"
+      "railyard_selftest_check{check=\"rail.0.mtu\",status=\"pass\",required=\"true\"} 1\n"
+      "railyard_selftest_check{check=\"rail.0.pfc\",status=\"fail\",required=\"true\"} 1\n"
+      "railyard_selftest_check{check=\"rail.0.ecn\",status=\"warn\",required=\"false\"} 1\n"
+      "# HELP railyard_joined 1 when the node joined: the self-test passed and every join unit is active.\n"
+      "# TYPE railyard_joined gauge\n"
+      "railyard_joined 0\n"
+      "# HELP railyard_report_posted 1 when the report reached the recipe's report URL, 0 when every attempt failed.\n"
+      "# TYPE railyard_report_posted gauge\n"
+      "railyard_report_posted 1\n"
+      "# HELP railyard_phase_seconds Duration of each first-boot phase.\n"
+      "# TYPE railyard_phase_seconds gauge\n"
+      "railyard_phase_seconds{phase=\"verify\"} 1.500\n"
+      "railyard_phase_seconds{phase=\"join\"} 0.012\n");
 }
 
 TEST_CASE("prometheus_text: no join record yet (the copy before joining), no joined or posted series") {
@@ -356,8 +362,8 @@ TEST_CASE("prometheus_text: no checks and no phases still give every HELP and TY
 
 TEST_CASE("failing_checks: the checks counting against the node, plan first, each once") {
   Report r = report_of({check("rail.0.mtu", CheckStatus::pass), check("rail.1.link", CheckStatus::fail),
-                        check("rail.1.pfc", CheckStatus::unsupported, true), check("rail.1.ecn", CheckStatus::unsupported, false),
-                        check("rail.1.link", CheckStatus::fail)});
+                        check("rail.1.pfc", CheckStatus::unsupported, true),
+                        check("rail.1.ecn", CheckStatus::unsupported, false), check("rail.1.link", CheckStatus::fail)});
   CHECK(failing_checks(r) == std::vector<std::string>{"rail.1.link", "rail.1.pfc"});
   r.problems = {"no RDMA NIC"};
   CHECK(failing_checks(r) == std::vector<std::string>{"plan", "rail.1.link", "rail.1.pfc"});

@@ -65,8 +65,8 @@ TEST_CASE("a shipped recipe with any one line removed or doubled loads without c
 
 TEST_CASE("every value of a shipped recipe replaced by each wrong type is an error, not a crash") {
   std::string text = slurp(std::string(RAILYARD_SOURCE_DIR) + "/recipes/qemu-virt.toml");
-  const char* replacements[] = {"1", "-1", "99999999999999999999", "\"text\"", "true", "[]", "[1, \"a\"]",
-                                "{ a = 1 }", "1979-05-27", "3.5", "\"\"", "[[]]"};
+  const char* replacements[] = {"1",          "-1",        "99999999999999999999", "\"text\"", "true", "[]",
+                                "[1, \"a\"]", "{ a = 1 }", "1979-05-27",           "3.5",      "\"\"", "[[]]"};
   std::istringstream in(text);
   std::vector<std::string> lines;
   for (std::string l; std::getline(in, l);) lines.push_back(l);

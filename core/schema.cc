@@ -67,12 +67,13 @@ static std::string cell(std::string s) {
 std::string markdown(const std::vector<SectionDoc>& sections) {
   std::string out;
   for (const auto& s : sections) {
-    out += s.name.empty() ? "## Top level\n\n" : (s.array ? "## `[[" + s.name + "]]`\n\n" : "## `[" + s.name + "]`\n\n");
+    out +=
+        s.name.empty() ? "## Top level\n\n" : (s.array ? "## `[[" + s.name + "]]`\n\n" : "## `[" + s.name + "]`\n\n");
     if (!s.help.empty()) out += s.help + "\n\n";
     out += "| key | type | default | allowed | meaning |\n|---|---|---|---|---|\n";
     for (const auto& k : s.keys)
-      out += "| `" + k.name + "` | " + cell(k.type) + " | `" + cell(k.default_text) + "` | " + cell(k.allowed) +
-             " | " + cell(k.help) + " |\n";
+      out += "| `" + k.name + "` | " + cell(k.type) + " | `" + cell(k.default_text) + "` | " + cell(k.allowed) + " | " +
+             cell(k.help) + " |\n";
     out += "\n";
   }
   return out;

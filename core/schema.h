@@ -208,7 +208,8 @@ class Fields {
       std::vector<std::string> out;
       std::size_t i = 0;
       for (const auto& el : *n.as_array()) {
-        if (!el.is_string()) return Rejection("element " + std::to_string(i) + ": expected a string, found " + type_name(el), i);
+        if (!el.is_string())
+          return Rejection("element " + std::to_string(i) + ": expected a string, found " + type_name(el), i);
         std::string v = el.as_string()->get();
         if (v.empty()) return Rejection("element " + std::to_string(i) + ": empty string", i);
         if (auto e = detail::control_in(v)) return Rejection("element " + std::to_string(i) + ": " + *e, i);
@@ -257,8 +258,8 @@ class Fields {
   }
 
   // A table of string values under free-form keys (e.g. extra environment variables).
-  Fields& string_map(std::string name, std::map<std::string, std::string> S::*m, std::string help,
-                     Check key_check = {}, std::string allowed = "table of strings") {
+  Fields& string_map(std::string name, std::map<std::string, std::string> S::*m, std::string help, Check key_check = {},
+                     std::string allowed = "table of strings") {
     Field f{{name, "table of strings", "{}", std::move(allowed), std::move(help)}};
     f.set_default = [m](S& s) { (s.*m).clear(); };
     f.parse = [m, key_check](const toml::node& n, S& s) -> Result {
@@ -290,8 +291,8 @@ class Fields {
   // Fill `out` from table `t`; `where` is the dotted path of the table ("" at the top).
   // `t` null: the table is absent (defaults apply, required keys are missing) unless
   // `rejected`, when the table was there but of the wrong type (already reported).
-  void parse(const toml::table* t, S& out, const std::string& where, const SourcePos& table_pos,
-             ParseContext& ctx, const std::vector<std::string>& also_known = {}, bool rejected = false) const {
+  void parse(const toml::table* t, S& out, const std::string& where, const SourcePos& table_pos, ParseContext& ctx,
+             const std::vector<std::string>& also_known = {}, bool rejected = false) const {
     for (const auto& f : fields_) f.set_default(out);
     std::vector<std::string> known;
     for (const auto& f : fields_) known.push_back(f.doc.name);
@@ -310,10 +311,12 @@ class Fields {
         ctx.positions[path] = pos;
         if (const auto* arr = node.as_array()) {
           std::size_t i = 0;
-          for (const auto& el : *arr) ctx.positions[path + "[" + std::to_string(i++) + "]"] = position_of(el.source(), ctx.file);
+          for (const auto& el : *arr)
+            ctx.positions[path + "[" + std::to_string(i++) + "]"] = position_of(el.source(), ctx.file);
         } else if (const auto* tab = node.as_table()) {  // a table of strings: its entries in order, for errors
           std::size_t i = 0;
-          for (const auto& [k, v] : *tab) ctx.positions[path + "[" + std::to_string(i++) + "]"] = position_of(v.source(), ctx.file);
+          for (const auto& [k, v] : *tab)
+            ctx.positions[path + "[" + std::to_string(i++) + "]"] = position_of(v.source(), ctx.file);
         }
         auto err = f->parse(node, out);
         if (!err && f->required && node.is_string() && node.as_string()->get().empty())
@@ -531,7 +534,8 @@ class Schema {
     std::string name;
     bool array = false;
     std::string help;
-    std::function<void(const toml::node*, Root&, const SourcePos&, ParseContext&, const std::vector<std::string>&)> parse;
+    std::function<void(const toml::node*, Root&, const SourcePos&, ParseContext&, const std::vector<std::string>&)>
+        parse;
     std::function<void(const Root&, toml::table&)> render;
     std::function<std::vector<KeyDoc>()> docs;
   };

@@ -50,11 +50,15 @@ mtuu = 9000
 TEST_CASE("unknown top-level key and unknown section suggest the known name") {
   CHECK(one(load(R"(
 descripton = "x"
-)").diags, "unknown key 'descripton'; did you mean 'description'?") == "r.toml:2:1");
+)")
+                .diags,
+            "unknown key 'descripton'; did you mean 'description'?") == "r.toml:2:1");
   CHECK(one(load(R"(
 [fabrik]
 mtu = 9000
-)").diags, "unknown key 'fabrik'; did you mean 'fabric'?") == "r.toml:2:2");
+)")
+                .diags,
+            "unknown key 'fabrik'; did you mean 'fabric'?") == "r.toml:2:2");
 }
 
 TEST_CASE("unknown key far from every known one lists what is allowed") {
@@ -71,76 +75,104 @@ TEST_CASE("wrong type is reported at the value") {
   CHECK(one(load(R"(
 [fabric]
 mtu = "9000"
-)").diags, "fabric.mtu: expected an integer (1280–9216), found a string") == "r.toml:3:7");
+)")
+                .diags,
+            "fabric.mtu: expected an integer (1280–9216), found a string") == "r.toml:3:7");
   CHECK(one(load(R"(
 [fabric]
 soft_roce = 1
-)").diags, "fabric.soft_roce: expected true or false, found an integer") == "r.toml:3:13");
+)")
+                .diags,
+            "fabric.soft_roce: expected true or false, found an integer") == "r.toml:3:13");
   CHECK(one(load(R"(
 description = 3
-)").diags, "description: expected a string, found an integer") == "r.toml:2:15");
+)")
+                .diags,
+            "description: expected a string, found an integer") == "r.toml:2:15");
   CHECK(one(load(R"(
 [fabric]
 pfc = true
-)").diags, "fabric.pfc: expected a string, found a boolean") == "r.toml:3:7");
+)")
+                .diags,
+            "fabric.pfc: expected a string, found a boolean") == "r.toml:3:7");
   CHECK(one(load(R"(
 [image]
 packages = "curl"
-)").diags, "image.packages: expected an array of strings, found a string") == "r.toml:3:12");
+)")
+                .diags,
+            "image.packages: expected an array of strings, found a string") == "r.toml:3:12");
   CHECK(one(load(R"(
 [nccl]
 extra = "NCCL_DEBUG=INFO"
-)").diags, "nccl.extra: expected a table of strings, found a string") == "r.toml:3:9");
+)")
+                .diags,
+            "nccl.extra: expected a table of strings, found a string") == "r.toml:3:9");
 }
 
 TEST_CASE("integer out of range; the bounds themselves are accepted") {
   CHECK(one(load(R"(
 [fabric]
 mtu = 100
-)").diags, "fabric.mtu: 100 is out of range; allowed: 1280–9216") == "r.toml:3:7");
+)")
+                .diags,
+            "fabric.mtu: 100 is out of range; allowed: 1280–9216") == "r.toml:3:7");
   CHECK(one(load(R"(
 schema = 2
-)").diags, "schema: 2 is out of range; allowed: 1") == "r.toml:2:10");
+)")
+                .diags,
+            "schema: 2 is out of range; allowed: 1") == "r.toml:2:10");
   CHECK(all(load(R"(
 [fabric]
 mtu = 1280
-)").diags) == "");
+)")
+                .diags) == "");
   CHECK(all(load(R"(
 [fabric]
 mtu = 9216
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("integer with a gap inside its range") {
   CHECK(one(load(R"(
 [fabric]
 pfc_storm_timeout_ms = 50
-)").diags, "fabric.pfc_storm_timeout_ms: 50 is out of range; allowed: 0 (disabled) or 80–8000 ms") == "r.toml:3:24");
+)")
+                .diags,
+            "fabric.pfc_storm_timeout_ms: 50 is out of range; allowed: 0 (disabled) or 80–8000 ms") == "r.toml:3:24");
   CHECK(all(load(R"(
 [fabric]
 pfc_storm_timeout_ms = 0
-)").diags) == "");
+)")
+                .diags) == "");
   CHECK(one(load(R"(
 [hardware]
 pcie_width = 3
-)").diags, "hardware.pcie_width: 3 is not a PCIe link width; allowed: 0, 1, 2, 4, 8, 16") == "r.toml:3:14");
+)")
+                .diags,
+            "hardware.pcie_width: 3 is not a PCIe link width; allowed: 0, 1, 2, 4, 8, 16") == "r.toml:3:14");
   CHECK(all(load(R"(
 [hardware]
 pcie_width = 8
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 TEST_CASE("choice: a typo gets a suggestion, a far word only the list") {
-  CHECK(one(load(R"(
+  CHECK(
+      one(load(R"(
 [fabric]
 pfc = "requird"
-)").diags, R"(fabric.pfc: "requird" is not allowed; allowed: "required", "best-effort", "off" (did you mean "required"?))") ==
-        "r.toml:3:7");
+)")
+              .diags,
+          R"(fabric.pfc: "requird" is not allowed; allowed: "required", "best-effort", "off" (did you mean "required"?))") ==
+      "r.toml:3:7");
   auto far = load(R"(
 [fabric]
 pfc = "maybe"
 )");
-  CHECK(one(far.diags, R"(fabric.pfc: "maybe" is not allowed; allowed: "required", "best-effort", "off")") == "r.toml:3:7");
+  CHECK(one(far.diags, R"(fabric.pfc: "maybe" is not allowed; allowed: "required", "best-effort", "off")") ==
+        "r.toml:3:7");
   CHECK(all(far.diags).find("did you mean") == std::string::npos);
   auto good = load(R"(
 [fabric]
@@ -163,29 +195,39 @@ packages = [
   CHECK(one(load(R"(
 [addressing]
 subnets = ["198.18.0.0/24", "198.18.1.1/24"]
-)").diags, "addressing.subnets: element 1: '198.18.1.1/24' has host bits set; the subnet is 198.18.1.0/24") ==
+)")
+                .diags,
+            "addressing.subnets: element 1: '198.18.1.1/24' has host bits set; the subnet is 198.18.1.0/24") ==
         "r.toml:3:29");
   CHECK(one(load(R"(
 [image]
 packages = ["curl", 7]
-)").diags, "image.packages: element 1: expected a string, found an integer") == "r.toml:3:21");
+)")
+                .diags,
+            "image.packages: element 1: expected a string, found an integer") == "r.toml:3:21");
 }
 
 TEST_CASE("a section that is not a table") {
   CHECK(one(load(R"(
 fabric = 3
-)").diags, "fabric: expected a table ([fabric]), found an integer") == "r.toml:2:10");
+)")
+                .diags,
+            "fabric: expected a table ([fabric]), found an integer") == "r.toml:2:10");
   CHECK(one(load(R"(
 [[fabric]]
 mtu = 9000
-)").diags, "fabric: expected a table ([fabric]), found an array") == "r.toml:2:1");
+)")
+                .diags,
+            "fabric: expected a table ([fabric]), found an array") == "r.toml:2:1");
 }
 
 // A section of the wrong type is one error; its required keys are not also missing.
 TEST_CASE("a required section of the wrong type is one error, not one more per required key") {
   CHECK(one(load(R"(
 image = "bookworm"
-)").diags, "image: expected a table ([image]), found a string") == "r.toml:2:9");
+)")
+                .diags,
+            "image: expected a table ([image]), found a string") == "r.toml:2:9");
 }
 
 TEST_CASE("[[nvmeof]] written as a plain table") {
@@ -193,7 +235,9 @@ TEST_CASE("[[nvmeof]] written as a plain table") {
 [nvmeof]
 address = "198.18.0.100"
 nqn = "nqn.2024-01.example.storage:data"
-)").diags, "nvmeof: expected an array of tables ([[nvmeof]]), found a table") == "r.toml:2:1");
+)")
+                .diags,
+            "nvmeof: expected an array of tables ([[nvmeof]]), found a table") == "r.toml:2:1");
   auto good = load(R"(
 [[nvmeof]]
 address = "198.18.0.100"
@@ -227,18 +271,23 @@ TEST_CASE("missing required key image.suite") {
 distro = "debian"
 [addressing]
 subnets = ["198.18.0.0/24"]
-)").diags, "missing required key 'image.suite'") == "r.toml:2:1");
+)")
+                .diags,
+            "missing required key 'image.suite'") == "r.toml:2:1");
   // Without an [image] table at all, at the top of the file.
   CHECK(one(load_alone(R"(
 [addressing]
 subnets = ["198.18.0.0/24"]
-)").diags, "missing required key 'image.suite'") == "r.toml:1:1");
+)")
+                .diags,
+            "missing required key 'image.suite'") == "r.toml:1:1");
   CHECK(all(load_alone(R"(
 [image]
 suite = "bookworm"
 [addressing]
 subnets = ["198.18.0.0/24"]
-)").diags) == "");
+)")
+                .diags) == "");
 }
 
 // A required string set to "" is an error.
@@ -248,12 +297,16 @@ TEST_CASE("a required key set to an empty string is an error") {
 suite = ""
 [addressing]
 subnets = ["198.18.0.0/24"]
-)").diags, "image.suite") == "r.toml:3:9");
+)")
+                .diags,
+            "image.suite") == "r.toml:3:9");
   CHECK(one(load(R"(
 [[nvmeof]]
 address = ""
 nqn = "nqn.2024-01.example.storage:data"
-)").diags, "nvmeof[0].address") == "r.toml:3:11");
+)")
+                .diags,
+            "nvmeof[0].address") == "r.toml:3:11");
 }
 
 TEST_CASE("missing required keys of an [[nvmeof]] table") {
@@ -288,11 +341,15 @@ vlan = 200
   CHECK(one(load(R"(
 [fabric]
 vlan = 0
-)").diags, "fabric.vlan: 0 is out of range; allowed: 1–4094") == "r.toml:3:8");
+)")
+                .diags,
+            "fabric.vlan: 0 is out of range; allowed: 1–4094") == "r.toml:3:8");
   CHECK(one(load(R"(
 [fabric]
 vlan = "200"
-)").diags, "fabric.vlan: expected an integer (1–4094), found a string") == "r.toml:3:8");
+)")
+                .diags,
+            "fabric.vlan: expected an integer (1–4094), found a string") == "r.toml:3:8");
 }
 
 TEST_CASE("string map nccl.extra takes NCCL_ variables") {
@@ -310,21 +367,27 @@ TEST_CASE("string map nccl.extra rejects a non-NCCL key") {
   CHECK(one(load(R"(
 [nccl]
 extra = { OMP_NUM_THREADS = "4" }
-)").diags, "nccl.extra: key 'OMP_NUM_THREADS': not an NCCL variable; names start with NCCL_") == "r.toml:3:29");
+)")
+                .diags,
+            "nccl.extra: key 'OMP_NUM_THREADS': not an NCCL variable; names start with NCCL_") == "r.toml:3:29");
 }
 
 TEST_CASE("string map nccl.extra rejects a variable railyard derives") {
   CHECK(one(load(R"(
 [nccl.extra]
 NCCL_IB_HCA = "mlx5_0"
-)").diags, "nccl.extra: key 'NCCL_IB_HCA': railyard derives NCCL_IB_HCA from the discovered rails") == "r.toml:3:15");
+)")
+                .diags,
+            "nccl.extra: key 'NCCL_IB_HCA': railyard derives NCCL_IB_HCA from the discovered rails") == "r.toml:3:15");
 }
 
 TEST_CASE("string map nccl.extra rejects a value that is not a string") {
   CHECK(one(load(R"(
 [nccl]
 extra = { NCCL_IB_QPS_PER_CONNECTION = 4 }
-)").diags, "nccl.extra: key 'NCCL_IB_QPS_PER_CONNECTION': expected a string, found an integer") == "r.toml:3:40");
+)")
+                .diags,
+            "nccl.extra: key 'NCCL_IB_QPS_PER_CONNECTION': expected a string, found an integer") == "r.toml:3:40");
 }
 
 TEST_CASE("TOML syntax error is reported with its position") {
@@ -350,8 +413,9 @@ TEST_CASE("a rejected value keeps its default and is recorded as failed") {
 }
 
 TEST_CASE("positions are recorded for keys, array elements and array tables") {
-  auto p = parse("[image]\nsuite = \"bookworm\"\n[addressing]\nsubnets = [\"198.18.0.0/24\", \"198.18.1.0/24\"]\n"
-                 "[[nvmeof]]\naddress = \"198.18.0.1\"\nnqn = \"nqn.2024-01.example.storage:data\"\n");
+  auto p = parse(
+      "[image]\nsuite = \"bookworm\"\n[addressing]\nsubnets = [\"198.18.0.0/24\", \"198.18.1.0/24\"]\n"
+      "[[nvmeof]]\naddress = \"198.18.0.1\"\nnqn = \"nqn.2024-01.example.storage:data\"\n");
   CHECK(p.diags.empty());
   CHECK(p.positions.at("image.suite").line == 2);
   CHECK(p.positions.at("image.suite").column == 9);

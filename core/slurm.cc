@@ -13,7 +13,8 @@ namespace {
 bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'; }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
   return s;
 }
 
@@ -29,7 +30,8 @@ std::optional<std::string> check_slurm_controller(const std::string& v) {
       return "'" + escape_control(v) + "': the port after ':' must be 1 to 65535";
   }
   if (host.empty()) return std::string("the controller's host is empty");
-  bool dotted = std::all_of(host.begin(), host.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+  bool dotted = std::all_of(host.begin(), host.end(),
+                            [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
   return dotted ? check_ipv4(host) : check_hostname(host);
 }
 
@@ -43,7 +45,8 @@ std::optional<std::string> check_slurm_feature(const std::string& v) {
   if (v == "{rdma}") return std::nullopt;
   std::string rest = replace_all(replace_all(v, "{rails}", "0"), "{gpus}", "0");
   if (rest.empty() || v.size() > 64 || !std::all_of(rest.begin(), rest.end(), name_char))
-    return "'" + escape_control(v) + "': 1 to 64 letters, digits, '_', '-' or '.', with {rails} and {gpus}, or \"{rdma}\" alone";
+    return "'" + escape_control(v) +
+           "': 1 to 64 letters, digits, '_', '-' or '.', with {rails} and {gpus}, or \"{rdma}\" alone";
   return std::nullopt;
 }
 
@@ -72,7 +75,8 @@ std::string slurmd_dropin_text(const SlurmSpec& s) {
          "# yet at a rack's power-on, or out of reach for a moment): systemd starts it again, also\n"
          "# once the agent waits for the registration rather than for the unit.\n"
          "Restart=on-failure\n"
-         "RestartSec=" + std::to_string(kSlurmdRestartSec) + "\n";
+         "RestartSec=" +
+         std::to_string(kSlurmdRestartSec) + "\n";
 }
 
 std::string munge_tmpfiles_text() {

@@ -68,8 +68,8 @@ std::vector<std::string> slurm_features(const SlurmSpec& s, const SlurmFacts& f)
 // not enough: it marks a node not responding ("*") only once a ping failed, so a node whose
 // slurmd never ran looks as answering as one that registered.
 struct SlurmNodeState {
-  std::string state;   // "IDLE", "IDLE+DRAIN", "DOWN+NOT_RESPONDING"; "" when unknown
-  std::string reason;  // without the "[user@time]" suffix; "" for none
+  std::string state;        // "IDLE", "IDLE+DRAIN", "DOWN+NOT_RESPONDING"; "" when unknown
+  std::string reason;       // without the "[user@time]" suffix; "" for none
   bool known = false;       // the controller knows the node
   bool responding = false;  // slurmd registered since the controller started and answers
   bool drained = false;     // a DRAIN flag (draining or drained)

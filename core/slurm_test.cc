@@ -70,8 +70,9 @@ TEST_CASE("slurm: features expand from what the self-test found, each once") {
   CHECK(slurm_features(s, f) == std::vector<std::string>{"railyard", "rails4", "gpus8", "mlx5_0", "mlx5_1"});
   s.features.clear();
   CHECK(slurm_features(s, f).empty());
-  CHECK(scontrol_features_argv("node01", {"a", "b"}) ==
-        std::vector<std::string>{"scontrol", "update", "NodeName=node01", "AvailableFeatures=a,b", "ActiveFeatures=a,b"});
+  CHECK(
+      scontrol_features_argv("node01", {"a", "b"}) ==
+      std::vector<std::string>{"scontrol", "update", "NodeName=node01", "AvailableFeatures=a,b", "ActiveFeatures=a,b"});
 }
 
 // What 22.05's `scontrol show node NODE --oneliner` prints, cut to the fields read.
@@ -96,7 +97,8 @@ TEST_CASE("slurm: the node's state, reason and partitions as scontrol prints the
   CHECK(idle.state == "IDLE");
 
   // Drained before its slurmd ever ran: no NOT_RESPONDING yet, but never started.
-  auto early = parse_scontrol_node(oneliner("IDLE+DRAIN", "None", " Reason=railyard: rail.3.link [root@2026-12-02T23:17:32]"));
+  auto early =
+      parse_scontrol_node(oneliner("IDLE+DRAIN", "None", " Reason=railyard: rail.3.link [root@2026-12-02T23:17:32]"));
   CHECK(early.drained);
   CHECK_FALSE(early.responding);
   CHECK(early.reason == "railyard: rail.3.link");
@@ -105,7 +107,8 @@ TEST_CASE("slurm: the node's state, reason and partitions as scontrol prints the
   CHECK_FALSE(parse_scontrol_node(oneliner("IDLE+NOT_RESPONDING", "2026-12-02T23:17:32")).responding);
   CHECK_FALSE(parse_scontrol_node(oneliner("DOWN", "2026-12-02T23:17:32")).responding);
 
-  auto theirs = parse_scontrol_node(oneliner("IDLE+DRAIN", "2026-12-02T23:17:32", " Reason=PSU swap, ticket 4411 [ops@2026-12-01T09:00:00]"));
+  auto theirs = parse_scontrol_node(
+      oneliner("IDLE+DRAIN", "2026-12-02T23:17:32", " Reason=PSU swap, ticket 4411 [ops@2026-12-01T09:00:00]"));
   CHECK(theirs.responding);
   CHECK(theirs.reason == "PSU swap, ticket 4411");
   CHECK_FALSE(drained_by_railyard(theirs));

@@ -124,7 +124,8 @@ std::string normalize_path(std::string_view path) {
   std::size_t start = 0;
   while (start <= path.size()) {
     auto slash = path.find('/', start);
-    std::string_view part = path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    std::string_view part =
+        path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
     if (part == "..") {
       if (!parts.empty() && parts.back() != "..") parts.pop_back();
       else if (!absolute) parts.emplace_back("..");
@@ -188,7 +189,7 @@ std::string escape_control(std::string_view text) {
       // Well-formed, but a character that moves or breaks what a terminal shows: the bidi
       // marks, embeddings, overrides and isolates (U+202E turns the rest of a line around)
       // and the line and paragraph separators. Written as \uXXXX.
-      unsigned cp = n == 2 ? (b & 0x1fu) << 6 | (at(1) & 0x3fu)
+      unsigned cp = n == 2   ? (b & 0x1fu) << 6 | (at(1) & 0x3fu)
                     : n == 3 ? (b & 0x0fu) << 12 | (at(1) & 0x3fu) << 6 | (at(2) & 0x3fu)
                              : 0;
       if (ok && (cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
@@ -245,7 +246,8 @@ std::optional<std::int64_t> parse_rfc3339(std::string_view t) {
     ++at;
   } else if (at < t.size() && (t[at] == '+' || t[at] == '-')) {
     int oh, om;
-    if (!digits(at + 1, 2, oh) || at + 3 >= t.size() || t[at + 3] != ':' || !digits(at + 4, 2, om) || oh > 23 || om > 59)
+    if (!digits(at + 1, 2, oh) || at + 3 >= t.size() || t[at + 3] != ':' || !digits(at + 4, 2, om) || oh > 23 ||
+        om > 59)
       return std::nullopt;
     offset = (t[at] == '+' ? 1 : -1) * (oh * 3600 + om * 60);
     at += 6;

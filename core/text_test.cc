@@ -27,9 +27,7 @@ TEST_CASE("closest takes a prefix of three or more characters as a suggestion") 
   CHECK_FALSE(closest("pf", {"pfc_priority"}).has_value());  // too short to count as a prefix
 }
 
-TEST_CASE("closest prefers the nearest candidate") {
-  CHECK(closest("vlam", {"vlans", "vlan"}) == "vlan");
-}
+TEST_CASE("closest prefers the nearest candidate") { CHECK(closest("vlam", {"vlans", "vlan"}) == "vlan"); }
 
 TEST_CASE("closest gives no suggestion when every candidate is far") {
   CHECK_FALSE(closest("bandwidth", {"mtu", "vlan", "trust"}).has_value());
@@ -96,16 +94,16 @@ TEST_CASE("escape_control: control characters and broken UTF-8 escaped, UTF-8 te
   CHECK(escape_control("\x1b[31mred") == "\\x1b[31mred");
   CHECK(escape_control("del\x7f") == "del\\x7f");
   CHECK(escape_control("gpu → nic, é") == "gpu → nic, é");
-  CHECK(escape_control("c1 \xc2\x9b") == "c1 \\xc2\\x9b");      // CSI as a C1 control
-  CHECK(escape_control("bad \xff\xc3") == "bad \\xff\\xc3");     // not UTF-8; cut short
-  CHECK(escape_control("\xe0\x80\x80") == "\\xe0\\x80\\x80");    // overlong
-  CHECK(escape_control("\xed\xa0\x80") == "\\xed\\xa0\\x80");    // a surrogate
+  CHECK(escape_control("c1 \xc2\x9b") == "c1 \\xc2\\x9b");     // CSI as a C1 control
+  CHECK(escape_control("bad \xff\xc3") == "bad \\xff\\xc3");   // not UTF-8; cut short
+  CHECK(escape_control("\xe0\x80\x80") == "\\xe0\\x80\\x80");  // overlong
+  CHECK(escape_control("\xed\xa0\x80") == "\\xed\\xa0\\x80");  // a surrogate
   CHECK(escape_control("🚀") == "🚀");
 }
 
 TEST_CASE("escape_control: bidi controls and line separators, which rearrange a terminal's line, escaped") {
   CHECK(escape_control("leaf\u202egnp.exe") == "leaf\\u202egnp.exe");  // right-to-left override
-  CHECK(escape_control("a\u2028b\u2029c") == "a\\u2028b\\u2029c");    // line, paragraph separator
+  CHECK(escape_control("a\u2028b\u2029c") == "a\\u2028b\\u2029c");     // line, paragraph separator
   CHECK(escape_control("\u2066x\u2069\u200e\u200f\u061c") == "\\u2066x\\u2069\\u200e\\u200f\\u061c");
   CHECK(escape_control("\u2027\u2030\u2065 \u2070") == "\u2027\u2030\u2065 \u2070");  // their neighbours stay
 }
@@ -124,8 +122,8 @@ TEST_CASE("parse_rfc3339: date-times as seconds since the epoch; anything else r
   CHECK(parse_rfc3339("2024-02-29T00:00:00Z").has_value());
   CHECK(parse_rfc3339("2016-12-31T23:59:60Z").has_value());  // a leap second
   for (const char* bad : {"", "not a date", "2026-03-10", "2026-03-10T08:01:00", "2026-03-10 08:01:00Z",
-                          "2026-13-01T00:00:00Z", "2023-02-29T00:00:00Z", "2026-03-10T24:00:00Z", "2026-03-10T08:01:00.Z",
-                          "2026-03-10T08:01:00+2:00", "2026-03-10T08:01:00Zjunk", ".hidden"}) {
+                          "2026-13-01T00:00:00Z", "2023-02-29T00:00:00Z", "2026-03-10T24:00:00Z",
+                          "2026-03-10T08:01:00.Z", "2026-03-10T08:01:00+2:00", "2026-03-10T08:01:00Zjunk", ".hidden"}) {
     CAPTURE(bad);
     CHECK_FALSE(parse_rfc3339(bad).has_value());
   }

@@ -45,12 +45,14 @@ std::optional<toml::table> read_chain(const FileSource& files, const std::string
   if (!ext) return table;
   SourcePos pos = schema::position_of(ext->source(), path);
   if (!ext->is_string()) {
-    diags.error(pos, "extends: expected a string (a recipe path relative to this file), found " + schema::type_name(*ext));
+    diags.error(pos,
+                "extends: expected a string (a recipe path relative to this file), found " + schema::type_name(*ext));
     return std::nullopt;
   }
   std::string base_path = path_join(dir_name(path), ext->as_string()->get());
   if (std::find(seen.begin(), seen.end(), base_path) != seen.end()) {
-    diags.error(pos, "extends: '" + ext->as_string()->get() + "' forms a cycle: " + join(seen, " -> ") + " -> " + base_path);
+    diags.error(pos,
+                "extends: '" + ext->as_string()->get() + "' forms a cycle: " + join(seen, " -> ") + " -> " + base_path);
     return std::nullopt;
   }
   if (!files.is_file(base_path)) {

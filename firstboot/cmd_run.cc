@@ -143,7 +143,8 @@ Inventory settle(const Plan& plan, const Inputs& in, Clock& clock) {
       const RdmaPort* port = dev ? dev->port(rail.rdma_port) : nullptr;
       ready = ready && nic && nic->operstate == "up" && port && port->state == "ACTIVE";
     }
-    spdlog::debug("settle: rediscovered in {:.0f} ms; rails {}", discover_ms, ready ? "up and ACTIVE" : "not all up yet");
+    spdlog::debug("settle: rediscovered in {:.0f} ms; rails {}", discover_ms,
+                  ready ? "up and ACTIVE" : "not all up yet");
     if (ready || clock.now() >= deadline) return now;
     clock.sleep(std::chrono::milliseconds(500));
   }
@@ -219,7 +220,8 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
   if (plan.ok()) {
     // The far ends of the rails: listened for from now on, while apply runs.
     std::unique_ptr<LldpListener> lldp;
-    if (plan.lldp.wait_s > 0) lldp = std::make_unique<LldpListener>(checks::lldp_listen_ports(plan), std::chrono::seconds(plan.lldp.wait_s));
+    if (plan.lldp.wait_s > 0)
+      lldp = std::make_unique<LldpListener>(checks::lldp_listen_ports(plan), std::chrono::seconds(plan.lldp.wait_s));
     t = Steady::now();
     NativeRtnl rtnl;
     NativeDcb dcb;
@@ -307,7 +309,8 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
   NativeJoinEffects effects;
   std::cout << summary_text(report) << std::flush;
   log_checks(report);
-  JoinOutcome joined = report_and_join(report, in->recipe.join, root, effects, read_token, real_clock(), in->recipe.slurm);
+  JoinOutcome joined =
+      report_and_join(report, in->recipe.join, root, effects, read_token, real_clock(), in->recipe.slurm);
   log_join(joined);
   std::cout << result_marker(report) << std::endl;
   return joined.joined ? kExitOk : kExitFailed;

@@ -26,8 +26,8 @@ namespace {
 nlohmann::ordered_json exports_json(const std::vector<NvmetExport>& exports) {
   auto out = nlohmann::ordered_json::array();
   for (const auto& e : exports)
-    out.push_back({{"nqn", e.nqn}, {"transport", e.transport}, {"address", e.address}, {"port", e.port},
-                   {"device", e.device}});
+    out.push_back(
+        {{"nqn", e.nqn}, {"transport", e.transport}, {"address", e.address}, {"port", e.port}, {"device", e.device}});
   return out;
 }
 
@@ -79,21 +79,20 @@ int cmd_target(const InputPaths& paths, const std::string& root) {
   for (const auto& c : changes) {
     unchanged += c.outcome == ChangeOutcome::unchanged;
     if (c.outcome != ChangeOutcome::unchanged)
-      std::cout << "  " << to_string(c.outcome) << "  " << c.object
-                << (c.detail.empty() ? "" : " (" + c.detail + ")") << "\n";
+      std::cout << "  " << to_string(c.outcome) << "  " << c.object << (c.detail.empty() ? "" : " (" + c.detail + ")")
+                << "\n";
   }
   std::cout << "  " << unchanged << " of " << changes.size() << " objects already as planned\n";
 
-  nlohmann::ordered_json report = {{"role", "storage-target"},
-                                   {"node", in->node ? in->node->hostname : ""},
-                                   {"result", ok ? "ready" : "failed"},
-                                   {"problems", plan.problems},
-                                   {"devices", {{"status", to_string(devices.status)},
-                                                {"observed", devices.observed},
-                                                {"detail", devices.detail}}},
-                                   {"exports", exports_json(plan.exports)},
-                                   {"changes", to_json(changes)},
-                                   {"phases", phases}};
+  nlohmann::ordered_json report = {
+      {"role", "storage-target"},
+      {"node", in->node ? in->node->hostname : ""},
+      {"result", ok ? "ready" : "failed"},
+      {"problems", plan.problems},
+      {"devices", {{"status", to_string(devices.status)}, {"observed", devices.observed}, {"detail", devices.detail}}},
+      {"exports", exports_json(plan.exports)},
+      {"changes", to_json(changes)},
+      {"phases", phases}};
   if (auto e = write_root_file(root, "/var/lib/railyard/target.json", report.dump(2) + "\n", 0644); !e.empty())
     spdlog::error("cannot write the target report: {}", e);
   std::cout << "railyard: target=" << (ok ? "ready" : "failed") << " exports=" << plan.exports.size() << std::endl;

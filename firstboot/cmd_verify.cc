@@ -112,13 +112,15 @@ int cmd_verify(const InputPaths& paths, const std::string& root, bool json) {
     spdlog::warn("cannot write {}: {}", kVerifyReport, e);
   const long now = static_cast<long>(std::time(nullptr));
   if (!in->recipe.join.textfile_dir.empty())
-    if (auto e = write_root_file(root, in->recipe.join.textfile_dir + "/railyard-verify.prom", verify_textfile(report, now), 0644);
+    if (auto e = write_root_file(root, in->recipe.join.textfile_dir + "/railyard-verify.prom",
+                                 verify_textfile(report, now), 0644);
         !e.empty())
       spdlog::warn("cannot write the node_exporter textfile: {}", e);
   if (json) std::cout << to_json(report).dump(2) << "\n";
   else std::cout << summary_text(report) << std::flush;
   for (const auto& c : report.checks)
-    if (c.failing()) spdlog::error("{}: {}: expected {}, observed {}", c.name(), to_string(c.status), c.expected, c.observed);
+    if (c.failing())
+      spdlog::error("{}: {}: expected {}, observed {}", c.name(), to_string(c.status), c.expected, c.observed);
   if (report.passed()) return kExitOk;
 
   const SlurmSpec& slurm = in->recipe.slurm;
@@ -127,7 +129,8 @@ int cmd_verify(const InputPaths& paths, const std::string& root, bool json) {
   } else if (slurm.controller.empty() || !slurm.drain_on_fail) {
     spdlog::info("no Slurm drain ([join.slurm] controller and drain_on_fail)");
   } else if (long last = read_stamp(root); last > 0 && now - last < slurm.drain_interval_s) {
-    spdlog::info("drained {} s ago: not again before join.slurm.drain_interval_s ({} s)", now - last, slurm.drain_interval_s);
+    spdlog::info("drained {} s ago: not again before join.slurm.drain_interval_s ({} s)", now - last,
+                 slurm.drain_interval_s);
   } else {
     NativeJoinEffects effects;
     std::vector<JoinLine> log;

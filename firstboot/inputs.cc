@@ -1,6 +1,5 @@
 #include "inputs.h"
 
-
 #include <spdlog/spdlog.h>
 
 #include "discover/default_route.h"
@@ -29,7 +28,8 @@ std::optional<Inputs> load_inputs(const InputPaths& paths, int& exit_code, bool 
     in.recipe = default_recipe();
   }
   if (disk.is_file(paths.node))
-    in.node = parse_node_identity(disk, paths.node, in.recipe_found || !paths.recipe_given ? &in.recipe : nullptr, diags);
+    in.node =
+        parse_node_identity(disk, paths.node, in.recipe_found || !paths.recipe_given ? &in.recipe : nullptr, diags);
   if (!diags.empty()) {
     for (const auto& d : diags.sorted()) logging::located(format(d));
     exit_code = kExitBadInput;

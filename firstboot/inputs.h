@@ -27,7 +27,7 @@ struct Inputs {
   bool recipe_found = false;
   std::optional<NodeEntry> node;
   Inventory inventory;
-  std::string management_how;  // how the management interface was recognised
+  std::string management_how;      // how the management interface was recognised
   std::optional<DeviceWait> wait;  // when the devices were waited for
 };
 

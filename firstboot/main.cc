@@ -30,8 +30,9 @@ int main(int argc, char** argv) {
   std::string root = "/";
   bool dry_run = false;
   auto* run = app.add_subcommand("run", "Discover, plan, apply, verify, report and join");
-  auto* run_root = run->add_option("--root", root, "Prefix of every file written (default /; with --dry-run, a new "
-                                                   "temporary directory)");
+  auto* run_root = run->add_option("--root", root,
+                                   "Prefix of every file written (default /; with --dry-run, a new "
+                                   "temporary directory)");
   run->add_flag("--dry-run", dry_run, "Change no kernel state; write the rendered files under --root");
   run->add_flag("--json", json, "Print the plan as JSON");
   auto* verify = app.add_subcommand("verify",

@@ -10,7 +10,7 @@ struct Finding {
   std::string artifact;  // relative to the image directory
   std::string path;      // inside the root filesystem ("/etc/machine-id"); "" for the artifact itself
   std::string problem;
-  std::string why;       // "" when the problem says it all
+  std::string why;  // "" when the problem says it all
 };
 
 // Control characters in names are escaped (\n, \x01), so that no file name can forge a line.

@@ -58,21 +58,24 @@ void audit_artifacts(const std::string& dir, const ImageManifest& m, AuditResult
       continue;
     }
     if (static_cast<std::uint64_t>(st.st_size) != a.size) {
-      r.findings.push_back({a.path, "", "size " + std::to_string(st.st_size) + " bytes, manifest.json says " +
-                                            std::to_string(a.size), "truncated or replaced after the build"});
+      r.findings.push_back(
+          {a.path, "", "size " + std::to_string(st.st_size) + " bytes, manifest.json says " + std::to_string(a.size),
+           "truncated or replaced after the build"});
       continue;
     }
     auto sha = hasher.sha256_file(file);
     if (!sha.ok()) r.findings.push_back({a.path, "", "cannot be read: " + sha.error(), ""});
     else if (*sha != a.sha256)
-      r.findings.push_back({a.path, "", "sha256 " + *sha + ", manifest.json says " + a.sha256, "changed after the build"});
+      r.findings.push_back(
+          {a.path, "", "sha256 " + *sha + ", manifest.json says " + a.sha256, "changed after the build"});
   }
   // Whatever else lies in the directory is vouched for by nothing.
   std::set<std::string> listed{kManifestFile};
   for (const auto& a : m.artifacts) listed.insert(a.path);
   std::error_code ec;
   std::vector<std::string> extra;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
     if (it->is_directory()) continue;
     std::string rel = fs::relative(it->path(), dir).generic_string();
     if (!listed.count(rel)) extra.push_back(rel);
@@ -80,7 +83,8 @@ void audit_artifacts(const std::string& dir, const ImageManifest& m, AuditResult
   if (ec) r.findings.push_back({"", "", "cannot be listed: " + ec.message(), ""});
   std::sort(extra.begin(), extra.end());
   for (const auto& e : extra)
-    r.findings.push_back({e, "", "not listed in manifest.json", "no digest vouches for it; left over from another build?"});
+    r.findings.push_back(
+        {e, "", "not listed in manifest.json", "no digest vouches for it; left over from another build?"});
 }
 
 using Archive = std::unique_ptr<archive, decltype(&archive_read_free)>;
@@ -94,7 +98,8 @@ RootfsEntry::Type entry_type(mode_t mode) {
 
 // One part of the root filesystem, entry by entry. Problems with the archive itself are
 // findings against the part.
-void audit_part(const std::string& dir, const std::string& part, RootfsRules& rules, AuditResult& r, RootfsRead& read_in) {
+void audit_part(const std::string& dir, const std::string& part, RootfsRules& rules, AuditResult& r,
+                RootfsRead& read_in) {
   Archive a(archive_read_new(), &archive_read_free);
   archive_read_support_filter_all(a.get());
   archive_read_support_format_cpio(a.get());
@@ -106,12 +111,15 @@ void audit_part(const std::string& dir, const std::string& part, RootfsRules& ru
   for (;;) {
     if (rc == ARCHIVE_OK || rc == ARCHIVE_WARN) rc = archive_read_next_header(a.get(), &ae);
     if (rc == ARCHIVE_EOF) {
-      if (read == 0) r.findings.push_back({part, "", "holds no entries", "a part of the root filesystem cannot be empty"});
+      if (read == 0)
+        r.findings.push_back({part, "", "holds no entries", "a part of the root filesystem cannot be empty"});
       break;
     }
     if (rc < ARCHIVE_WARN) {
-      r.findings.push_back({part, "", std::string("unreadable after ") + std::to_string(read) +
-                                          " entries: " + archive_error_string(a.get()), "the kernel would stop unpacking there"});
+      r.findings.push_back(
+          {part, "",
+           std::string("unreadable after ") + std::to_string(read) + " entries: " + archive_error_string(a.get()),
+           "the kernel would stop unpacking there"});
       return;
     }
     if (!checked_format) {
@@ -119,15 +127,19 @@ void audit_part(const std::string& dir, const std::string& part, RootfsRules& ru
       bool zstd = archive_filter_code(a.get(), 0) == ARCHIVE_FILTER_ZSTD;
       bool newc = archive_format(a.get()) == ARCHIVE_FORMAT_CPIO_SVR4_NOCRC;
       if (!zstd || !newc)
-        r.findings.push_back({part, "", std::string("is ") + archive_format_name(a.get()) + " compressed with " +
-                                            archive_filter_name(a.get(), 0),
-                              "images are zstd-compressed newc cpio, the initramfs format the kernel unpacks"});
+        r.findings.push_back(
+            {part, "",
+             std::string("is ") + archive_format_name(a.get()) + " compressed with " + archive_filter_name(a.get(), 0),
+             "images are zstd-compressed newc cpio, the initramfs format the kernel unpacks"});
     }
     std::string name = normalize_path(std::string("/") + archive_entry_pathname(ae));
     ++read;
     if (name == "/") continue;
-    RootfsEntry e{name, entry_type(archive_entry_filetype(ae)), static_cast<unsigned>(archive_entry_perm(ae)),
-                  static_cast<long>(archive_entry_uid(ae)), static_cast<long>(archive_entry_gid(ae)),
+    RootfsEntry e{name,
+                  entry_type(archive_entry_filetype(ae)),
+                  static_cast<unsigned>(archive_entry_perm(ae)),
+                  static_cast<long>(archive_entry_uid(ae)),
+                  static_cast<long>(archive_entry_gid(ae)),
                   static_cast<std::uint64_t>(archive_entry_size(ae))};
     if (const char* target = archive_entry_symlink(ae)) e.link = target;
     rules.add(part, e);
@@ -187,8 +199,9 @@ Outcome<AuditResult> audit_image(const std::string& dir) {
     if (!d.emulates.empty()) r.lab_stand_ins.push_back({d.name, d.version, d.emulates, lab_modules});
   if (r.lab_stand_ins.empty())
     for (const auto& f : lab_modules)
-      r.findings.push_back({m->boot_initrds.front(), f, "the lab's DCB stand-in module, which no driver bundle of "
-                                                        "manifest.json declares",
+      r.findings.push_back({m->boot_initrds.front(), f,
+                            "the lab's DCB stand-in module, which no driver bundle of "
+                            "manifest.json declares",
                             "it emulates DCB in software on virtio NICs; a production image must not carry it"});
   r.entries = rules.entries();
   return r;

@@ -28,8 +28,8 @@ struct AuditResult {
   std::vector<Finding> findings;  // artifacts first, then the root filesystem, each sorted
   std::vector<LabStandIn> lab_stand_ins;
   std::vector<std::string> join_units;  // the image recipe's join.units, each checked for its gate
-  std::size_t artifacts = 0;      // listed in the manifest
-  std::size_t entries = 0;        // archive entries read, all parts together
+  std::size_t artifacts = 0;            // listed in the manifest
+  std::size_t entries = 0;              // archive entries read, all parts together
 };
 
 // Fails only on bad input: `dir` is no directory, or its manifest.json is missing or

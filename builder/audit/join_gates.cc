@@ -37,17 +37,18 @@ std::vector<Finding> audit_join_gates(const std::vector<std::string>& units, con
   std::vector<Finding> out;
   for (const auto& unit : units) {
     auto paths = unit_file_paths(unit);
-    auto defined = std::find_if(paths.begin(), paths.end(), [&](const std::string& p) { return tree.files.count(p) > 0; });
+    auto defined =
+        std::find_if(paths.begin(), paths.end(), [&](const std::string& p) { return tree.files.count(p) > 0; });
     if (defined == paths.end())
-      out.push_back({artifact, kImageRecipe,
-                     "join unit " + unit + " is in no unit directory of the image",
+      out.push_back({artifact, kImageRecipe, "join unit " + unit + " is in no unit directory of the image",
                      "the agent could not start it after a pass: the node would never join"});
     std::string gate = join_gate_path(unit);
     auto it = tree.dropins.find(gate);
     if (it == tree.dropins.end()) {
       out.push_back({artifact, gate, "missing: join unit " + unit + " is not gated",
-                     "without it " + unit + " starts at boot whether or not the self-test passed; railyard build "
-                     "writes it"});
+                     "without it " + unit +
+                         " starts at boot whether or not the self-test passed; railyard build "
+                         "writes it"});
       continue;
     }
     if (auto problem = join_gate_problem(it->second)) {

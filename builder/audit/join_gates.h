@@ -16,8 +16,9 @@ namespace railyard {
 // What the audit keeps of the unit directories (kUnitDirs) while it reads the archives, a
 // later part's entry replacing an earlier one's.
 struct UnitTree {
-  std::map<std::string, std::string> files;    // every path under a unit directory → the part it came from
-  std::map<std::string, std::string> dropins;  // a drop-in's path ("/etc/systemd/system/x.service.d/10-a.conf") → its text
+  std::map<std::string, std::string> files;  // every path under a unit directory → the part it came from
+  std::map<std::string, std::string>
+      dropins;  // a drop-in's path ("/etc/systemd/system/x.service.d/10-a.conf") → its text
   // Whether `path` (absolute, normalised) is under a unit directory, and a drop-in.
   static bool in_unit_dir(const std::string& path);
   static bool is_dropin(const std::string& path);

@@ -135,9 +135,11 @@ std::vector<Finding> RootfsRules::findings() const {
                     const char* file) {
     for (const auto& [path, o] : ids) {
       if (known.count(o.id)) continue;
-      std::string problem = std::string("owned by ") + what + " " + std::to_string(o.id) + ", which " +
-                            (have ? std::string("is not in the image's ") + file : std::string("cannot be checked: no ") + file);
-      all[path].push_back({o.artifact, path, problem, "a build host's account leaked in; on a node it is whoever gets that id"});
+      std::string problem =
+          std::string("owned by ") + what + " " + std::to_string(o.id) + ", which " +
+          (have ? std::string("is not in the image's ") + file : std::string("cannot be checked: no ") + file);
+      all[path].push_back(
+          {o.artifact, path, problem, "a build host's account leaked in; on a node it is whoever gets that id"});
     }
   };
   for (const HygieneRule* rule : audit_rules()) {
@@ -147,8 +149,9 @@ std::vector<Finding> RootfsRules::findings() const {
     auto link = masked_.find(rule->pattern);
     if (link != masked_.end() && link->second) continue;
     all[rule->pattern].push_back({generator->second, rule->pattern,
-                                  link == masked_.end() ? "absent: " + rule->masks + " runs at every boot"
-                                                        : "not a link to /dev/null: " + rule->masks + " runs at every boot",
+                                  link == masked_.end()
+                                      ? "absent: " + rule->masks + " runs at every boot"
+                                      : "not a link to /dev/null: " + rule->masks + " runs at every boot",
                                   rule->why});
   }
   owners(uids_, known_uids_, have_passwd_, "uid", "/etc/passwd");

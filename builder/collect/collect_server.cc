@@ -45,7 +45,8 @@ std::string client_address(MHD_Connection* c) {
   if (!info || !info->client_addr) return "?";
   char host[INET6_ADDRSTRLEN] = "?";
   const sockaddr* sa = info->client_addr;
-  if (sa->sa_family == AF_INET) inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(sa)->sin_addr, host, sizeof host);
+  if (sa->sa_family == AF_INET)
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(sa)->sin_addr, host, sizeof host);
   else if (sa->sa_family == AF_INET6)
     inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr, host, sizeof host);
   return host;
@@ -105,13 +106,14 @@ struct CollectServer::Impl {
   void log(MHD_Connection* c, const char* method, const char* url, int status, const std::string& what) const {
     if (!opt.log) return;
     // Every part the client chose is escaped: no forged lines, no terminal sequences.
-    opt.log(client_address(c) + " " + escape_control(method) + " " + escape_control(url) + " " + std::to_string(status) +
-            " " + escape_control(what));
+    opt.log(client_address(c) + " " + escape_control(method) + " " + escape_control(url) + " " +
+            std::to_string(status) + " " + escape_control(what));
   }
 
   MHD_Result send(MHD_Connection* c, int status, const std::string& body, const char* type, bool close,
                   const char* allow = nullptr) {
-    MHD_Response* r = MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_MUST_COPY);
+    MHD_Response* r =
+        MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_MUST_COPY);
     if (!r) return MHD_NO;
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     if (close) MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
@@ -152,17 +154,18 @@ struct CollectServer::Impl {
     {
       std::lock_guard lock(refused_mutex);
       bool head = true;
-      for (const char* reason : {"token", "too_large", "malformed", "not_a_report", "disk", "method", "not_found", "busy",
-                                 "unknown_node", "store_full"}) {
+      for (const char* reason : {"token", "too_large", "malformed", "not_a_report", "disk", "method", "not_found",
+                                 "busy", "unknown_node", "store_full"}) {
         auto it = refused.find(reason);
         counter("railyard_collect_requests_refused_total", "Requests refused, by reason.",
                 std::string("{reason=\"") + reason + "\"}", it == refused.end() ? 0 : it->second, head);
         head = false;
       }
     }
-    counter("railyard_collect_reports_pruned_total", "Older reports removed to keep each node's newest --keep-boots.", "",
-            pruned, true);
-    m += "# HELP railyard_collect_store_bytes Bytes of reports the receiver holds (counted when --max-store-bytes is set).\n"
+    counter("railyard_collect_reports_pruned_total", "Older reports removed to keep each node's newest --keep-boots.",
+            "", pruned, true);
+    m += "# HELP railyard_collect_store_bytes Bytes of reports the receiver holds (counted when --max-store-bytes is "
+         "set).\n"
          "# TYPE railyard_collect_store_bytes gauge\n";
     m += "railyard_collect_store_bytes " + std::to_string(store.bytes()) + "\n";
     m += "# HELP railyard_collect_buffered_bytes Bytes of request bodies held now.\n"
@@ -175,8 +178,8 @@ struct CollectServer::Impl {
     return m;
   }
 
-  MHD_Result handle(MHD_Connection* c, const char* url, const char* method, const char* upload, std::size_t* upload_size,
-                    void** state) {
+  MHD_Result handle(MHD_Connection* c, const char* url, const char* method, const char* upload,
+                    std::size_t* upload_size, void** state) {
     std::string path = url;
     bool post = std::strcmp(method, MHD_HTTP_METHOD_POST) == 0;
     bool get = std::strcmp(method, MHD_HTTP_METHOD_GET) == 0 || std::strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
@@ -192,8 +195,10 @@ struct CollectServer::Impl {
         return send(c, 200, metrics(), "text/plain; version=0.0.4", false);
       }
       if (path != kReportsPath)
-        return refuse(c, method, url, 404, "not_found", std::string("nothing here; reports are POSTed to ") + kReportsPath);
-      if (!post) return refuse(c, method, url, 405, "method", std::string("only POST ") + kReportsPath + " is served", "POST");
+        return refuse(c, method, url, 404, "not_found",
+                      std::string("nothing here; reports are POSTed to ") + kReportsPath);
+      if (!post)
+        return refuse(c, method, url, 405, "method", std::string("only POST ") + kReportsPath + " is served", "POST");
       std::string presented;
       bool any_node = true;
       if (!opt.token.empty() || !opt.node_secret.empty()) {
@@ -248,8 +253,8 @@ struct CollectServer::Impl {
         *upload_size = 0;
         if (req->dropped <= 2 * opt.max_body) return MHD_YES;
         count_refusal("too_large");
-        log(c, method, url, 413, "closed: the body goes on past twice --max-body (" + std::to_string(opt.max_body) +
-                                     " bytes)");
+        log(c, method, url, 413,
+            "closed: the body goes on past twice --max-body (" + std::to_string(opt.max_body) + " bytes)");
         return MHD_NO;
       }
       req->body.append(upload, *upload_size);
@@ -334,15 +339,12 @@ Outcome<int> CollectServer::bind() {
   if (found->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
   // Event-driven: a slow or idle client holds a socket, not a thread.
   impl_->daemon = MHD_start_daemon(
-      flags, static_cast<std::uint16_t>(o.port), nullptr, nullptr, &on_request, impl_.get(),
-      MHD_OPTION_EXTERNAL_LOGGER, &on_library_log, impl_.get(),  // first, so that it takes every message
-      MHD_OPTION_SOCK_ADDR, found->ai_addr,
-      MHD_OPTION_THREAD_POOL_SIZE, static_cast<unsigned>(o.threads),
-      MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(o.max_connections),
-      MHD_OPTION_CONNECTION_TIMEOUT, static_cast<unsigned>(o.idle_timeout_s),
-      MHD_OPTION_CONNECTION_MEMORY_LIMIT, o.max_header_bytes,
-      MHD_OPTION_NOTIFY_COMPLETED, &on_completed, nullptr,
-      MHD_OPTION_END);
+      flags, static_cast<std::uint16_t>(o.port), nullptr, nullptr, &on_request, impl_.get(), MHD_OPTION_EXTERNAL_LOGGER,
+      &on_library_log, impl_.get(),  // first, so that it takes every message
+      MHD_OPTION_SOCK_ADDR, found->ai_addr, MHD_OPTION_THREAD_POOL_SIZE, static_cast<unsigned>(o.threads),
+      MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(o.max_connections), MHD_OPTION_CONNECTION_TIMEOUT,
+      static_cast<unsigned>(o.idle_timeout_s), MHD_OPTION_CONNECTION_MEMORY_LIMIT, o.max_header_bytes,
+      MHD_OPTION_NOTIFY_COMPLETED, &on_completed, nullptr, MHD_OPTION_END);
   if (!impl_->daemon)
     return Outcome<int>::fail("cannot listen on " + where + " (in use, or not an address of this machine)");
   const MHD_DaemonInfo* info = MHD_get_daemon_info(impl_->daemon, MHD_DAEMON_INFO_BIND_PORT);

@@ -30,11 +30,11 @@ struct CollectOptions {
   // The bodies of all requests in flight together, in bytes: past it a request is answered
   // 503 with Retry-After (a body with a Content-Length before any of it is read).
   std::size_t max_buffered = 64u << 20;
-  StoreLimits limits;  // what the store keeps (report_store.h)
+  StoreLimits limits;                        // what the store keeps (report_store.h)
   std::size_t max_header_bytes = 64u << 10;  // the request line and headers, per connection
   int idle_timeout_s = 10;                   // a connection that sends nothing for this long is closed
   int max_connections = 4096;
-  int threads = 4;  // event loops; reports are stored on them
+  int threads = 4;                              // event loops; reports are stored on them
   std::function<void(const std::string&)> log;  // one line per request, control characters escaped; may be empty
 };
 

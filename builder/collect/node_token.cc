@@ -14,8 +14,8 @@ std::string node_token(std::string_view secret, std::string_view hostname) {
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   unsigned char mac[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
-  HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()), reinterpret_cast<const unsigned char*>(name.data()),
-       name.size(), mac, &size);
+  HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
+       reinterpret_cast<const unsigned char*>(name.data()), name.size(), mac, &size);
   static const char digits[] = "0123456789abcdef";
   std::string hex;
   for (unsigned int i = 0; i < size; ++i) {

@@ -117,8 +117,9 @@ StoreReply ReportStore::store(std::string_view body, std::int64_t now,
   if (!started.empty()) {
     auto at = parse_rfc3339(started);
     if (!at)
-      return refused(422, "not_a_report", "started_at '" + escape_control(started) +
-                                              "' is not an RFC 3339 date-time (e.g. 2026-03-10T08:01:00Z)");
+      return refused(
+          422, "not_a_report",
+          "started_at '" + escape_control(started) + "' is not an RFC 3339 date-time (e.g. 2026-03-10T08:01:00Z)");
     if (*at > now + 86400)
       return refused(422, "not_a_report",
                      "started_at " + escape_control(started) + " is more than a day ahead of this receiver's clock");
@@ -145,8 +146,9 @@ StoreReply ReportStore::store(std::string_view body, std::int64_t now,
             static_cast<std::int64_t>(file_bytes(target) + file_bytes(received));
     if (added > 0 && bytes_ + static_cast<std::uint64_t>(added) > limits_.max_bytes)
       return refused(507, "store_full",
-                     "the receiver holds " + std::to_string(bytes_) + " bytes of reports, its bound (--max-store-bytes " +
-                         std::to_string(limits_.max_bytes) + "); nothing more is stored until reports are removed");
+                     "the receiver holds " + std::to_string(bytes_) +
+                         " bytes of reports, its bound (--max-store-bytes " + std::to_string(limits_.max_bytes) +
+                         "); nothing more is stored until reports are removed");
     bytes_ = static_cast<std::uint64_t>(static_cast<std::int64_t>(bytes_) + added);
   }
   auto give_back = [&] {
@@ -195,9 +197,8 @@ int ReportStore::prune(const std::filesystem::path& node_dir) {
     reports.push_back({f.last_write_time(ec), f.path()});
   }
   if (reports.size() <= limits_.keep_boots) return 0;
-  std::sort(reports.begin(), reports.end(), [](const Kept& a, const Kept& b) {
-    return a.at != b.at ? a.at > b.at : a.path > b.path;
-  });
+  std::sort(reports.begin(), reports.end(),
+            [](const Kept& a, const Kept& b) { return a.at != b.at ? a.at > b.at : a.path > b.path; });
   int removed = 0;
   for (std::size_t i = limits_.keep_boots; i < reports.size(); ++i) {
     std::filesystem::path received = reports[i].path;

@@ -25,8 +25,8 @@ struct StoreReply {
   std::string reason;   // the refusal's reason as /metrics counts it ("" when stored)
   std::string stored;   // "<node>/<boot>.json" relative to DIR, when stored
   std::string node;
-  std::string result;   // "pass" or "fail", when stored
-  int pruned = 0;       // older boots of the node removed to keep StoreLimits::keep_boots
+  std::string result;  // "pass" or "fail", when stored
+  int pruned = 0;      // older boots of the node removed to keep StoreLimits::keep_boots
 };
 
 // What a receiver keeps, at most. Zero: no bound.

@@ -25,7 +25,8 @@ std::string to_string(ChangeKind k) {
 
 std::string driver_family(const std::string& name, const std::string& version) {
   std::string suffix = "-" + version;
-  if (!version.empty() && name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+  if (!version.empty() && name.size() > suffix.size() &&
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
     return name.substr(0, name.size() - suffix.size());
   return name;
 }
@@ -82,7 +83,8 @@ std::map<std::string, std::string> package_versions(const ImageManifest& m) {
   // A bundle's DKMS source packages, gone with the build tools once their modules were built:
   // what the modules came from.
   for (const auto& nv : m.build_tools_sources_removed)
-    if (auto sp = nv.find(' '); sp != std::string::npos) out[nv.substr(0, sp) + " (DKMS source, removed)"] = nv.substr(sp + 1);
+    if (auto sp = nv.find(' '); sp != std::string::npos)
+      out[nv.substr(0, sp) + " (DKMS source, removed)"] = nv.substr(sp + 1);
   return out;
 }
 
@@ -163,19 +165,23 @@ ManifestDiff diff_manifests(const ImageManifest& a, const ImageManifest& b) {
   field(d.fields, "boot.kernel", a.boot_kernel, b.boot_kernel);
   field(d.fields, "boot.initrds", join(a.boot_initrds, " "), join(b.boot_initrds, " "));
   d.cmdline = list_change(a.cmdline, b.cmdline);
-  if (d.cmdline.empty() && a.cmdline != b.cmdline) field(d.fields, "kernel.cmdline order", join(a.cmdline, " "), join(b.cmdline, " "));
+  if (d.cmdline.empty() && a.cmdline != b.cmdline)
+    field(d.fields, "kernel.cmdline order", join(a.cmdline, " "), join(b.cmdline, " "));
 
-  pair_up(package_versions(a), package_versions(b), [&](const std::string& name, const std::string* x, const std::string* y) {
-    if (auto v = version_change(x, y)) {
-      v->name = name;
-      d.packages.push_back(*v);
-    }
-  });
+  pair_up(package_versions(a), package_versions(b),
+          [&](const std::string& name, const std::string* x, const std::string* y) {
+            if (auto v = version_change(x, y)) {
+              v->name = name;
+              d.packages.push_back(*v);
+            }
+          });
   diff_drivers(a, b, d);
 
   d.trim_dropped = list_change(a.trim_dropped, b.trim_dropped);
-  if (a.trim_files != b.trim_files) d.trim_files = FieldChange{"trim.files", std::to_string(a.trim_files), std::to_string(b.trim_files)};
-  if (a.trim_bytes != b.trim_bytes) d.trim_bytes = FieldChange{"trim.bytes", std::to_string(a.trim_bytes), std::to_string(b.trim_bytes)};
+  if (a.trim_files != b.trim_files)
+    d.trim_files = FieldChange{"trim.files", std::to_string(a.trim_files), std::to_string(b.trim_files)};
+  if (a.trim_bytes != b.trim_bytes)
+    d.trim_bytes = FieldChange{"trim.bytes", std::to_string(a.trim_bytes), std::to_string(b.trim_bytes)};
 
   std::map<std::string, std::string> sa, sb, ia, ib;
   for (const auto& s : a.stages) sa[s.name] = s.key;
@@ -229,7 +235,8 @@ std::string list_text(const ListChange& c) {
 
 std::string tally(const std::vector<VersionChange>& changes) {
   std::vector<std::string> out;
-  for (auto k : {ChangeKind::upgraded, ChangeKind::downgraded, ChangeKind::changed, ChangeKind::added, ChangeKind::removed}) {
+  for (auto k :
+       {ChangeKind::upgraded, ChangeKind::downgraded, ChangeKind::changed, ChangeKind::added, ChangeKind::removed}) {
     auto n = std::count_if(changes.begin(), changes.end(), [&](const VersionChange& v) { return v.kind == k; });
     if (n) out.push_back(std::to_string(n) + " " + to_string(k));
   }
@@ -351,10 +358,13 @@ std::string render_diff_json(const ManifestDiff& d, const std::string& old_path,
   j["trim"] = trim;
   j["artifacts"] = ordered_json::array();
   for (const auto& a : d.artifacts) {
-    ordered_json x{{"path", a.path}, {"change", to_string(a.kind)}, {"old", artifact_json(a.old_artifact)},
+    ordered_json x{{"path", a.path},
+                   {"change", to_string(a.kind)},
+                   {"old", artifact_json(a.old_artifact)},
                    {"new", artifact_json(a.new_artifact)}};
     if (a.old_artifact && a.new_artifact)
-      x["size_delta"] = static_cast<std::int64_t>(a.new_artifact->size) - static_cast<std::int64_t>(a.old_artifact->size);
+      x["size_delta"] =
+          static_cast<std::int64_t>(a.new_artifact->size) - static_cast<std::int64_t>(a.old_artifact->size);
     j["artifacts"].push_back(x);
   }
   j["stages"] = fields_json(d.stages);

@@ -13,8 +13,8 @@
 namespace railyard {
 
 struct InputLocations {
-  std::string overlays_dir;        // where the recipe's overlays were found
-  std::string agent;               // the agent package (.deb); "" when not found
+  std::string overlays_dir;          // where the recipe's overlays were found
+  std::string agent;                 // the agent package (.deb); "" when not found
   std::string apt_dir = "/etc/apt";  // the host's, for mirror = "host"
 };
 

@@ -54,10 +54,17 @@ Outcome<std::string> make_temp_dir(const fs::path& parent, const std::string& pr
 }  // namespace
 
 PendingEntry::PendingEntry(std::string dir, FileLock lock, Stage stage, std::string key)
-    : dir_(std::move(dir)), output_(dir_ + "/" + kOutputDir), lock_(std::move(lock)), stage_(stage), key_(std::move(key)) {}
+    : dir_(std::move(dir)),
+      output_(dir_ + "/" + kOutputDir),
+      lock_(std::move(lock)),
+      stage_(stage),
+      key_(std::move(key)) {}
 
 PendingEntry::PendingEntry(PendingEntry&& o) noexcept
-    : dir_(std::move(o.dir_)), output_(std::move(o.output_)), lock_(std::move(o.lock_)), stage_(o.stage_),
+    : dir_(std::move(o.dir_)),
+      output_(std::move(o.output_)),
+      lock_(std::move(o.lock_)),
+      stage_(o.stage_),
       key_(std::move(o.key_)) {
   o.dir_.clear();
   o.lock_.reset();
@@ -70,7 +77,8 @@ PendingEntry::~PendingEntry() {
 
 StageCache::StageCache(std::string root, OpenSslHasher& hasher) : root_(std::move(root)), hasher_(hasher) {
   clock = [] {
-    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
   };
 }
 

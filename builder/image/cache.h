@@ -18,8 +18,8 @@ namespace railyard {
 
 struct CacheLookup {
   bool hit = false;
-  std::string output;   // the entry's output/ when hit
-  std::string why_not;  // when missed: "absent", "incomplete: …", "corrupt: …"
+  std::string output;      // the entry's output/ when hit
+  std::string why_not;     // when missed: "absent", "incomplete: …", "corrupt: …"
   std::uint64_t size = 0;  // when hit: bytes of regular files in output/, as entry.json says
 };
 

@@ -235,7 +235,8 @@ la_ssize_t sink_write(struct archive* a, void* data, const void* buffer, size_t 
 Status write_archive(const std::vector<Item>& items, std::size_t begin, std::size_t end, const std::string& path,
                      const CpioOptions& o, CpioResult& result) {
   Archive a(archive_write_new(), &archive_write_free);
-  int threads = o.zstd_threads > 0 ? o.zstd_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int threads =
+      o.zstd_threads > 0 ? o.zstd_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (archive_write_set_format_cpio_newc(a.get()) != ARCHIVE_OK ||
       archive_write_add_filter_zstd(a.get()) != ARCHIVE_OK ||  // WARN would mean an external zstd
       archive_write_set_filter_option(a.get(), "zstd", "compression-level", std::to_string(o.zstd_level).c_str()) !=
@@ -301,8 +302,7 @@ Outcome<CpioResult> write_cpio_zstd(const std::string& tree, const std::string& 
       if (cut_ok[end]) last_cut = end;
     }
     if (end < items->size()) {
-      if (last_cut > begin)
-        end = last_cut;
+      if (last_cut > begin) end = last_cut;
       else  // one hard-link group alone is over budget: the part grows to hold it whole
         while (end < items->size() && !cut_ok[end]) ++end;
     }

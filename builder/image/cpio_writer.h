@@ -46,7 +46,7 @@ struct CpioOptions {
 };
 
 struct CpioResult {
-  std::vector<std::string> files;  // the archives written, in unpacking order
+  std::vector<std::string> files;   // the archives written, in unpacking order
   std::vector<std::string> sha256;  // of each archive, taken as it was written
   std::size_t entries = 0;
   std::uint64_t content_bytes = 0;  // file data archived, before compression

@@ -69,12 +69,14 @@ class Transfer {
     if (!range_error_.empty()) return {Attempt::restart, range_error_, status};
     if (rc == CURLE_OK) return {Attempt::complete, "", status};
     if (rc == CURLE_HTTP_RETURNED_ERROR) {
-      if (status == 416 && offset_ > 0) return {Attempt::restart, "HTTP 416: the partial file is not a prefix of it", status};
+      if (status == 416 && offset_ > 0)
+        return {Attempt::restart, "HTTP 416: the partial file is not a prefix of it", status};
       bool transient = status == 408 || status == 425 || status == 429 || status >= 500;
       return {transient ? Attempt::transient : Attempt::permanent, "HTTP " + std::to_string(status), status};
     }
     if (rc == CURLE_OPERATION_TIMEDOUT)
-      detail += " (slower than " + std::to_string(o.low_speed_bytes) + " bytes/s for " + std::to_string(o.low_speed_seconds) + " s, or no answer)";
+      detail += " (slower than " + std::to_string(o.low_speed_bytes) + " bytes/s for " +
+                std::to_string(o.low_speed_seconds) + " s, or no answer)";
     switch (rc) {
       case CURLE_UNSUPPORTED_PROTOCOL:
       case CURLE_URL_MALFORMAT:
@@ -86,10 +88,8 @@ class Transfer {
       case CURLE_LOGIN_DENIED:
       case CURLE_REMOTE_ACCESS_DENIED:
       case CURLE_REMOTE_FILE_NOT_FOUND:
-      case CURLE_OUT_OF_MEMORY:
-        return {Attempt::permanent, detail, status};
-      default:
-        return {Attempt::transient, detail, status};
+      case CURLE_OUT_OF_MEMORY: return {Attempt::permanent, detail, status};
+      default: return {Attempt::transient, detail, status};
     }
   }
 
@@ -122,7 +122,8 @@ class Transfer {
         t->offset_ = 0;
         t->started_over_ = true;
       } else if (status == 206 && t->content_range_start_ != t->offset_) {
-        t->range_error_ = "HTTP 206 for other bytes than asked (Content-Range does not start at " + std::to_string(t->offset_) + ")";
+        t->range_error_ =
+            "HTTP 206 for other bytes than asked (Content-Range does not start at " + std::to_string(t->offset_) + ")";
         return 0;
       }
     }
@@ -200,7 +201,8 @@ Outcome<FetchResult> fetch_into(const std::string& url, const Acceptance& accept
     if (t.started_over()) assembled = false;
     if (offset > 0 && !t.started_over() && t.written() > 0) r.resumed = true;
     if (a.kind == Attempt::permanent)
-      return Result::fail(url + ": " + a.why + (attempt > 1 ? " (attempt " + std::to_string(attempt) + ")" : " (not retried)"));
+      return Result::fail(url + ": " + a.why +
+                          (attempt > 1 ? " (attempt " + std::to_string(attempt) + ")" : " (not retried)"));
     if (a.kind == Attempt::restart) {
       log(url + ": " + a.why + "; starting over");
       if (::ftruncate(fd, 0) != 0) return Result::fail(part + ": " + std::strerror(errno));
@@ -220,7 +222,8 @@ Outcome<FetchResult> fetch_into(const std::string& url, const Acceptance& accept
     if (!wrong.ok()) return Result::fail(wrong.error());
     if (*wrong) {
       std::string why = **wrong + " (" + std::to_string(size_of(fd)) + " bytes; deleted)";
-      if (::ftruncate(fd, 0) != 0) return Result::fail(part + ": cannot empty the corrupt download: " + std::strerror(errno));
+      if (::ftruncate(fd, 0) != 0)
+        return Result::fail(part + ": cannot empty the corrupt download: " + std::strerror(errno));
       // Pieces of two transfers may not belong together (the file changed in between):
       // once more from scratch. A whole transfer that is wrong stays wrong.
       if (!assembled || attempt == attempts) {
@@ -244,7 +247,8 @@ Outcome<FetchResult> fetch_into(const std::string& url, const Acceptance& accept
 Outcome<FetchResult> fetch_verified(const std::string& url, const std::string& expected_sha256, const std::string& dest,
                                     const FetchOptions& o) {
   using Result = Outcome<FetchResult>;
-  if (auto why = check_hex(expected_sha256, 64)) return Result::fail(url + ": expected sha256 '" + expected_sha256 + "': " + *why);
+  if (auto why = check_hex(expected_sha256, 64))
+    return Result::fail(url + ": expected sha256 '" + expected_sha256 + "': " + *why);
   OpenSslHasher hasher;
   std::error_code ec;
   if (fs::is_regular_file(dest, ec)) {

@@ -34,8 +34,8 @@
 namespace railyard {
 
 struct FetchOptions {
-  int attempts = 5;  // in all, the first one included
-  std::chrono::milliseconds backoff{1000};      // before the second attempt; doubled after each
+  int attempts = 5;                         // in all, the first one included
+  std::chrono::milliseconds backoff{1000};  // before the second attempt; doubled after each
   std::chrono::milliseconds max_backoff{60000};
   long connect_timeout_s = 30;
   long low_speed_bytes = 1024;  // a transfer slower than this (bytes/s) …

@@ -112,12 +112,17 @@ std::string relative_path(const json& j, const std::string& key) {
 
 void read_drivers(const json& root, ImageManifest& m) {
   each(root, "", "drivers", [&](const json& d, const std::string& at) {
-    ManifestDriver drv{text(d, at, "name"), text(d, at, "version"), text(d, at, "kind"),
-                       texts(d, at, "packages"), texts(d, at, "modules"), {}, {}};
+    ManifestDriver drv{text(d, at, "name"),
+                       text(d, at, "version"),
+                       text(d, at, "kind"),
+                       texts(d, at, "packages"),
+                       texts(d, at, "modules"),
+                       {},
+                       {}};
     if (d.is_object() && d.contains("emulates")) drv.emulates = texts(d, at, "emulates");
     each(d, at, "dkms", [&](const json& k, const std::string& kat) {
-      drv.dkms.push_back({text(k, kat, "module"), text(k, kat, "version"), text(k, kat, "kernel"),
-                          texts(k, kat, "files")});
+      drv.dkms.push_back(
+          {text(k, kat, "module"), text(k, kat, "version"), text(k, kat, "kernel"), texts(k, kat, "files")});
     });
     m.drivers.push_back(std::move(drv));
   });
@@ -177,7 +182,8 @@ ImageManifest read(const json& root) {
   m.boot_format = text(boot, "boot", "format");
   if (m.boot_format != "initramfs") throw Bad{"boot.format", "'" + m.boot_format + "' is not supported (initramfs)"};
   m.boot_kernel = relative_path(member(boot, "boot", "kernel"), "boot.kernel");
-  each(boot, "boot", "initrds", [&](const json& j, const std::string& at) { m.boot_initrds.push_back(relative_path(j, at)); });
+  each(boot, "boot", "initrds",
+       [&](const json& j, const std::string& at) { m.boot_initrds.push_back(relative_path(j, at)); });
   each(root, "", "stages", [&](const json& s, const std::string& at) {
     m.stages.push_back({text(s, at, "name"), digest(s, at, "key")});
   });
@@ -198,7 +204,8 @@ ImageManifest read(const json& root) {
     if (t.contains("sources_removed")) m.build_tools_sources_removed = texts(t, "build_tools", "sources_removed");
   }
   each(root, "", "artifacts", [&](const json& a, const std::string& at) {
-    m.artifacts.push_back({relative_path(member(a, at, "path"), at + ".path"), digest(a, at, "sha256"), count(a, at, "size")});
+    m.artifacts.push_back(
+        {relative_path(member(a, at, "path"), at + ".path"), digest(a, at, "sha256"), count(a, at, "size")});
   });
   check_artifacts(m);
   return m;
@@ -217,7 +224,6 @@ std::string line_col(std::string_view text, std::size_t byte) {
   }
   return std::to_string(line) + ":" + std::to_string(col);
 }
-
 
 // Parses `text` and hands the root to `read`; any error names `path`, with a line and
 // column for invalid JSON and the key for a value of the wrong shape.
@@ -264,8 +270,12 @@ ordered_json drivers_json(const std::vector<ManifestDriver>& drivers) {
 ordered_json trim_json(const ImageManifest& m) {
   ordered_json dirs = ordered_json::array();
   for (const auto& d : m.trim_dirs) dirs.push_back({{"dir", d.dir}, {"files", d.files}, {"bytes", d.bytes}});
-  return {{"kernel", m.trim_kernel}, {"dropped", m.trim_dropped}, {"files", m.trim_files},
-          {"bytes", m.trim_bytes},   {"dirs", dirs},               {"stranded", m.trim_stranded}};
+  return {{"kernel", m.trim_kernel},
+          {"dropped", m.trim_dropped},
+          {"files", m.trim_files},
+          {"bytes", m.trim_bytes},
+          {"dirs", dirs},
+          {"stranded", m.trim_stranded}};
 }
 
 }  // namespace
@@ -289,7 +299,9 @@ Outcome<Done> parse_trim_record(std::string_view text, const std::string& path, 
   });
 }
 
-std::string render_drivers_record(const std::vector<ManifestDriver>& drivers) { return drivers_json(drivers).dump(2) + "\n"; }
+std::string render_drivers_record(const std::vector<ManifestDriver>& drivers) {
+  return drivers_json(drivers).dump(2) + "\n";
+}
 
 std::string render_trim_record(const ImageManifest& m) { return trim_json(m).dump(2) + "\n"; }
 
@@ -322,14 +334,16 @@ std::string render_image_manifest(const ImageManifest& m) {
   for (const auto& i : m.inputs) j["inputs"].push_back({{"kind", i.kind}, {"name", i.name}, {"sha256", i.sha256}});
   j["drivers"] = drivers_json(m.drivers);
   j["packages"] = ordered_json::array();
-  for (const auto& p : m.packages) j["packages"].push_back({{"name", p.name}, {"version", p.version}, {"arch", p.arch}});
+  for (const auto& p : m.packages)
+    j["packages"].push_back({{"name", p.name}, {"version", p.version}, {"arch", p.arch}});
   j["trim"] = trim_json(m);
   j["build_tools"] = {{"removed", m.build_tools_removed},
                       {"kept", m.build_tools_kept},
                       {"why_kept", m.build_tools_why_kept},
                       {"sources_removed", m.build_tools_sources_removed}};
   j["artifacts"] = ordered_json::array();
-  for (const auto& a : m.artifacts) j["artifacts"].push_back({{"path", a.path}, {"sha256", a.sha256}, {"size", a.size}});
+  for (const auto& a : m.artifacts)
+    j["artifacts"].push_back({{"path", a.path}, {"sha256", a.sha256}, {"size", a.size}});
   return j.dump(2) + "\n";
 }
 

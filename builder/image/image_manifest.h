@@ -67,8 +67,8 @@ struct ImageManifest {
   std::vector<ManifestInput> inputs;
   std::vector<ManifestDriver> drivers;
   std::vector<ManifestPackage> packages;
-  std::string trim_kernel;                 // the kernel whose modules were trimmed
-  std::vector<std::string> trim_dropped;   // directories under kernel/, sorted
+  std::string trim_kernel;                // the kernel whose modules were trimmed
+  std::vector<std::string> trim_dropped;  // directories under kernel/, sorted
   std::uint64_t trim_files = 0, trim_bytes = 0;
   std::vector<ManifestTrimDir> trim_dirs;  // per dropped directory
   std::vector<std::string> trim_stranded;  // modules elsewhere that needed a dropped one

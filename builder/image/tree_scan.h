@@ -15,10 +15,10 @@ struct TreeEntry {
   enum class Type { file, directory, symlink, other };
   std::string path;  // relative to the root, '/'-separated, never "." or "./x"
   Type type = Type::file;
-  unsigned mode = 0;        // permission bits with setuid/setgid/sticky (07777)
-  std::uint64_t size = 0;   // regular files
-  std::string digest;       // regular files: hex, of the scan's TreeDigest
-  std::string target;       // symlinks, as stored (never followed)
+  unsigned mode = 0;       // permission bits with setuid/setgid/sticky (07777)
+  std::uint64_t size = 0;  // regular files
+  std::string digest;      // regular files: hex, of the scan's TreeDigest
+  std::string target;      // symlinks, as stored (never followed)
   bool operator==(const TreeEntry&) const = default;
 };
 

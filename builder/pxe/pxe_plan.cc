@@ -51,13 +51,16 @@ Outcome<PxePlan> plan_pxe(const ImageManifest& image, const std::vector<NodeEntr
 
 std::optional<std::string> check_token_path(const std::string& token_file) {
   std::string allowed = "join.token_file must be an absolute path to a file, not one of the overlay's own files";
-  if (token_file.empty() || token_file.front() != '/' || token_file.back() == '/') return allowed + ": '" + token_file + "'";
+  if (token_file.empty() || token_file.front() != '/' || token_file.back() == '/')
+    return allowed + ": '" + token_file + "'";
   for (const auto& part : split(token_file.substr(1), '/'))
     if (part.empty() || part == "." || part == "..")
-      return "join.token_file '" + token_file + "' has an empty, '.' or '..' component; write it plainly, like /etc/railyard/token";
+      return "join.token_file '" + token_file +
+             "' has an empty, '.' or '..' component; write it plainly, like /etc/railyard/token";
   for (const char* own : {"/etc/railyard/node.toml", "/etc/hostname"})
     if (token_file == own) return allowed + ": '" + token_file + "' is where the overlay puts the node's identity";
-  if (token_file == kMungeKey) return allowed + ": '" + token_file + "' is where the overlay puts the cluster's munge key";
+  if (token_file == kMungeKey)
+    return allowed + ": '" + token_file + "' is where the overlay puts the cluster's munge key";
   return std::nullopt;
 }
 
@@ -82,13 +85,17 @@ std::string render_node_identity(const NodeEntry& node) {
 std::string render_tree_index(const PxePlan& plan, const ImageManifest& image) {
   nlohmann::ordered_json j;
   j["schema"] = 1;
-  j["image"] = {{"recipe", image.recipe_name}, {"recipe_sha256", image.recipe_sha256}, {"kernel", image.kernel_version}};
+  j["image"] = {
+      {"recipe", image.recipe_name}, {"recipe_sha256", image.recipe_sha256}, {"kernel", image.kernel_version}};
   j["base_url"] = plan.base_url.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(plan.base_url);
   // Where the tokens are, never what they are: the index is served with the tree.
   j["token_file"] = plan.token_file.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(plan.token_file);
   j["nodes"] = nlohmann::ordered_json::array();
   for (const auto& n : plan.nodes)
-    j["nodes"].push_back({{"hostname", n.node.hostname}, {"mac", n.node.mac}, {"script", n.script}, {"overlay", n.overlay},
+    j["nodes"].push_back({{"hostname", n.node.hostname},
+                          {"mac", n.node.mac},
+                          {"script", n.script},
+                          {"overlay", n.overlay},
                           {"token", !n.token.empty()}});
   return j.dump(2) + "\n";
 }

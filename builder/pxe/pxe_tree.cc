@@ -94,8 +94,10 @@ Outcome<std::string> read_munge_key(const std::string& path) {
   std::string key((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) return Outcome<std::string>::fail(path + ": cannot be read");
   if (key.size() < 32 || key.size() > 1024)
-    return Outcome<std::string>::fail(path + ": a munge key is 32 to 1024 bytes (mungekey -c -k FILE makes one); this "
-                                      "is " + std::to_string(key.size()));
+    return Outcome<std::string>::fail(path +
+                                      ": a munge key is 32 to 1024 bytes (mungekey -c -k FILE makes one); this "
+                                      "is " +
+                                      std::to_string(key.size()));
   return key;
 }
 
@@ -105,7 +107,8 @@ Outcome<gid_t> find_group(const std::string& name) {
   // getgrnam(3): errno 0, ENOENT, ESRCH, EBADF or EPERM all mean not found; these mean not read.
   if (errno == EIO || errno == EINTR || errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == ERANGE)
     return Outcome<gid_t>::fail("group '" + name + "': " + std::strerror(errno));
-  return Outcome<gid_t>::fail("no group '" + name + "' on this host (getent group lists them); name the group "
+  return Outcome<gid_t>::fail("no group '" + name +
+                              "' on this host (getent group lists them); name the group "
                               "your TFTP or HTTP server runs as");
 }
 
@@ -140,7 +143,8 @@ Status check_replaceable(const std::string& tree) {
 Status fill(const std::string& tmp, const std::string& final_dir, const PxePlan& plan, const ImageManifest& image,
             const PxeTreeOptions& opt, PxeTreeResult& r) {
   for (const auto& a : image.artifacts)
-    if (auto s = place_artifact(opt.image_dir + "/" + a.path, tmp + "/" + kPxeImageDir + "/" + a.path, a.sha256, r); !s.ok())
+    if (auto s = place_artifact(opt.image_dir + "/" + a.path, tmp + "/" + kPxeImageDir + "/" + a.path, a.sha256, r);
+        !s.ok())
       return s;
   std::error_code ec;
   fs::copy_file(opt.image_dir + "/" + kManifestFile, tmp + "/" + kPxeImageDir + "/" + kManifestFile, ec);
@@ -181,7 +185,8 @@ Status fill(const std::string& tmp, const std::string& final_dir, const PxePlan&
   // image's own and keep their modes.
   ::chmod(tmp.c_str(), 0755);
   std::string image_prefix = tmp + "/" + kPxeImageDir + "/";
-  for (auto it = fs::recursive_directory_iterator(tmp, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(tmp, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
     std::string path = it->path().string();
     if (it->is_directory()) ::chmod(path.c_str(), 0755);
     else if (path.rfind(image_prefix, 0) != 0 && !secret.count(path)) ::chmod(path.c_str(), 0644);

@@ -47,7 +47,8 @@ Status add_lab_fault(const std::string& spec, int rails, LabFaults& f) {
   }
   if (name == "swap-rails") {
     auto parts = split(arg, ',');
-    std::optional<int> a = parts.size() == 2 ? rail(parts[0]) : std::nullopt, b = parts.size() == 2 ? rail(parts[1]) : std::nullopt;
+    std::optional<int> a = parts.size() == 2 ? rail(parts[0]) : std::nullopt,
+                       b = parts.size() == 2 ? rail(parts[1]) : std::nullopt;
     if (!a || !b || *a == *b) return bad("expected swap-rails=A,B, two different rails 0–" + std::to_string(rails - 1));
     if (f.swapped) return bad("only one pair of rails can be swapped");
     f.swapped = std::pair{std::min(*a, *b), std::max(*a, *b)};
@@ -82,11 +83,13 @@ int cabled_rail(const LabFaults& f, int port) {
 
 Status check_lab_faults(const LabFaults& faults, const Recipe& recipe) {
   if (faults.any_routed() && recipe.routing.mode != RoutingMode::bgp_unnumbered)
-    return Status::fail("--fault leaf-bgp-down, leaf-refuse-asn and tenant-leak need routed rails: the image's recipe has "
-                        "routing.mode = \"l2\"");
+    return Status::fail(
+        "--fault leaf-bgp-down, leaf-refuse-asn and tenant-leak need routed rails: the image's recipe has "
+        "routing.mode = \"l2\"");
   if (faults.tenant_leak && recipe.tenant.vni == 0)
-    return Status::fail("--fault tenant-leak: the image's recipe has no [tenant] network (tenant.vni), so there is no "
-                        "VNI to leak into and tenant.isolation is not planned");
+    return Status::fail(
+        "--fault tenant-leak: the image's recipe has no [tenant] network (tenant.vni), so there is no "
+        "VNI to leak into and tenant.isolation is not planned");
   return success();
 }
 

@@ -14,11 +14,11 @@
 namespace railyard {
 
 struct LabFaults {
-  std::vector<int> links_down;       // link-down=R: the rail's NIC has no link from power-on
-  std::vector<int> pause_storms;     // pause-storm=R: the rail's NIC receives pause frames at storm rate
+  std::vector<int> links_down;                 // link-down=R: the rail's NIC has no link from power-on
+  std::vector<int> pause_storms;               // pause-storm=R: the rail's NIC receives pause frames at storm rate
   std::optional<std::pair<int, int>> swapped;  // swap-rails=A,B: the cables of rails A and B cross at the leaf
-  std::optional<int> leaf_pfc;       // leaf-pfc=P: the leaf advertises PFC on priority P instead
-  bool no_lldp = false;              // no-lldp: the leaf sends no LLDP
+  std::optional<int> leaf_pfc;                 // leaf-pfc=P: the leaf advertises PFC on priority P instead
+  bool no_lldp = false;                        // no-lldp: the leaf sends no LLDP
   // Routed rails (routing.mode = "bgp-unnumbered"):
   std::vector<int> leaf_bgp_down;    // leaf-bgp-down=R: rail R's leaf runs no bgpd
   std::vector<int> leaf_refuse_asn;  // leaf-refuse-asn=R: rail R's leaf expects another AS of the node

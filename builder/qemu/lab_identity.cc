@@ -46,7 +46,9 @@ std::vector<std::string> macs_from(const std::string& management_mac, unsigned f
 
 }  // namespace
 
-std::vector<std::string> rail_macs(const std::string& management_mac, int rails) { return macs_from(management_mac, 0x10, rails); }
+std::vector<std::string> rail_macs(const std::string& management_mac, int rails) {
+  return macs_from(management_mac, 0x10, rails);
+}
 
 std::vector<std::string> leaf_port_macs(const std::string& management_mac, int ports) {
   return macs_from(management_mac, 0x30, ports);
@@ -57,7 +59,8 @@ NodeEntry implied_identity(const Recipe& recipe, const std::string& hostname, co
   const AddressingSpec& a = recipe.addressing;
   int rails = a.mode == AddressingMode::per_rail_subnet ? static_cast<int>(a.subnets.size()) : fixed_rail_count(recipe);
   for (int r = 0; r < rails; ++r) {
-    auto net = parse_cidr(a.mode == AddressingMode::per_rail_subnet ? a.subnets[static_cast<std::size_t>(r)] : a.subnet);
+    auto net =
+        parse_cidr(a.mode == AddressingMode::per_rail_subnet ? a.subnets[static_cast<std::size_t>(r)] : a.subnet);
     if (!net) return n;
     // In a shared subnet every rail needs its own host number.
     std::uint32_t host = (role == LabRole::node ? 11 : 100) + (a.mode == AddressingMode::shared_subnet ? r : 0);
@@ -82,7 +85,9 @@ Outcome<Recipe> read_image_recipe(const std::string& image_dir) {
   return parse_image_recipe(label, **text);
 }
 
-std::string smbios_uuid(const std::string& management_mac) { return "00000000-0000-4000-8000-" + bare_mac(management_mac); }
+std::string smbios_uuid(const std::string& management_mac) {
+  return "00000000-0000-4000-8000-" + bare_mac(management_mac);
+}
 
 Status write_identity_initrd(const LabIdentity& id, const std::string& scratch_dir, const std::string& out_path) {
   fs::path tree = fs::path(scratch_dir) / "identity";
@@ -96,7 +101,8 @@ Status write_identity_initrd(const LabIdentity& id, const std::string& scratch_d
   for (const auto& f : id.files) {
     fs::path file = tree / f.path;
     fs::create_directories(file.parent_path(), ec);
-    for (fs::path d = fs::path(f.path).parent_path(); !d.empty(); d = d.parent_path()) fs::permissions(tree / d, fs::perms(0755), ec);
+    for (fs::path d = fs::path(f.path).parent_path(); !d.empty(); d = d.parent_path())
+      fs::permissions(tree / d, fs::perms(0755), ec);
     if (auto s = write_text(file, f.content); !s.ok()) return s;
     fs::permissions(file, static_cast<fs::perms>(f.mode), ec);
   }

@@ -39,16 +39,16 @@ std::string lldpd_config(const nlohmann::json& leaf, const nlohmann::json& port,
   std::string out = "# lldpd for the lab leaf " + system + ", rail " + std::to_string(rail) +
                     ": from railyard fabric leaf-config's " + system + ".json\n";
   out += "configure system hostname " + lldpcli_word(system) + "\n";
-  out += "configure system description " + lldpcli_word("railyard lab leaf (lldpd), rail " + std::to_string(rail)) + "\n";
+  out +=
+      "configure system description " + lldpcli_word("railyard lab leaf (lldpd), rail " + std::to_string(rail)) + "\n";
   out += "configure system interface pattern " + ifname_pattern + "\n";
   // A real switch sends every 30 s; the lab's node listens for seconds.
   out += "configure lldp tx-interval 1\n";
   std::string description = "to " + text_or(port, "node", "?") + " rail " + std::to_string(rail);
   if (port.contains("port") && port["port"].is_string())
-    out += "configure ports " + ifname_pattern + " lldp portidsubtype local " + lldpcli_word(port["port"].get<std::string>()) +
-           " description " + lldpcli_word(description) + "\n";
-  else
-    out += "configure lldp portidsubtype ifname\n";
+    out += "configure ports " + ifname_pattern + " lldp portidsubtype local " +
+           lldpcli_word(port["port"].get<std::string>()) + " description " + lldpcli_word(description) + "\n";
+  else out += "configure lldp portidsubtype ifname\n";
   // IEEE 802.1Qaz PFC configuration: willing (bit 7), MBC (bit 6), capability (bits 3-0);
   // then the enable bitmap.
   unsigned enable = 0;
@@ -56,7 +56,8 @@ std::string lldpd_config(const nlohmann::json& leaf, const nlohmann::json& port,
   else
     for (const auto& p : leaf["pfc"]["priorities"]) enable |= 1u << p.get<int>();
   bool willing = leaf["pfc"].value("willing", false);
-  out += "configure lldp custom-tlv oui 00,80,c2 subtype 11 oui-info " + hex_bytes({(willing ? 0x80u : 0u) | 8u, enable}) + "\n";
+  out += "configure lldp custom-tlv oui 00,80,c2 subtype 11 oui-info " +
+         hex_bytes({(willing ? 0x80u : 0u) | 8u, enable}) + "\n";
   // IEEE 802.3 maximum frame size: the port's MTU, a frame size by Ethernet's count.
   unsigned mtu = leaf.value("mtu", 1518);
   out += "configure lldp custom-tlv add oui 00,12,0f subtype 4 oui-info " + hex_bytes({mtu >> 8, mtu}) + "\n";
@@ -144,7 +145,8 @@ Status assign(std::string& out, const std::string& name, const std::string& valu
 }  // namespace
 
 Outcome<std::vector<LabLeafFile>> lab_leaf_routed_files(const Recipe& recipe, const NodeEntry& node,
-                                                        const LabRoutedLeaf& routed, int rails, const LabFaults& faults) {
+                                                        const LabRoutedLeaf& routed, int rails,
+                                                        const LabFaults& faults) {
   using Result = Outcome<std::vector<LabLeafFile>>;
   const NodeEntry& target = routed.target;
   if (static_cast<int>(target.rails.size()) < rails || static_cast<int>(node.rails.size()) < rails)
@@ -162,7 +164,8 @@ Outcome<std::vector<LabLeafFile>> lab_leaf_routed_files(const Recipe& recipe, co
   std::vector<LabLeafFile> out;
   std::string lines;
   for (int rail = 0; rail < rails; ++rail) {
-    bool refuse = std::find(faults.leaf_refuse_asn.begin(), faults.leaf_refuse_asn.end(), rail) != faults.leaf_refuse_asn.end();
+    bool refuse =
+        std::find(faults.leaf_refuse_asn.begin(), faults.leaf_refuse_asn.end(), rail) != faults.leaf_refuse_asn.end();
     const LeafIntent* leaf = leaf_of(refuse ? refused : plan, rail);
     if (!leaf) return Result::fail("the lab leaf: leaf-config has no leaf for rail " + std::to_string(rail));
     const LeafPort* to_node = port_of(*leaf, rail, node.hostname);
@@ -200,14 +203,17 @@ Outcome<std::vector<LabLeafFile>> lab_leaf_routed_files(const Recipe& recipe, co
   bgp.router_id = target.rails.front().substr(0, target.rails.front().find('/'));
   bgp.fabric_prefixes = recipe.routing.fabric_prefixes;
   p.bgp = bgp;
-  if (recipe.tenant.vni != 0) p.tenant = TenantPlan{recipe.tenant.vni, "", target.vtep, target.tenant_address, 0, {}, ""};
+  if (recipe.tenant.vni != 0)
+    p.tenant = TenantPlan{recipe.tenant.vni, "", target.vtep, target.tenant_address, 0, {}, ""};
   for (const auto& f : frr_node_files(p))
-    out.push_back({std::string(kLabLeafDir) + (f.path == kFrrConfigPath ? "/target-frr.conf" : "/target-daemons"), f.content});
+    out.push_back(
+        {std::string(kLabLeafDir) + (f.path == kFrrConfigPath ? "/target-frr.conf" : "/target-daemons"), f.content});
 
   std::string env = "# The storage target's routed side (railyard qemu; overlays/lab-qemu's qemu-leaf sources it).\n";
   std::string more;
   for (int rail = 1; rail < rails; ++rail)
-    more += (more.empty() ? "" : " ") + std::to_string(rail) + "=" + with_prefix(target.rails[static_cast<std::size_t>(rail)], 32);
+    more += (more.empty() ? "" : " ") + std::to_string(rail) + "=" +
+            with_prefix(target.rails[static_cast<std::size_t>(rail)], 32);
   Status st = assign(env, "TARGET_RAILS", more);
   if (st.ok() && recipe.tenant.vni != 0) {
     // Another tenant's VNI on the target holds the node's isolation probe address: the probe

@@ -44,9 +44,9 @@ std::string lldpd_config(const nlohmann::json& leaf, const nlohmann::json& port,
 // frr.conf leaf-config writes for it), peering with the node and with the storage target,
 // which is a routed host beside the leaves (lab_leaf_routed_files).
 struct LabRoutedLeaf {
-  NodeEntry target;               // the storage target's inventory entry: its rail /32s, AS, VTEP
-  std::string storage_port_mac;   // rail 0's leaf port the target's storage NIC is cabled to
-  std::string storage_ifname;     // the target's storage NIC in the guest (enp0s6)
+  NodeEntry target;              // the storage target's inventory entry: its rail /32s, AS, VTEP
+  std::string storage_port_mac;  // rail 0's leaf port the target's storage NIC is cabled to
+  std::string storage_ifname;    // the target's storage NIC in the guest (enp0s6)
 };
 Outcome<std::vector<LabLeafFile>> lab_leaf_files(const Recipe& recipe, const NodeEntry& node,
                                                  const std::vector<std::string>& port_macs, const LabFaults& faults,
@@ -61,7 +61,8 @@ Outcome<std::vector<LabLeafFile>> lab_leaf_files(const Recipe& recipe, const Nod
 // makes: another VNI from its VTEP holding the node's isolation probe address, and whether
 // the node's VNI leaks to it (tenant-leak).
 Outcome<std::vector<LabLeafFile>> lab_leaf_routed_files(const Recipe& recipe, const NodeEntry& node,
-                                                        const LabRoutedLeaf& routed, int rails, const LabFaults& faults);
+                                                        const LabRoutedLeaf& routed, int rails,
+                                                        const LabFaults& faults);
 
 // The kernel modules the storage-target VM loads at early boot (its kernel command line's
 // modules_load=, systemd-modules-load): target_modules() for the recipe, and what the leaf

@@ -15,7 +15,8 @@ std::string text(const nlohmann::json& j, const char* key) {
 
 }  // namespace
 
-LabVerdict judge_lab_run(const std::string& report_text, const std::string& status_text, const std::string& agent_errors) {
+LabVerdict judge_lab_run(const std::string& report_text, const std::string& status_text,
+                         const std::string& agent_errors) {
   LabVerdict v;
   auto report = nlohmann::json::parse(report_text, nullptr, false);
   if (report_text.empty() || report.is_discarded() || !report.is_object() || !report.contains("result")) {
@@ -57,8 +58,9 @@ LabVerdict judge_lab_run(const std::string& report_text, const std::string& stat
     return v;
   }
   v.exit_code = 1;
-  v.summary = who + " passed its self-test but did not join (join unit " + status.value("ready_unit", std::string("?")) +
-              ", agent exit " + (status.contains("agent_exit") ? status["agent_exit"].dump() : "?") + ")";
+  v.summary = who + " passed its self-test but did not join (join unit " +
+              status.value("ready_unit", std::string("?")) + ", agent exit " +
+              (status.contains("agent_exit") ? status["agent_exit"].dump() : "?") + ")";
   for (const auto& line : split(agent_errors, '\n'))
     if (!trim(line).empty()) v.detail.push_back("agent: " + trim(line));
   return v;

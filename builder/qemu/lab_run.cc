@@ -44,13 +44,14 @@ using Clock = std::chrono::steady_clock;
 
 // Ports the guest scripts (overlays/lab-qemu) write to, and the file each lands in.
 const std::vector<std::pair<std::string, std::string>> kNodePorts = {
-    {"org.railyard.report", "report.json"}, {"org.railyard.files", "files.tar"}, {"org.railyard.status", "status.json"},
-    {"org.railyard.rerun", "rerun.json"},   {"org.railyard.rerun-files", "rerun-files.tar"},
-    {"org.railyard.bench", "bench.txt"},    {"org.railyard.journal", "journal.txt"},
-    {"org.railyard.chain", "chain.txt"},    {"org.railyard.verify", "verify.json"},
-    {"org.railyard.slurm", "slurm.txt"},    {"org.railyard.join-journal", "join-journal.txt"}};
+    {"org.railyard.report", "report.json"},           {"org.railyard.files", "files.tar"},
+    {"org.railyard.status", "status.json"},           {"org.railyard.rerun", "rerun.json"},
+    {"org.railyard.rerun-files", "rerun-files.tar"},  {"org.railyard.bench", "bench.txt"},
+    {"org.railyard.journal", "journal.txt"},          {"org.railyard.chain", "chain.txt"},
+    {"org.railyard.verify", "verify.json"},           {"org.railyard.slurm", "slurm.txt"},
+    {"org.railyard.join-journal", "join-journal.txt"}};
 const std::vector<std::pair<std::string, std::string>> kTargetPorts = {{"org.railyard.target", "target.json"},
-                                                                      {"org.railyard.target-chain", "chain.txt"}};
+                                                                       {"org.railyard.target-chain", "chain.txt"}};
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -77,7 +78,8 @@ Outcome<int> free_port(int type) {
   bool ok = fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
             ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
   if (fd >= 0) ::close(fd);
-  if (!ok) return Outcome<int>::fail(std::string("no free ") + (type == SOCK_DGRAM ? "UDP" : "TCP") + " port on 127.0.0.1");
+  if (!ok)
+    return Outcome<int>::fail(std::string("no free ") + (type == SOCK_DGRAM ? "UDP" : "TCP") + " port on 127.0.0.1");
   return static_cast<int>(ntohs(a.sin_port));
 }
 
@@ -142,12 +144,9 @@ nlohmann::ordered_json topology_json(const VmSpec& spec) {
   auto rails = nlohmann::ordered_json::array();
   for (const auto& slot : pcie_layout(static_cast<int>(spec.rail_macs.size())).rails) {
     auto k = static_cast<std::size_t>(slot.rail);
-    nlohmann::ordered_json rail = {{"rail", slot.rail},
-                                   {"pci", slot.guest_pci},
-                                   {"numa_node", slot.numa_node},
-                                   {"behind_switch", slot.behind_switch},
-                                   {"mac", spec.rail_macs[k]},
-                                   {"qemu_id", rail_nic_id(spec, slot.rail)}};
+    nlohmann::ordered_json rail = {{"rail", slot.rail},           {"pci", slot.guest_pci},
+                                   {"numa_node", slot.numa_node}, {"behind_switch", slot.behind_switch},
+                                   {"mac", spec.rail_macs[k]},    {"qemu_id", rail_nic_id(spec, slot.rail)}};
     if (k < spec.rail_wires.size())
       rail["wire"] = {{"local_udp", spec.rail_wires[k].local_port}, {"peer_udp", spec.rail_wires[k].peer_port}};
     rails.push_back(std::move(rail));
@@ -168,7 +167,8 @@ struct ImageBoot {
 
 Outcome<ImageBoot> image_boot(const std::string& image_dir) {
   std::string path = path_join(image_dir, kManifestFile);
-  if (!fs::is_regular_file(path)) return Outcome<ImageBoot>::fail(path + ": missing; IMAGE_DIR must be what railyard build wrote");
+  if (!fs::is_regular_file(path))
+    return Outcome<ImageBoot>::fail(path + ": missing; IMAGE_DIR must be what railyard build wrote");
   auto m = read_image_manifest(path);
   if (!m.ok()) return Outcome<ImageBoot>::fail(m.error());
   ImageBoot b{path_join(image_dir, m->boot_kernel), {}, m->cmdline};
@@ -206,7 +206,8 @@ Status prepare(Vm& vm, const LabOptions& o, const LabIdentity& id, const ImageBo
     s.ports.push_back({name, (vm.dir / file).string()});
   }
   s.forwards.push_back({kLabCollectorGuestAddress, o.collector.empty() ? "cmd:/bin/false"
-                                                                        : "cmd:" + shell_quote({o.relay_program}) + " qemu --relay " + o.collector});
+                                                                       : "cmd:" + shell_quote({o.relay_program}) +
+                                                                             " qemu --relay " + o.collector});
   if (network_boot) {
     s.tftp_root = o.pxe_tree;
     s.bootfile = "boot.ipxe";
@@ -294,7 +295,8 @@ int run_in(const LabOptions& o, const fs::path& run) {
   if (slurm) {
     auto controller = lab_slurm_controller(o.recipe->slurm);
     if (!controller.ok()) {
-      std::cout << "railyard qemu: " << controller.error() << "; the node's Slurm steps find no controller" << std::endl;
+      std::cout << "railyard qemu: " << controller.error() << "; the node's Slurm steps find no controller"
+                << std::endl;
     } else {
       std::string key = o.munge_key;
       if (key.empty()) {
@@ -314,7 +316,8 @@ int run_in(const LabOptions& o, const fs::path& run) {
           return "cmd:" + shell_quote({o.relay_program}) + " qemu --relay 127.0.0.1:" + std::to_string(port);
         };
         target_host_forwards.push_back({*ctl, controller->port});
-        target_forwards.push_back({std::string(kLabSlurmdGuestAddress) + ":" + std::to_string(kSlurmdPort), relay_to(*slurmd)});
+        target_forwards.push_back(
+            {std::string(kLabSlurmdGuestAddress) + ":" + std::to_string(kSlurmdPort), relay_to(*slurmd)});
         std::string to_controller = relay_to(*ctl);
         if (o.faults.controller_outage_s) {
           // Each connection is its own relay process: the first one marks the outage's start
@@ -324,7 +327,8 @@ int run_in(const LabOptions& o, const fs::path& run) {
           to_controller += " --relay-outage " + shell_quote({(run / "controller-outage").string()}) +
                            " --relay-outage-s " + std::to_string(*o.faults.controller_outage_s);
           std::cout << "railyard qemu: controller-outage (lab fault): the node's connections to the Slurm controller "
-                    << "are closed at once for " << *o.faults.controller_outage_s << " s from its first one" << std::endl;
+                    << "are closed at once for " << *o.faults.controller_outage_s << " s from its first one"
+                    << std::endl;
         }
         node_forwards.push_back({at, to_controller});
         node_host_forwards.push_back({*slurmd, kSlurmdPort});
@@ -349,7 +353,8 @@ int run_in(const LabOptions& o, const fs::path& run) {
     target.spec.wiring = RailWiring::leaf;
     target.spec.rail_macs = leaf_port_macs(o.target.management_mac, o.rails);
     target.spec.storage_mac = rail_macs(o.target.management_mac, 1).front();
-    for (int k = 0; k < o.rails; ++k) target.spec.rail_wires.push_back({leaf_udp(k), node_udp(cabled_rail(o.faults, k))});
+    for (int k = 0; k < o.rails; ++k)
+      target.spec.rail_wires.push_back({leaf_udp(k), node_udp(cabled_rail(o.faults, k))});
     std::vector<std::string> cmdline = base;
     cmdline.push_back("railyard.role=storage-target");
     LabIdentity id = target_id;
@@ -451,8 +456,8 @@ int run_in(const LabOptions& o, const fs::path& run) {
   }
   bool timed_out = !exported && node.process->running();
   if (!target_ready)
-    std::cout << "railyard qemu: the storage target was not ready when the node "
-              << (exported ? "finished" : "stopped") << " (" << seconds() << " s)" << std::endl;
+    std::cout << "railyard qemu: the storage target was not ready when the node " << (exported ? "finished" : "stopped")
+              << " (" << seconds() << " s)" << std::endl;
   // The status is the last thing the node exports: what follows is its shutdown, about 13 s
   // under TCG, which nothing reads. Only a benchmark run waits for it, since the guest sends
   // its boot's critical chain once the boot has finished (org.railyard.chain); a
@@ -503,7 +508,8 @@ int run_in(const LabOptions& o, const fs::path& run) {
                 << " s of guest uptime (asked once the agent was done)\n";
     }
     if (!o.slurm_out.empty()) {
-      if (!fs::exists(node.dir / "slurm.txt")) return harness_error("--slurm-out: the node exported no answer of the controller", &node);
+      if (!fs::exists(node.dir / "slurm.txt"))
+        return harness_error("--slurm-out: the node exported no answer of the controller", &node);
       if (auto s = copy_out(node.dir / "slurm.txt", o.slurm_out); !s.ok()) return harness_error(s.error(), nullptr);
     }
   }

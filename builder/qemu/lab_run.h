@@ -20,7 +20,7 @@ struct LabOptions {
   std::string image_dir;
   int rails = 4;
   bool storage_target = false;
-  int target_delay_s = 0;           // power the target on this long after the node (a late target)
+  int target_delay_s = 0;  // power the target on this long after the node (a late target)
   LabIdentity node;
   LabIdentity target;
   LabFaults faults;
@@ -35,9 +35,9 @@ struct LabOptions {
   std::string slurm_out;      // the controller's `scontrol show node NODE --oneliner` after the agent
   std::string munge_key;      // the cluster's munge key; "" = one made for the run
   std::string slurm_drained;  // the controller starts with the node drained for this reason
-  std::string console_log;          // copy of the node's serial console
-  std::string run_dir;              // kept as given; "" = a temporary one, removed afterwards
-  int timeout_s = 1200;             // for the whole run, both VMs
+  std::string console_log;    // copy of the node's serial console
+  std::string run_dir;        // kept as given; "" = a temporary one, removed afterwards
+  int timeout_s = 1200;       // for the whole run, both VMs
   bool kvm = false;
   int memory_mib = 2048;
   int cpus = 2;

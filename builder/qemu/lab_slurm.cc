@@ -21,8 +21,9 @@ Outcome<LabSlurmController> lab_slurm_controller(const SlurmSpec& slurm) {
   SlurmController c = parse_slurm_controller(slurm.controller);
   auto ip = parse_ipv4(c.host);
   auto net = parse_cidr("10.0.2.0/24");
-  std::string allowed = "the lab stands its controller up at an IPv4 address of QEMU's user network, 10.0.2.0/24, "
-                        "other than .0–.4, .15–.31 (QEMU's), .100 (the collector), .102 (the node's slurmd) and .255";
+  std::string allowed =
+      "the lab stands its controller up at an IPv4 address of QEMU's user network, 10.0.2.0/24, "
+      "other than .0–.4, .15–.31 (QEMU's), .100 (the collector), .102 (the node's slurmd) and .255";
   if (!ip || !net || !net->contains(*ip))
     return Outcome<LabSlurmController>::fail("join.slurm.controller " + slurm.controller + ": " + allowed);
   if (taken_in_user_network(ip->value & 0xff))

@@ -39,8 +39,9 @@ void machine(const VmSpec& s, std::vector<std::string>& argv) {
   // last-level cache on its own node (sharing one socket across the two nodes makes it warn,
   // with a stack dump, at every boot). An odd count cannot split evenly: a socket per CPU.
   int sockets = s.cpus % 2 == 0 ? 2 : s.cpus;
-  add(argv, "-smp", std::to_string(s.cpus) + ",sockets=" + std::to_string(sockets) +
-                        ",cores=" + std::to_string(s.cpus / sockets) + ",threads=1");
+  add(argv, "-smp",
+      std::to_string(s.cpus) + ",sockets=" + std::to_string(sockets) + ",cores=" + std::to_string(s.cpus / sockets) +
+          ",threads=1");
   add(argv, "-m", std::to_string(s.memory_mib));
   if (!s.uuid.empty()) add(argv, "-uuid", s.uuid);
   for (const char* flag : {"-nodefaults", "-no-reboot", "-no-user-config"}) argv.push_back(flag);
@@ -80,8 +81,8 @@ void management(const VmSpec& s, std::vector<std::string>& argv) {
 }
 
 std::string udp_socket(const std::string& id, const UdpWire& w) {
-  return "socket,id=" + id + ",udp=127.0.0.1:" + std::to_string(w.peer_port) + ",localaddr=127.0.0.1:" +
-         std::to_string(w.local_port);
+  return "socket,id=" + id + ",udp=127.0.0.1:" + std::to_string(w.peer_port) +
+         ",localaddr=127.0.0.1:" + std::to_string(w.local_port);
 }
 
 void rails(const VmSpec& s, std::vector<std::string>& argv) {
@@ -107,20 +108,22 @@ void rails(const VmSpec& s, std::vector<std::string>& argv) {
       }
     }
     // romfile= (empty): no iPXE ROM on rails; only the management NIC may network boot.
-    add(argv, "-device", "virtio-net-pci,id=" + rail_nic_id(s, slot.rail) + ",netdev=" + port + ",mac=" + s.rail_macs[k] +
-                             ",bus=" + slot.qemu_bus + ",romfile=");
+    add(argv, "-device",
+        "virtio-net-pci,id=" + rail_nic_id(s, slot.rail) + ",netdev=" + port + ",mac=" + s.rail_macs[k] +
+            ",bus=" + slot.qemu_bus + ",romfile=");
   }
   if (s.wiring == RailWiring::leaf) {
     // Hub ids 0..rails-1 are the rails'; the cable of routed rails takes the next.
     std::string hub = s.storage_port_mac.empty() ? "0" : std::to_string(s.rail_macs.size());
     add(argv, "-netdev", "hubport,id=" + s.name + "-storage,hubid=" + hub);
-    add(argv, "-device", "virtio-net-pci,id=" + s.name + "-storage,netdev=" + s.name + "-storage,mac=" + s.storage_mac +
-                             ",bus=pcie.0,addr=" + std::to_string(kStorageSlot) + ",romfile=");
+    add(argv, "-device",
+        "virtio-net-pci,id=" + s.name + "-storage,netdev=" + s.name + "-storage,mac=" + s.storage_mac +
+            ",bus=pcie.0,addr=" + std::to_string(kStorageSlot) + ",romfile=");
     if (!s.storage_port_mac.empty()) {
       add(argv, "-netdev", "hubport,id=" + s.name + "-storage-port,hubid=" + hub);
-      add(argv, "-device", "virtio-net-pci,id=" + s.name + "-storage-port,netdev=" + s.name +
-                               "-storage-port,mac=" + s.storage_port_mac + ",bus=pcie.0,addr=" +
-                               std::to_string(kStoragePortSlot) + ",romfile=");
+      add(argv, "-device",
+          "virtio-net-pci,id=" + s.name + "-storage-port,netdev=" + s.name + "-storage-port,mac=" + s.storage_port_mac +
+              ",bus=pcie.0,addr=" + std::to_string(kStoragePortSlot) + ",romfile=");
     }
   }
 }

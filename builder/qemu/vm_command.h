@@ -58,9 +58,9 @@ struct HostForward {
 struct VmSpec {
   std::string name = "node";  // prefixes ids; the node and its storage target differ
   std::string qemu = "qemu-system-x86_64";
-  bool kvm = false;            // else TCG with -cpu max
-  int cpus = 2;                // one per NUMA node, or split evenly
-  int memory_mib = 2048;       // split evenly over the two NUMA nodes
+  bool kvm = false;       // else TCG with -cpu max
+  int cpus = 2;           // one per NUMA node, or split evenly
+  int memory_mib = 2048;  // split evenly over the two NUMA nodes
   // Direct kernel boot; when `kernel` is empty the VM boots from its management NIC's iPXE ROM.
   std::string kernel;
   std::string initrd;

@@ -12,7 +12,8 @@
 
 namespace railyard {
 
-Outcome<std::unique_ptr<VmProcess>> VmProcess::start(const std::vector<std::string>& argv, const std::string& log_path) {
+Outcome<std::unique_ptr<VmProcess>> VmProcess::start(const std::vector<std::string>& argv,
+                                                     const std::string& log_path) {
   if (argv.empty()) return Outcome<std::unique_ptr<VmProcess>>::fail("no command");
   int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log < 0) return Outcome<std::unique_ptr<VmProcess>>::fail(log_path + ": " + std::strerror(errno));

@@ -17,7 +17,7 @@ struct UnreadableReport {
 
 struct Fleet {
   std::string dir;
-  std::size_t reports = 0;            // reports read, earlier boots included
+  std::size_t reports = 0;  // reports read, earlier boots included
   // The latest report of each node, by node name: the one a receiver took last (its
   // <boot>.received record, else the file's modification time), not the node's started_at.
   std::vector<ReportDigest> nodes;

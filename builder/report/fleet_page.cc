@@ -72,8 +72,8 @@ void group_table(std::ostringstream& out, const std::string& title, const std::v
   out << "<table class=\"" << cls << "\"><tr><th>" << html_escape(title)
       << "</th><th>nodes</th><th>pass</th><th>fail</th></tr>\n";
   for (const auto& g : groups)
-    out << "<tr><td>" << html_escape(g.name) << "</td><td class=\"num\">" << g.nodes << "</td><td class=\"num\">" << g.passed
-        << "</td><td class=\"num\">" << g.failed() << "</td></tr>\n";
+    out << "<tr><td>" << html_escape(g.name) << "</td><td class=\"num\">" << g.nodes << "</td><td class=\"num\">"
+        << g.passed << "</td><td class=\"num\">" << g.failed() << "</td></tr>\n";
   out << "</table>\n";
 }
 
@@ -91,10 +91,12 @@ void node_section(std::ostringstream& out, const LoadedReport& lr) {
         << "<br><span class=\"hint\">" << html_escape(hint_for_problem(p)) << "</span></div>\n";
   for (const auto& c : r.checks) {
     if (!c.failing()) continue;
-    out << "<div class=\"failure check\"><span class=\"fail\">" << (c.status == CheckStatus::fail ? "FAIL" : "UNSUPPORTED")
-        << "</span> <b>" << html_escape(c.name()) << "</b>: expected " << html_escape(c.expected) << ", observed "
-        << html_escape(c.observed) << (c.detail.empty() ? "" : " (" + html_escape(c.detail) + ")");
-    if (std::string h = hint_for(c, r.checks); !h.empty()) out << "<br><span class=\"hint\">" << html_escape(h) << "</span>";
+    out << "<div class=\"failure check\"><span class=\"fail\">"
+        << (c.status == CheckStatus::fail ? "FAIL" : "UNSUPPORTED") << "</span> <b>" << html_escape(c.name())
+        << "</b>: expected " << html_escape(c.expected) << ", observed " << html_escape(c.observed)
+        << (c.detail.empty() ? "" : " (" + html_escape(c.detail) + ")");
+    if (std::string h = hint_for(c, r.checks); !h.empty())
+      out << "<br><span class=\"hint\">" << html_escape(h) << "</span>";
     out << "</div>\n";
   }
   out << rails_svg(rails_picture(r)) << "\n</section>\n";
@@ -107,8 +109,9 @@ std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& n
   // Failing nodes first, then by name.
   std::vector<const ReportDigest*> order;
   for (const auto& n : nodes) order.push_back(&n);
-  std::stable_sort(order.begin(), order.end(),
-                   [](const ReportDigest* a, const ReportDigest* b) { return !counts_as_pass(*a) && counts_as_pass(*b); });
+  std::stable_sort(order.begin(), order.end(), [](const ReportDigest* a, const ReportDigest* b) {
+    return !counts_as_pass(*a) && counts_as_pass(*b);
+  });
 
   // The sections first, each report loaded once: what the first screen says of a failing
   // node comes from its whole report.
@@ -124,17 +127,18 @@ std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& n
     unreadable.push_back({n->path, r.error()});
     if (!counts_as_pass(*n)) failed_nodes.push_back({n, {"unreadable: " + r.error(), ""}});
     sections << "<section class=\"node\" id=\"" << id_for(n->node) << "\">\n<h2>" << html_escape(node_label(n->node))
-             << "</h2>\n<p><span class=\"fail\">unreadable</span> " << html_escape(n->path) << ": " << html_escape(r.error())
-             << "</p>\n</section>\n";
+             << "</h2>\n<p><span class=\"fail\">unreadable</span> " << html_escape(n->path) << ": "
+             << html_escape(r.error()) << "</p>\n</section>\n";
   }
 
   std::ostringstream out;
   std::size_t failed = s.nodes - s.passed;
-  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>railyard fleet: " << plural(s.nodes, "node")
-      << ", " << failed << " failing</title>\n<style>" << kStyle << "</style></head><body>\n";
-  out << "<h1>railyard fleet</h1>\n<div class=\"counts\"><span>" << plural(s.nodes, "node") << "</span><span class=\"pass\">"
-      << s.passed << " pass</span><span class=\"fail\">" << failed << " fail</span><span>" << plural(s.reports, "report")
-      << "</span>";
+  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>railyard fleet: "
+      << plural(s.nodes, "node") << ", " << failed << " failing</title>\n<style>" << kStyle
+      << "</style></head><body>\n";
+  out << "<h1>railyard fleet</h1>\n<div class=\"counts\"><span>" << plural(s.nodes, "node")
+      << "</span><span class=\"pass\">" << s.passed << " pass</span><span class=\"fail\">" << failed
+      << " fail</span><span>" << plural(s.reports, "report") << "</span>";
   if (s.passed_unverified)
     out << "<span class=\"warn\">" << s.passed_unverified << " of the " << s.passed
         << " passing left a check unverified</span>";
@@ -143,30 +147,35 @@ std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& n
   if (!failed_nodes.empty()) {
     out << "<h2>Failed nodes</h2>\n<ul class=\"failed\">\n";
     for (const auto& [n, cause] : failed_nodes) {
-      out << "<li><a href=\"#" << id_for(n->node) << "\">" << html_escape(node_label(n->node)) << "</a>: "
-          << html_escape(cause.what);
+      out << "<li><a href=\"#" << id_for(n->node) << "\">" << html_escape(node_label(n->node))
+          << "</a>: " << html_escape(cause.what);
       if (!cause.hint.empty()) out << "<br><span class=\"hint\">" << html_escape(cause.hint) << "</span>";
       out << "</li>\n";
     }
     out << "</ul>\n";
   }
   if (!s.checks.empty()) {
-    out << "<h2>Checks by kind</h2>\n<table class=\"checks\"><tr><th>check</th><th>nodes</th><th>verified</th><th>failed</th>"
+    out << "<h2>Checks by kind</h2>\n<table "
+           "class=\"checks\"><tr><th>check</th><th>nodes</th><th>verified</th><th>failed</th>"
            "<th>unsupported</th><th>skipped</th><th></th></tr>\n";
     for (const auto& t : s.checks) {
       bool proven = t.verified() == t.nodes;
-      out << "<tr class=\"" << (proven ? "verified" : t.fail ? "fail" : "unverified") << "\"><td>" << html_escape(t.check)
-          << "</td><td class=\"num\">" << t.nodes << "</td><td class=\"num\">" << t.verified() << "</td><td class=\"num"
-          << (t.fail ? " fail" : "") << "\">" << t.fail << "</td><td class=\"num" << (t.unsupported ? " warn" : "") << "\">"
-          << t.unsupported << "</td><td class=\"num" << (t.skip ? " warn" : "") << "\">" << t.skip << "</td><td>"
+      out << "<tr class=\""
+          << (proven   ? "verified"
+              : t.fail ? "fail"
+                       : "unverified")
+          << "\"><td>" << html_escape(t.check) << "</td><td class=\"num\">" << t.nodes << "</td><td class=\"num\">"
+          << t.verified() << "</td><td class=\"num" << (t.fail ? " fail" : "") << "\">" << t.fail
+          << "</td><td class=\"num" << (t.unsupported ? " warn" : "") << "\">" << t.unsupported
+          << "</td><td class=\"num" << (t.skip ? " warn" : "") << "\">" << t.skip << "</td><td>"
           << (proven ? "" : html_escape(tally_text(t))) << "</td></tr>\n";
     }
     out << "</table>\n";
   }
   if (!s.contradictory.empty())
     out << "<p><span class=\"fail\">" << html_escape(plural(s.contradictory.size(), "report"))
-        << (s.contradictory.size() == 1 ? " contradicts itself" : " contradict themselves") << "</span> (counted as fail): "
-        << html_escape(join(s.contradictory, ", ")) << "</p>\n";
+        << (s.contradictory.size() == 1 ? " contradicts itself" : " contradict themselves")
+        << "</span> (counted as fail): " << html_escape(join(s.contradictory, ", ")) << "</p>\n";
 
   if (!s.failures.empty()) {
     out << "<h2>Failures by check</h2>\n<table class=\"failures\"><tr><th>check</th><th>nodes</th><th>checks</th>"
@@ -175,7 +184,8 @@ std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& n
       out << "<tr><td>" << html_escape(f.kind) << "</td><td class=\"num\">" << f.nodes << "</td><td class=\"num\">"
           << f.checks << "</td><td>";
       for (std::size_t i = 0; i < f.examples.size(); ++i)
-        out << (i ? ", " : "") << "<a href=\"#" << id_for(f.examples[i]) << "\">" << html_escape(f.examples[i]) << "</a>";
+        out << (i ? ", " : "") << "<a href=\"#" << id_for(f.examples[i]) << "\">" << html_escape(f.examples[i])
+            << "</a>";
       out << "</td></tr>\n";
     }
     out << "</table>\n";
@@ -186,7 +196,8 @@ std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& n
   group_table(out, "kernel", s.by_kernel, "by-kernel");
   if (!s.unreadable.empty()) {
     out << "<h2>Unreadable reports</h2>\n<ul class=\"unreadable\">\n";
-    for (const auto& u : s.unreadable) out << "<li>" << html_escape(u.path) << ": " << html_escape(u.error) << "</li>\n";
+    for (const auto& u : s.unreadable)
+      out << "<li>" << html_escape(u.path) << ": " << html_escape(u.error) << "</li>\n";
     out << "</ul>\n";
   }
 
@@ -199,11 +210,12 @@ std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& n
     const char* cls = counts_as_pass(*n) ? "pass" : "fail";
     std::string received = n->received_at ? format_rfc3339(n->received_at) : "";
     if (!received.empty() && !n->received_recorded) received += " (file time)";
-    out << "<tr class=\"node-row " << cls << "\"><td><a href=\"#" << id_for(n->node) << "\">" << html_escape(node_label(n->node))
-        << "</a></td><td class=\"" << cls << "\">" << cls << "</td><td>" << html_escape(n->recipe) << "</td><td>"
-        << html_escape(n->kernel) << "</td><td>" << html_escape(join(n->drivers, ", ")) << "</td><td>"
-        << html_escape(join(failing, ", ")) << "</td><td class=\"num\">" << html_escape(duration_text(n->total_ms()))
-        << "</td><td>" << html_escape(n->started_at) << "</td><td>" << html_escape(received) << "</td></tr>\n";
+    out << "<tr class=\"node-row " << cls << "\"><td><a href=\"#" << id_for(n->node) << "\">"
+        << html_escape(node_label(n->node)) << "</a></td><td class=\"" << cls << "\">" << cls << "</td><td>"
+        << html_escape(n->recipe) << "</td><td>" << html_escape(n->kernel) << "</td><td>"
+        << html_escape(join(n->drivers, ", ")) << "</td><td>" << html_escape(join(failing, ", "))
+        << "</td><td class=\"num\">" << html_escape(duration_text(n->total_ms())) << "</td><td>"
+        << html_escape(n->started_at) << "</td><td>" << html_escape(received) << "</td></tr>\n";
   }
   out << "</table>\n";
   out << "<p class=\"legend\">Rails: each GPU joined to its rail NIC, labelled with the pair's PCIe affinity "

@@ -43,17 +43,19 @@ void group_table(std::ostringstream& out, const std::string& title, const std::v
                  const TextStyle& st) {
   std::size_t w = title.size();  // rows are indented by two: a name fills at most w - 1
   for (const auto& g : groups) w = std::max(w, g.name.size() + 1);
-  out << "\n" << st.bold(pad_right(title, w + 2)) << pad_left("nodes", 7) << pad_left("pass", 8) << pad_left("fail", 8) << "\n";
+  out << "\n"
+      << st.bold(pad_right(title, w + 2)) << pad_left("nodes", 7) << pad_left("pass", 8) << pad_left("fail", 8) << "\n";
   for (const auto& g : groups) {
     std::string fail = pad_left(std::to_string(g.failed()), 8);
-    out << "  " << pad_right(escape_control(g.name), w) << pad_left(std::to_string(g.nodes), 7) << pad_left(std::to_string(g.passed), 8)
-        << (g.failed() ? st.bad(fail) : fail) << "\n";
+    out << "  " << pad_right(escape_control(g.name), w) << pad_left(std::to_string(g.nodes), 7)
+        << pad_left(std::to_string(g.passed), 8) << (g.failed() ? st.bad(fail) : fail) << "\n";
   }
 }
 
 ordered_json groups_json(const std::vector<GroupCount>& groups) {
   ordered_json out = ordered_json::array();
-  for (const auto& g : groups) out.push_back({{"name", g.name}, {"nodes", g.nodes}, {"pass", g.passed}, {"fail", g.failed()}});
+  for (const auto& g : groups)
+    out.push_back({{"name", g.name}, {"nodes", g.nodes}, {"pass", g.passed}, {"fail", g.failed()}});
   return out;
 }
 
@@ -156,22 +158,25 @@ FleetSummary summarize(const Fleet& fleet) {
                       double ta = a->total_ms(), tb = b->total_ms();
                       return ta != tb ? ta > tb : a->node < b->node;
                     });
-  for (std::size_t i = 0; i < shown; ++i) s.slowest.push_back({by_time[i]->node, by_time[i]->total_ms(), by_time[i]->phases});
+  for (std::size_t i = 0; i < shown; ++i)
+    s.slowest.push_back({by_time[i]->node, by_time[i]->total_ms(), by_time[i]->phases});
   return s;
 }
 
 std::string to_text(const FleetSummary& s, const TextStyle& st) {
   std::ostringstream out;
   std::size_t failed = s.nodes - s.passed;
-  out << st.bold("fleet") << " " << escape_control(s.dir) << ": " << plural(s.nodes, "node") << " (" << plural(s.reports, "report") << ")\n";
+  out << st.bold("fleet") << " " << escape_control(s.dir) << ": " << plural(s.nodes, "node") << " ("
+      << plural(s.reports, "report") << ")\n";
   out << "  " << st.good("pass") << " " << s.passed << " (" << percent(s.passed, s.nodes) << ")   "
       << (failed ? st.bad("fail") : std::string("fail")) << " " << failed << " (" << percent(failed, s.nodes) << ")\n";
   if (s.passed_unverified)
     out << "  " << st.warn(std::to_string(s.passed_unverified) + " of the " + std::to_string(s.passed) + " passing")
         << " left a check unverified (unsupported or skipped): see \"not verified everywhere\"\n";
   if (!s.contradictory.empty())
-    out << "  " << st.bad(plural(s.contradictory.size(), "report") +
-                          (s.contradictory.size() == 1 ? " contradicts itself" : " contradict themselves"))
+    out << "  "
+        << st.bad(plural(s.contradictory.size(), "report") +
+                  (s.contradictory.size() == 1 ? " contradicts itself" : " contradict themselves"))
         << " (counted as fail): " << escape_control(join(s.contradictory, ", ")) << "\n";
 
   // The kinds some node could not prove (failures alone are in the table below).
@@ -182,7 +187,8 @@ std::string to_text(const FleetSummary& s, const TextStyle& st) {
     out << "\n" << st.bold("not verified everywhere") << "\n";
     std::size_t w = 0;
     for (const auto* t : short_of_proof) w = std::max(w, escape_control(t->check).size() + 2);  // the colon and a space
-    for (const auto* t : short_of_proof) out << "  " << pad_right(escape_control(t->check) + ":", w) << tally_text(*t) << "\n";
+    for (const auto* t : short_of_proof)
+      out << "  " << pad_right(escape_control(t->check) + ":", w) << tally_text(*t) << "\n";
   } else if (!s.checks.empty() && s.failures.empty()) {
     out << "  every check verified on every node that has it (" << plural(s.checks.size(), "kind") << ")\n";
   }
@@ -190,11 +196,13 @@ std::string to_text(const FleetSummary& s, const TextStyle& st) {
   if (!s.failures.empty()) {
     std::size_t w = std::string("failures by check").size();
     for (const auto& f : s.failures) w = std::max(w, escape_control(f.kind).size() + 1);
-    out << "\n" << st.bold(pad_right("failures by check", w + 2)) << pad_left("nodes", 7) << pad_left("checks", 8)
+    out << "\n"
+        << st.bold(pad_right("failures by check", w + 2)) << pad_left("nodes", 7) << pad_left("checks", 8)
         << "  examples\n";
     for (const auto& f : s.failures)
-      out << "  " << pad_right(escape_control(f.kind), w) << pad_left(std::to_string(f.nodes), 7) << pad_left(std::to_string(f.checks), 8)
-          << "  " << escape_control(join(f.examples, ", ")) << (f.nodes > f.examples.size() ? ", ..." : "") << "\n";
+      out << "  " << pad_right(escape_control(f.kind), w) << pad_left(std::to_string(f.nodes), 7)
+          << pad_left(std::to_string(f.checks), 8) << "  " << escape_control(join(f.examples, ", "))
+          << (f.nodes > f.examples.size() ? ", ..." : "") << "\n";
   }
   group_table(out, "by recipe (SKU)", s.by_recipe, st);
   group_table(out, "by driver release", s.by_driver_release, st);
@@ -207,7 +215,8 @@ std::string to_text(const FleetSummary& s, const TextStyle& st) {
     for (const auto& n : s.slowest) {
       std::vector<std::string> parts;
       for (const auto& p : n.phases) parts.push_back(escape_control(p.phase) + " " + duration_text(p.ms));
-      out << "  " << pad_right(escape_control(n.node), w) << pad_left(duration_text(n.total_ms), 12) << "   " << join(parts, ", ") << "\n";
+      out << "  " << pad_right(escape_control(n.node), w) << pad_left(duration_text(n.total_ms), 12) << "   "
+          << join(parts, ", ") << "\n";
     }
   }
   if (!s.unreadable.empty()) {
@@ -231,8 +240,14 @@ ordered_json to_json(const FleetSummary& s) {
   for (const auto& u : s.unreadable) unreadable.push_back({{"path", u.path}, {"error", u.error}});
   ordered_json checks = ordered_json::array();
   for (const auto& t : s.checks)
-    checks.push_back({{"check", t.check}, {"nodes", t.nodes}, {"verified", t.verified()}, {"pass", t.pass}, {"warn", t.warn},
-                      {"fail", t.fail}, {"unsupported", t.unsupported}, {"skip", t.skip}});
+    checks.push_back({{"check", t.check},
+                      {"nodes", t.nodes},
+                      {"verified", t.verified()},
+                      {"pass", t.pass},
+                      {"warn", t.warn},
+                      {"fail", t.fail},
+                      {"unsupported", t.unsupported},
+                      {"skip", t.skip}});
   return {{"dir", s.dir},
           {"reports", s.reports},
           {"nodes", s.nodes},

@@ -15,10 +15,10 @@
 namespace railyard {
 
 struct CheckFailures {
-  std::string kind;                    // "rail.*.pfc"
-  std::size_t nodes = 0;               // nodes with at least one such failure
-  std::size_t checks = 0;              // failing checks of that kind, over all nodes
-  std::vector<std::string> examples;   // the first few nodes, by name
+  std::string kind;                   // "rail.*.pfc"
+  std::size_t nodes = 0;              // nodes with at least one such failure
+  std::size_t checks = 0;             // failing checks of that kind, over all nodes
+  std::vector<std::string> examples;  // the first few nodes, by name
 };
 
 // How one kind of check stands over the fleet: each node counted once, by its worst check
@@ -47,14 +47,14 @@ struct FleetSummary {
   std::string dir;
   std::size_t reports = 0;
   std::size_t nodes = 0;
-  std::size_t passed = 0;   // a report that contradicts itself is counted as failed
+  std::size_t passed = 0;  // a report that contradicts itself is counted as failed
   // Passing nodes with a check of some kind unsupported or skipped: green, but not proven.
   std::size_t passed_unverified = 0;
   std::vector<std::string> contradictory;  // nodes whose report's result contradicts its checks
   std::vector<CheckTally> checks;          // every kind seen, in the report's order of kinds
-  std::vector<CheckFailures> failures;  // most nodes first; planning problems as "(plan)"
+  std::vector<CheckFailures> failures;     // most nodes first; planning problems as "(plan)"
   std::vector<GroupCount> by_recipe, by_driver_release, by_kernel;  // most nodes first
-  std::vector<SlowNode> slowest;        // slowest first
+  std::vector<SlowNode> slowest;                                    // slowest first
   std::vector<UnreadableReport> unreadable;
 };
 

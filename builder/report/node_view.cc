@@ -37,13 +37,14 @@ std::string status_counts(const Report& r, Pick pick) {
 
 std::string phase_result(const Report& r, const std::string& phase) {
   if (phase == "discover" && r.inventory.is_object())
-    return plural(array_size(r.inventory, "gpus"), "GPU") + ", " + plural(array_size(r.inventory, "nics"), "NIC") + ", " +
-           plural(array_size(r.inventory, "rdma_devices"), "RDMA device") + ", " +
+    return plural(array_size(r.inventory, "gpus"), "GPU") + ", " + plural(array_size(r.inventory, "nics"), "NIC") +
+           ", " + plural(array_size(r.inventory, "rdma_devices"), "RDMA device") + ", " +
            plural(array_size(r.inventory, "numa_nodes"), "NUMA node");
   if (phase == "plan") {
     if (!r.problems.empty()) return plural(r.problems.size(), "problem") + ": nothing applied";
     if (r.plan.is_object())
-      return plural(array_size(r.plan, "rails"), "rail") + ", " + plural(array_size(r.plan, "checks"), "check") + " planned";
+      return plural(array_size(r.plan, "rails"), "rail") + ", " + plural(array_size(r.plan, "checks"), "check") +
+             " planned";
   }
   if (phase == "apply" && r.changes.is_array()) {
     std::map<std::string, std::size_t> n;
@@ -102,7 +103,8 @@ std::vector<std::string> far_end_lines(const Report& r) {
         if (o.is_object())
           line += "; also heard " + escape_control(json_text(o, "system_name")) + " port " +
                   escape_control(json_text(o, "port_id"));
-    if (rail.contains("flood_per_s") && rail["flood_per_s"].is_number_unsigned() && rail["flood_per_s"].get<std::uint64_t>() > 0)
+    if (rail.contains("flood_per_s") && rail["flood_per_s"].is_number_unsigned() &&
+        rail["flood_per_s"].get<std::uint64_t>() > 0)
       line += "; FLOODED, " + rail["flood_per_s"].dump() + " frames a second";
     const auto& want = rail.contains("expected") ? rail["expected"] : ordered_json();
     std::string system = json_text(want, "system"), port = json_text(want, "port");
@@ -142,7 +144,8 @@ std::vector<std::string> gpu_lines(const Report& r) {
         if (!rl.is_object() || !rl.contains("gpu_pcis") || !rl["gpu_pcis"].is_array()) continue;
         for (const auto& g : rl["gpu_pcis"])
           if (g.is_string() && g.get<std::string>() == pci) {
-            rail = "rail " + (rl.contains("index") ? rl["index"].dump() : std::string("?")) + "  " + json_text(rl, "ifname");
+            rail = "rail " + (rl.contains("index") ? rl["index"].dump() : std::string("?")) + "  " +
+                   json_text(rl, "ifname");
             if (rl.contains("index") && rl["index"].is_number_integer()) rail_index = rl["index"].get<int>();
           }
       }
@@ -164,7 +167,8 @@ std::vector<std::string> gpu_lines(const Report& r) {
     for (auto s : kStatuses)
       if (n[s]) parts.push_back(std::to_string(n[s]) + " " + to_string(s));
     std::string line = pad_right(escape_control(rail), 16) + " ← GPU " + std::to_string(i) + " " + escape_control(pci) +
-                       (name.empty() ? "" : " " + escape_control(name)) + ": " + (parts.empty() ? "no checks" : join(parts, ", "));
+                       (name.empty() ? "" : " " + escape_control(name)) + ": " +
+                       (parts.empty() ? "no checks" : join(parts, ", "));
     for (const auto& extra : {temp, nvlink})
       if (!extra.empty()) line += "; " + escape_control(extra);
     // GPUDirect from this GPU's memory beside the rail's write from host memory.
@@ -173,11 +177,13 @@ std::vector<std::string> gpu_lines(const Report& r) {
       for (const auto& c : r.checks) {
         if (c.id.scope() != CheckScope::rail || c.id.index != rail_index) continue;
         if (c.id.kind == CheckKind::rail_gpudirect_write)
-          gpudirect = c.status == CheckStatus::pass ? figure_for(c.observed, pci) : to_string(c.status) + " (" + c.name() + ")";
+          gpudirect =
+              c.status == CheckStatus::pass ? figure_for(c.observed, pci) : to_string(c.status) + " (" + c.name() + ")";
         if (c.id.kind == CheckKind::rail_rdma_write && c.status == CheckStatus::pass) host = figure_for(c.observed, "");
       }
       if (!gpudirect.empty())
-        line += "; GPUDirect " + escape_control(gpudirect) + (host.empty() ? "" : ", host memory " + escape_control(host));
+        line +=
+            "; GPUDirect " + escape_control(gpudirect) + (host.empty() ? "" : ", host memory " + escape_control(host));
     }
     for (const auto& f : findings) line += "; " + escape_control(f);
     out.push_back(line);
@@ -217,8 +223,10 @@ std::vector<std::string> join_lines(const Report& r) {
     for (const auto& u : j["units"]) {
       if (!u.is_object()) continue;
       std::string detail = json_text(u, "detail");
-      std::string line = e(json_text(u, "unit")) + "  " + e(json_text(u, "state")) + (detail.empty() ? "" : ": " + e(detail));
-      if (u.contains("waited_ms") && u["waited_ms"].is_number()) line += " (" + duration_text(u["waited_ms"].get<double>()) + ")";
+      std::string line =
+          e(json_text(u, "unit")) + "  " + e(json_text(u, "state")) + (detail.empty() ? "" : ": " + e(detail));
+      if (u.contains("waited_ms") && u["waited_ms"].is_number())
+        line += " (" + duration_text(u["waited_ms"].get<double>()) + ")";
       out.push_back(line);
     }
   if (j.contains("on_fail") && j["on_fail"].is_object()) {
@@ -256,9 +264,9 @@ std::string node_text(const LoadedReport& lr, const TextStyle& st) {
   for (const auto& c : r.checks) failing += c.failing();
   // Every field of the report is the node's to write: escaped before it reaches a terminal.
   const auto e = escape_control;
-  out << st.bold(lr.name().empty() ? "(unnamed node)" : e(lr.name())) << "  " << (lr.verdict() ? st.good("PASS") : st.bad("FAIL"))
-      << "  recipe " << (r.recipe.empty() ? "?" : e(r.recipe)) << "  (" << failing << " of " << r.checks.size()
-      << " checks failing";
+  out << st.bold(lr.name().empty() ? "(unnamed node)" : e(lr.name())) << "  "
+      << (lr.verdict() ? st.good("PASS") : st.bad("FAIL")) << "  recipe " << (r.recipe.empty() ? "?" : e(r.recipe))
+      << "  (" << failing << " of " << r.checks.size() << " checks failing";
   if (!r.problems.empty()) out << ", " << plural(r.problems.size(), "planning problem");
   out << ")\n";
   if (std::string h = host_line(r); !h.empty()) out << "  " << st.dim(e(h)) << "\n";
@@ -278,7 +286,8 @@ std::string node_text(const LoadedReport& lr, const TextStyle& st) {
       out << "           expected  " << e(c.expected) << "\n";
       out << "           observed  " << e(c.observed) << "\n";
       if (!c.detail.empty()) out << "           detail    " << e(c.detail) << "\n";
-      if (std::string h = hint_for(c, r.checks); !h.empty()) out << "           " << st.dim("hint") << "      " << h << "\n";
+      if (std::string h = hint_for(c, r.checks); !h.empty())
+        out << "           " << st.dim("hint") << "      " << h << "\n";
     }
   }
 
@@ -318,8 +327,8 @@ std::string node_text(const LoadedReport& lr, const TextStyle& st) {
   double total = 0;
   for (const auto& p : phase_summaries(r)) {
     total += p.ms;
-    out << "  " << pad_right(e(p.phase), 10) << pad_left(duration_text(p.ms), 12) << (p.result.empty() ? "" : "   " + e(p.result))
-        << "\n";
+    out << "  " << pad_right(e(p.phase), 10) << pad_left(duration_text(p.ms), 12)
+        << (p.result.empty() ? "" : "   " + e(p.result)) << "\n";
   }
   std::string counts = status_counts(r, [](const CheckResult&) { return true; });
   out << "  " << pad_right("total", 10) << pad_left(duration_text(total), 12) << "   "
@@ -345,8 +354,11 @@ ordered_json node_json(const LoadedReport& lr) {
                           {"detail", c.detail},
                           {"hint", hint_for(c, r.checks)}});
     else if (c.status != CheckStatus::pass)
-      other.push_back({{"name", c.name()}, {"status", to_string(c.status)}, {"expected", c.expected},
-                       {"observed", c.observed}, {"detail", c.detail}});
+      other.push_back({{"name", c.name()},
+                       {"status", to_string(c.status)},
+                       {"expected", c.expected},
+                       {"observed", c.observed},
+                       {"detail", c.detail}});
   }
   ordered_json phases = ordered_json::array();
   double total = 0;
@@ -360,7 +372,11 @@ ordered_json node_json(const LoadedReport& lr) {
           {"schema", lr.schema},
           {"started_at", r.started_at},
           {"railyard_version", r.railyard_version},
-          {"host", {{"hostname", r.host.hostname}, {"kernel", r.host.kernel}, {"boot_id", r.host.boot_id}, {"drivers", r.host.drivers}}},
+          {"host",
+           {{"hostname", r.host.hostname},
+            {"kernel", r.host.kernel},
+            {"boot_id", r.host.boot_id},
+            {"drivers", r.host.drivers}}},
           {"counts", counts},
           {"contradiction", lr.contradiction().empty() ? ordered_json(nullptr) : ordered_json(lr.contradiction())},
           {"problems", problems},

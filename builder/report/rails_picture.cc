@@ -58,8 +58,8 @@ class Svg {
     if (!title.empty()) out_ << "<title>" << html_escape(title) << "</title>";
     out_ << "</rect>";
   }
-  void text(int x, int y, const std::string& s, int size = 12, const char* anchor = "start", const char* colour = "#222",
-            const char* weight = "normal") {
+  void text(int x, int y, const std::string& s, int size = 12, const char* anchor = "start",
+            const char* colour = "#222", const char* weight = "normal") {
     out_ << "<text x=\"" << x << "\" y=\"" << y << "\" font-size=\"" << size << "\" text-anchor=\"" << anchor
          << "\" fill=\"" << colour << "\" font-weight=\"" << weight << "\">" << html_escape(s) << "</text>";
   }
@@ -104,8 +104,14 @@ RailsPicture rails_picture(const Report& r) {
   const ordered_json& inv = r.inventory;
   p.has_inventory = inv.is_object();
   for (const auto& g : array_at(inv, "gpus"))
-    p.gpus.push_back({static_cast<int>(p.gpus.size()), str(g, "pci"), str(g, "device"), num(g, "numa_node"), str(g, "model"),
-                      false, {}, {}});
+    p.gpus.push_back({static_cast<int>(p.gpus.size()),
+                      str(g, "pci"),
+                      str(g, "device"),
+                      num(g, "numa_node"),
+                      str(g, "model"),
+                      false,
+                      {},
+                      {}});
   std::map<std::string, std::string> port_state;  // rdma device → state of its first port
   for (const auto& d : array_at(inv, "rdma_devices")) {
     const auto& ports = array_at(d, "ports");
@@ -178,14 +184,17 @@ RailsPicture rails_picture(const Report& r) {
   // Each GPU's own checks, by the plan's GPU order (gpu.N is the plan's N-th GPU).
   const auto& planned = array_at(r.plan, "gpus");
   for (const auto& c : r.checks) {
-    if (c.id.scope() != CheckScope::gpu || c.id.index < 0 || static_cast<std::size_t>(c.id.index) >= planned.size()) continue;
+    if (c.id.scope() != CheckScope::gpu || c.id.index < 0 || static_cast<std::size_t>(c.id.index) >= planned.size())
+      continue;
     const auto& pci = planned[static_cast<std::size_t>(c.id.index)];
-    auto g = std::find_if(p.gpus.begin(), p.gpus.end(), [&](const PictureGpu& x) { return pci.is_string() && x.pci == pci; });
+    auto g = std::find_if(p.gpus.begin(), p.gpus.end(),
+                          [&](const PictureGpu& x) { return pci.is_string() && x.pci == pci; });
     if (g == p.gpus.end()) continue;
     g->checked = true;
     std::string what = c.name() + (c.observed.empty() ? "" : ": " + c.observed);
     if (c.failing()) g->failing.push_back(what);
-    else if (c.status != CheckStatus::pass && c.status != CheckStatus::skip) g->findings.push_back(to_string(c.status) + " " + what);
+    else if (c.status != CheckStatus::pass && c.status != CheckStatus::skip)
+      g->findings.push_back(to_string(c.status) + " " + what);
   }
   // GPUDirect is a rail's check about its GPUs' memory: it colours the rail's GPUs too.
   for (const auto& c : r.checks) {
@@ -265,14 +274,16 @@ std::string rails_svg(const RailsPicture& p) {
         auto g = gpu_of(r->gpu_pcis[static_cast<std::size_t>(i)]);
         int gy = row_y + i * kRow;
         std::string numa_note = g->numa != nic.numa ? "  NUMA " + (g->numa >= 0 ? std::to_string(g->numa) : "?") : "";
-        std::string gpu_title = "GPU " + std::to_string(g->ordinal) + " " + g->pci + (g->model.empty() ? "" : " " + g->model);
+        std::string gpu_title =
+            "GPU " + std::to_string(g->ordinal) + " " + g->pci + (g->model.empty() ? "" : " " + g->model);
         if (!g->failing.empty()) gpu_title += "; failing: " + join(g->failing, "; ");
         if (!g->findings.empty()) gpu_title += "; " + join(g->findings, "; ");
         const std::string gs = g->state();
         body.rect(kGpuX, gy, kGpuW, kBox, gs.empty() || gs == "ok" ? Colours{"#e8eefc", "#3f5fa8"} : state_colours(gs),
                   "gpu" + (gs.empty() ? std::string() : " state-" + gs), gpu_title);
         if (!g->failing.empty())
-          body.text(kGpuX + kGpuW - 10, gy + 14, std::to_string(g->failing.size()) + " failing", 11, "end", "#c62828", "bold");
+          body.text(kGpuX + kGpuW - 10, gy + 14, std::to_string(g->failing.size()) + " failing", 11, "end", "#c62828",
+                    "bold");
         body.text(kGpuX + 10, gy + 14, "GPU " + std::to_string(g->ordinal) + numa_note, 12, "start", "#1b2a4a", "bold");
         const std::string& what = g->model.empty() ? g->device : g->model;
         body.text(kGpuX + 10, gy + 27, g->pci + (what.empty() ? "" : "  " + what), 11, "start", "#444");
@@ -289,28 +300,33 @@ std::string rails_svg(const RailsPicture& p) {
       if (r->gpu_pcis.empty()) body.text(kGpuX + 10, row_y + 20, "no GPU on this rail", 11, "start", "#888");
       Colours c = state_colours(nic.state());
       std::string title = nic.model;
-      if (!nic.failing.empty()) title += (title.empty() ? "" : "; ") + std::string("failing: ") + join(nic.failing, "; ");
-      if (!nic.unverified.empty()) title += (title.empty() ? "" : "; ") + std::string("unverified: ") + join(nic.unverified, "; ");
+      if (!nic.failing.empty())
+        title += (title.empty() ? "" : "; ") + std::string("failing: ") + join(nic.failing, "; ");
+      if (!nic.unverified.empty())
+        title += (title.empty() ? "" : "; ") + std::string("unverified: ") + join(nic.unverified, "; ");
       body.rect(kNicX, nic_y, kNicW, kBox, c, "nic rail-nic state-" + nic.state(), title);
       body.text(kNicX + 10, nic_y + 14,
-                "rail " + std::to_string(r->index) + "  " + nic.ifname + (nic.rdma_device.empty() ? "" : "  " + nic.rdma_device),
+                "rail " + std::to_string(r->index) + "  " + nic.ifname +
+                    (nic.rdma_device.empty() ? "" : "  " + nic.rdma_device),
                 12, "start", "#222", "bold");
       std::string link = (nic.operstate.empty() ? "link ?" : nic.operstate) + "  " + speed_text(nic.speed_mbps) +
                          (nic.rdma_device.empty() ? "" : "  port " + (nic.port_state.empty() ? "?" : nic.port_state));
       body.text(kNicX + 10, nic_y + 27, link, 11, "start", "#444");
       if (!nic.failing.empty())
-        body.text(kNicX + kNicW - 12, nic_y + 21, std::to_string(nic.failing.size()) + " failing", 11, "end", "#c62828", "bold");
-      else if (!nic.unverified.empty())
-        body.text(kNicX + kNicW - 12, nic_y + 21, std::to_string(nic.unverified.size()) + " unverified", 11, "end", "#a06d00",
+        body.text(kNicX + kNicW - 12, nic_y + 21, std::to_string(nic.failing.size()) + " failing", 11, "end", "#c62828",
                   "bold");
+      else if (!nic.unverified.empty())
+        body.text(kNicX + kNicW - 12, nic_y + 21, std::to_string(nic.unverified.size()) + " unverified", 11, "end",
+                  "#a06d00", "bold");
       if (r->listened) {  // the rail's far end, as LLDP told it
         Colours lc = state_colours(r->leaf_state);
-        body.raw("<line class=\"cable\" x1=\"" + std::to_string(kNicX + kNicW) + "\" y1=\"" + std::to_string(nic_y + kBox / 2) +
-                 "\" x2=\"" + std::to_string(kLeafX) + "\" y2=\"" + std::to_string(nic_y + kBox / 2) + "\" stroke=\"" +
-                 lc.stroke + "\" stroke-width=\"2\"/>");
-        body.rect(kLeafX, nic_y, kLeafW, kBox, lc, "leaf state-" + r->leaf_state, "LLDP neighbour of rail " +
-                  std::to_string(r->index) + ": " + r->leaf + (r->leaf_port.empty() ? "" : " " + r->leaf_port) +
-                  (r->leaf_trouble.empty() ? "" : "; " + r->leaf_trouble));
+        body.raw("<line class=\"cable\" x1=\"" + std::to_string(kNicX + kNicW) + "\" y1=\"" +
+                 std::to_string(nic_y + kBox / 2) + "\" x2=\"" + std::to_string(kLeafX) + "\" y2=\"" +
+                 std::to_string(nic_y + kBox / 2) + "\" stroke=\"" + lc.stroke + "\" stroke-width=\"2\"/>");
+        body.rect(kLeafX, nic_y, kLeafW, kBox, lc, "leaf state-" + r->leaf_state,
+                  "LLDP neighbour of rail " + std::to_string(r->index) + ": " + r->leaf +
+                      (r->leaf_port.empty() ? "" : " " + r->leaf_port) +
+                      (r->leaf_trouble.empty() ? "" : "; " + r->leaf_trouble));
         body.text(kLeafX + 8, nic_y + 14, r->leaf, 12, "start", "#222", "bold");
         if (r->leaf_trouble.empty()) body.text(kLeafX + 8, nic_y + 27, r->leaf_port, 11, "start", "#444");
         else body.text(kLeafX + 8, nic_y + 27, r->leaf_port + " +", 11, "start", "#c62828", "bold");
@@ -321,28 +337,33 @@ std::string rails_svg(const RailsPicture& p) {
     for (std::size_t i = 0; i < std::max(others.size(), loose.size()); ++i) {
       if (i < loose.size()) {
         const PictureGpu& g = *loose[i];
-        body.rect(kGpuX, row_y, kGpuW, kBox, {"#f1f1f1", "#999999"}, "gpu unpinned", "GPU " + std::to_string(g.ordinal) + " has no rail");
-        body.text(kGpuX + 10, row_y + 14, "GPU " + std::to_string(g.ordinal) + "  no rail", 12, "start", "#555", "bold");
+        body.rect(kGpuX, row_y, kGpuW, kBox, {"#f1f1f1", "#999999"}, "gpu unpinned",
+                  "GPU " + std::to_string(g.ordinal) + " has no rail");
+        body.text(kGpuX + 10, row_y + 14, "GPU " + std::to_string(g.ordinal) + "  no rail", 12, "start", "#555",
+                  "bold");
         body.text(kGpuX + 10, row_y + 27, g.pci, 11, "start", "#666");
       }
       if (i < others.size()) {
         const PictureNic& n = *others[i];
         body.rect(kNicX, row_y, kNicW, kBox, {"#f1f1f1", "#999999"}, "nic other-nic");
-        body.text(kNicX + 10, row_y + 14, n.ifname + (n.management ? "  management" : "  not a rail"), 12, "start", "#555", "bold");
-        body.text(kNicX + 10, row_y + 27, (n.operstate.empty() ? "link ?" : n.operstate) + "  " + speed_text(n.speed_mbps), 11,
-                  "start", "#666");
+        body.text(kNicX + 10, row_y + 14, n.ifname + (n.management ? "  management" : "  not a rail"), 12, "start",
+                  "#555", "bold");
+        body.text(kNicX + 10, row_y + 27,
+                  (n.operstate.empty() ? "link ?" : n.operstate) + "  " + speed_text(n.speed_mbps), 11, "start",
+                  "#666");
       }
       row_y += kRow;
     }
     y += height + 8;
   }
   if (y == 8) {
-    body.text(16, 28, p.has_inventory ? "no GPUs, NICs or rails in this report" : "this report has no inventory and no rails", 12,
-              "start", "#888");
+    body.text(16, 28,
+              p.has_inventory ? "no GPUs, NICs or rails in this report" : "this report has no inventory and no rails",
+              12, "start", "#888");
     y = 44;
   }
-  return "<svg class=\"rails\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(kWidth) + "\" height=\"" +
-         std::to_string(y) + "\" viewBox=\"0 0 " + std::to_string(kWidth) + " " + std::to_string(y) +
+  return "<svg class=\"rails\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(kWidth) +
+         "\" height=\"" + std::to_string(y) + "\" viewBox=\"0 0 " + std::to_string(kWidth) + " " + std::to_string(y) +
          "\" font-family=\"sans-serif\" role=\"img\">" + body.str() + "</svg>";
 }
 

@@ -30,11 +30,11 @@ struct PictureNic {
   std::string model;  // udev's hardware database name, "" when the report has none
   std::string rdma_device;
   int numa = -1;
-  std::string operstate;   // "up", "down", "" unknown
+  std::string operstate;  // "up", "down", "" unknown
   int speed_mbps = -1;
   std::string port_state;  // RDMA port state ("ACTIVE"), "" when none
   bool management = false;
-  int rail = -1;           // rail index, -1 when not a rail
+  int rail = -1;                        // rail index, -1 when not a rail
   std::vector<std::string> failing;     // the rail's failing checks
   std::vector<std::string> unverified;  // its checks that are unsupported or skipped, not failing
   // By the rail's worst: bad, link down or a check failing; warn, the RDMA port not ACTIVE

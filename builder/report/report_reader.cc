@@ -242,7 +242,8 @@ class Walk {
     return true;
   }
   bool string(od::value& v, const char* subject, std::string& out) {
-    return string(v, [subject] { return subject; }, out);
+    return string(
+        v, [subject] { return subject; }, out);
   }
   // Each element of the array `v` to `element(value)`; `wrong()` says why `v` is not one.
   template <class Wrong, class Element>
@@ -294,8 +295,8 @@ class Walk {
 
   std::string_view text_;
   const char* base_;
-  bool whole_;  // every field into the model
-  bool build_;  // the kept values built, not only checked
+  bool whole_;              // every field into the model
+  bool build_;              // the kept values built, not only checked
   std::size_t values_ = 0;  // read so far, against kMaxValues
 };
 
@@ -354,11 +355,13 @@ bool Walk::host(od::value& v) {
 }
 
 bool Walk::checks(od::value& v) {
-  return each_element(v, [] { return std::string("'checks' must be an array"); }, [&](od::value& c) {
-    if (!check(c, digest.check_count)) return false;
-    ++digest.check_count;
-    return true;
-  });
+  return each_element(
+      v, [] { return std::string("'checks' must be an array"); },
+      [&](od::value& c) {
+        if (!check(c, digest.check_count)) return false;
+        ++digest.check_count;
+        return true;
+      });
 }
 
 bool Walk::check(od::value& v, int index) {
@@ -369,10 +372,13 @@ bool Walk::check(od::value& v, int index) {
   const char* status_at = nullptr;
   bool has_name = false, has_status = false;
   auto member = [&](std::string_view key, od::value& value) {
-    if (key == "name") return has_name = string(value, [&] { return name_of(".name"); }, name);
+    if (key == "name")
+      return has_name = string(
+                 value, [&] { return name_of(".name"); }, name);
     if (key == "status") {
       status_at = at(value);
-      return has_status = string(value, [&] { return name_of(".status"); }, status);
+      return has_status = string(
+                 value, [&] { return name_of(".status"); }, status);
     }
     if (key == "required") {
       if (!is(value, od::json_type::boolean, [&] { return name_of(".required must be true or false"); })) return false;
@@ -387,7 +393,9 @@ bool Walk::check(od::value& v, int index) {
     }
     return json(value, nullptr);
   };
-  if (!each_member(v, [&] { return name_of(" must be an object"); }, member)) return false;
+  if (!each_member(
+          v, [&] { return name_of(" must be an object"); }, member))
+    return false;
   if (!has_name || !has_status) return refuse(object_at, name_of(has_name ? " has no 'status'" : " has no 'name'"));
   auto st = parse_check_status(std::string(status));
   if (!st)
@@ -404,15 +412,18 @@ bool Walk::check(od::value& v, int index) {
 }
 
 bool Walk::phases(od::value& v) {
-  return each_element(v, [] { return std::string("'phases' must be an array"); }, [&](od::value& p) {
-    PhaseTiming& t = digest.phases.emplace_back();
-    return each_member(p, [] { return std::string("phases[] must be objects {phase, ms}"); },
-                       [&](std::string_view key, od::value& value) {
-                         return key == "phase" ? string(value, "'phases[].phase'", t.phase)
-                                : key == "ms"  ? number(value, "phases[].ms", 0, kMaxPhaseMs, kPhaseMsAllowed, t.ms)
-                                               : json(value, nullptr);
-                       });
-  });
+  return each_element(
+      v, [] { return std::string("'phases' must be an array"); },
+      [&](od::value& p) {
+        PhaseTiming& t = digest.phases.emplace_back();
+        return each_member(
+            p, [] { return std::string("phases[] must be objects {phase, ms}"); },
+            [&](std::string_view key, od::value& value) {
+              return key == "phase" ? string(value, "'phases[].phase'", t.phase)
+                     : key == "ms"  ? number(value, "phases[].ms", 0, kMaxPhaseMs, kPhaseMsAllowed, t.ms)
+                                    : json(value, nullptr);
+            });
+      });
 }
 
 bool Walk::report(od::document& doc) {
@@ -465,7 +476,8 @@ bool Walk::report(od::document& doc) {
   // Nothing but white space after the report.
   const char* rest = nullptr;
   if (!doc.current_location().get(rest)) return malformed(simdjson::TRAILING_CONTENT, rest);
-  for (auto [has, name] : {std::pair{has_schema, "schema"}, {has_node, "node"}, {has_result, "result"}, {has_checks, "checks"}})
+  for (auto [has, name] :
+       {std::pair{has_schema, "schema"}, {has_node, "node"}, {has_result, "result"}, {has_checks, "checks"}})
     if (!has) {
       fault = ReportFault::not_a_report;
       error = std::string("not a railyard report: no '") + name + "'";
@@ -509,8 +521,9 @@ std::string result_contradiction(bool passed, const std::vector<FailedCheck>& fa
     why += (i ? ", " : "") + failures[i].id.name() +
            (failures[i].status == CheckStatus::fail ? " (fail)" : " (unsupported, required)");
   if (failures.size() > 5) why += ", and " + std::to_string(failures.size() - 5) + " more";
-  if (problems) why += std::string(why.empty() ? "" : "; ") + std::to_string(problems) +
-                       (problems == 1 ? " planning problem" : " planning problems");
+  if (problems)
+    why += std::string(why.empty() ? "" : "; ") + std::to_string(problems) +
+           (problems == 1 ? " planning problem" : " planning problems");
   return "'result' is \"pass\" but " + why + " count against the node";
 }
 

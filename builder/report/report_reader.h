@@ -39,7 +39,7 @@ struct ReportDigest {
   int schema = 0;
   std::string node;  // `node`, or host.hostname when the report has no node identity
   std::string recipe;
-  bool passed = false;  // the report's own `result`
+  bool passed = false;     // the report's own `result`
   std::string started_at;  // as the node claims it
   // When a receiver took it (DIR/<node>/<boot>.received, by `railyard collect`), else the
   // file's modification time; seconds since the epoch. Set by read_fleet, not the reader.

@@ -64,12 +64,13 @@ Outcome<std::string> fetch_url(const std::string& url, int timeout_ms, std::size
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(max_bytes));
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, +[](char* data, size_t size, size_t n, void* user) -> size_t {
-    auto* s = static_cast<Sink*>(user);
-    if (s->body.size() + size * n > s->max) return 0;  // aborts the transfer: too large
-    s->body.append(data, size * n);
-    return size * n;
-  });
+  curl_easy_setopt(
+      c, CURLOPT_WRITEFUNCTION, +[](char* data, size_t size, size_t n, void* user) -> size_t {
+        auto* s = static_cast<Sink*>(user);
+        if (s->body.size() + size * n > s->max) return 0;  // aborts the transfer: too large
+        s->body.append(data, size * n);
+        return size * n;
+      });
   CURLcode rc = curl_easy_perform(c);
   if (rc == CURLE_WRITE_ERROR || rc == CURLE_FILESIZE_EXCEEDED)
     return Outcome<std::string>::fail(url + ": larger than " + std::to_string(max_bytes) + " bytes");

@@ -27,7 +27,8 @@ void add_verbosity_flags(CLI::App& app, logging::Verbosity& verbosity) {
   auto* verbose = app.add_flag_callback(
       "-v,--verbose", [&verbosity] { verbosity = logging::Verbosity::verbose; },
       "Also print what is run, read and waited for (debug messages)");
-  app.add_flag_callback("-q,--quiet", [&verbosity] { verbosity = logging::Verbosity::quiet; }, "Print errors only")
+  app.add_flag_callback(
+         "-q,--quiet", [&verbosity] { verbosity = logging::Verbosity::quiet; }, "Print errors only")
       ->excludes(verbose);
 }
 

@@ -11,8 +11,8 @@ std::optional<std::string> readable_by_others(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0 || (st.st_mode & 044) == 0) return std::nullopt;
   char mode[8];
   std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-  return path + " is readable by " + ((st.st_mode & 004) ? "every user of this host" : "its group") + " (mode " +
-         mode + "): whoever reads it holds the secret; chmod 600 " + path;
+  return path + " is readable by " + ((st.st_mode & 004) ? "every user of this host" : "its group") + " (mode " + mode +
+         "): whoever reads it holds the secret; chmod 600 " + path;
 }
 
 }  // namespace railyard

@@ -47,13 +47,22 @@ std::vector<Change> apply_plan(const Plan& plan, Kernel& kernel) {
     Applier apply;
     bool per_port;
   };
-  static const Step steps[] = {
-      {"modules", apply_modules, false},     {"Soft-RoCE", apply_soft_roce, false}, {"links", apply_links, false},
-      {"VLANs", apply_vlans, false},         {"addresses", apply_addresses, false}, {"routing", apply_routing, false},
-      {"sysctls", apply_sysctls, false},     {"PFC", apply_pfc, true},              {"DSCP", apply_dscp_app, true},
-      {"trust", apply_trust, true},          {"ECN", apply_ecn, true},              {"RoCE ToS", apply_roce_tos, false},
-      {"storm", apply_storm, true},          {"ACS", apply_acs, false},             {"tenant", apply_tenant, false},
-      {"NVMe-oF", apply_nvmeof, false}};
+  static const Step steps[] = {{"modules", apply_modules, false},
+                               {"Soft-RoCE", apply_soft_roce, false},
+                               {"links", apply_links, false},
+                               {"VLANs", apply_vlans, false},
+                               {"addresses", apply_addresses, false},
+                               {"routing", apply_routing, false},
+                               {"sysctls", apply_sysctls, false},
+                               {"PFC", apply_pfc, true},
+                               {"DSCP", apply_dscp_app, true},
+                               {"trust", apply_trust, true},
+                               {"ECN", apply_ecn, true},
+                               {"RoCE ToS", apply_roce_tos, false},
+                               {"storm", apply_storm, true},
+                               {"ACS", apply_acs, false},
+                               {"tenant", apply_tenant, false},
+                               {"NVMe-oF", apply_nvmeof, false}};
   for (const Step& s : steps) {
     // Routed rails reach the storage targets through their leaves: NVMe-oF connects once the
     // BGP sessions are up and the rails' tables filled (cmd_run.cc), not before.

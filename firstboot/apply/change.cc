@@ -3,7 +3,8 @@
 namespace railyard {
 
 std::string rail_label(const RailPlan& rail) {
-  return "rail " + std::to_string(rail.index) + " (" + rail.ifname + (rail.bond.empty() ? "" : " of " + rail.bond) + ")";
+  return "rail " + std::to_string(rail.index) + " (" + rail.ifname + (rail.bond.empty() ? "" : " of " + rail.bond) +
+         ")";
 }
 
 Change change_from(const std::string& object, const Status& s, const std::string& before, const std::string& after,
@@ -24,7 +25,10 @@ std::string to_string(ChangeOutcome o) {
 }
 
 nlohmann::ordered_json to_json(const Change& c) {
-  return {{"object", c.object}, {"outcome", to_string(c.outcome)}, {"before", c.before}, {"after", c.after},
+  return {{"object", c.object},
+          {"outcome", to_string(c.outcome)},
+          {"before", c.before},
+          {"after", c.after},
           {"detail", c.detail}};
 }
 

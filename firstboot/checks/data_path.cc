@@ -129,7 +129,8 @@ void gpudirect_write(const VerifyContext& ctx, const RailPlan& rail, CheckResult
   for (const auto& pci : rail.gpu_pcis) {
     auto t = ctx.rdma.gpu_write_test(ep->dev, ep->gid, pci, bytes, st.check_timeout_ms);
     if (t.ok()) {
-      seen.push_back(pci + ": " + std::to_string(bytes) + " bytes verified at " + mbps(t->mbps) + " (" + t->registration + ")");
+      seen.push_back(pci + ": " + std::to_string(bytes) + " bytes verified at " + mbps(t->mbps) + " (" +
+                     t->registration + ")");
       if (t->stand_in) stand_in = t->stand_in;
       slowest = std::min(slowest, t->mbps);
     } else if (t.unsupported()) {
@@ -147,7 +148,8 @@ void gpudirect_write(const VerifyContext& ctx, const RailPlan& rail, CheckResult
   std::string observed = seen.empty() ? "failed" : join(seen, "; ");
   std::string detail = join(failures, "; ");
   if (stand_in)
-    detail += std::string(detail.empty() ? "" : "; ") + "GPU memory from " + *stand_in + " (host memory), not from a GPU";
+    detail +=
+        std::string(detail.empty() ? "" : "; ") + "GPU memory from " + *stand_in + " (host memory), not from a GPU";
   if (!failures.empty()) {
     fail(r, observed, detail);
     return;

@@ -163,11 +163,7 @@ TEST_CASE("rails.cross_rdma_write: a rail without a GID fails its pairs; the oth
 
 TEST_CASE("rails.cross_rdma_write: planned only with two rails or more") {
   Inventory one = test::managed_server({{1, 1}});
-  Node n(
-      [](Recipe& rc) {
-        rc.addressing.subnets = {"198.18.0.0/24"};
-      },
-      one);
+  Node n([](Recipe& rc) { rc.addressing.subnets = {"198.18.0.0/24"}; }, one);
   for (const auto& c : n.plan.checks) CHECK(c.id.kind != CheckKind::rails_cross_rdma_write);
   Node two([](Recipe&) {}, test::managed_server({{1, 1}, {1, 1}}));
   auto r = two.check("rails.cross_rdma_write");
@@ -203,14 +199,16 @@ TEST_CASE("rail.N.gpudirect_write: the rail's GPU memory to itself on the rail's
 TEST_CASE("rail.N.gpudirect_write: a failed registration fails; no CUDA is unsupported; off and best-effort") {
   Node n;
   const std::string gpu = n.rail(0).gpu_pcis.at(0);
-  n.rdma.gpu_errors[gpu] = {EINVAL, "mlx5_0: register GPU memory (dma-buf: ...; ibv_reg_mr on GPU memory needs "
-                                    "nvidia_peermem loaded): Bad address"};
+  n.rdma.gpu_errors[gpu] = {EINVAL,
+                            "mlx5_0: register GPU memory (dma-buf: ...; ibv_reg_mr on GPU memory needs "
+                            "nvidia_peermem loaded): Bad address"};
   auto r = n.check("rail.0.gpudirect_write");
   CHECK(r.status == CheckStatus::fail);
   CHECK(r.observed == "failed");
   CHECK(contains(r.detail, gpu + ": mlx5_0: register GPU memory"));
 
-  n.rdma.gpu_errors[gpu] = {EOPNOTSUPP, "no CUDA driver library on the node (libcuda.so.1: cannot open shared object file)"};
+  n.rdma.gpu_errors[gpu] = {EOPNOTSUPP,
+                            "no CUDA driver library on the node (libcuda.so.1: cannot open shared object file)"};
   r = n.check("rail.0.gpudirect_write");
   CHECK(r.status == CheckStatus::unsupported);
   CHECK(r.observed == "no CUDA");

@@ -112,8 +112,7 @@ void gpu_nvml(const VerifyContext& ctx, int index, CheckResult& r) {
   const NvmlGpu* g = nvml_gpu(ctx, index, r);
   if (!g) return;
   if (!read_ok(g->name, r) || !read_ok(g->uuid, r)) return;
-  pass(r, *g->name + ", " + *g->uuid,
-       ctx.nvml->driver_version.empty() ? "" : "driver " + ctx.nvml->driver_version);
+  pass(r, *g->name + ", " + *g->uuid, ctx.nvml->driver_version.empty() ? "" : "driver " + ctx.nvml->driver_version);
 }
 
 void gpu_persistence(const VerifyContext& ctx, int index, CheckResult& r) {
@@ -150,14 +149,18 @@ void gpu_row_remap(const VerifyContext& ctx, int index, CheckResult& r) {
   if (!g || !read_ok(g->remap, r)) return;
   const NvmlRemap& m = *g->remap;
   if (!m.row_remapping) {
-    if (m.pending) fail(r, "page retirement pending", "retired pages take effect at the next GPU reset: reset the GPU or reboot");
+    if (m.pending)
+      fail(r, "page retirement pending", "retired pages take effect at the next GPU reset: reset the GPU or reboot");
     else pass(r, "no page retirement pending");
     return;
   }
   std::string rows = std::to_string(m.corrected_rows) + " correctable, " + std::to_string(m.uncorrected_rows) +
                      " uncorrectable rows remapped";
-  if (m.failure) fail(r, "remap failed; " + rows, "a row remap failed: the GPU has no spare rows left and needs service");
-  else if (m.pending) fail(r, "remap pending; " + rows, "a row remap takes effect at the next GPU reset: reset the GPU or reboot before jobs run");
+  if (m.failure)
+    fail(r, "remap failed; " + rows, "a row remap failed: the GPU has no spare rows left and needs service");
+  else if (m.pending)
+    fail(r, "remap pending; " + rows,
+         "a row remap takes effect at the next GPU reset: reset the GPU or reboot before jobs run");
   else pass(r, "none pending; " + rows);
 }
 
@@ -180,8 +183,10 @@ void gpu_xid(const VerifyContext& ctx, int index, CheckResult& r) {
   if (!bad.empty() && !other.empty()) obs += " (also " + join(other, ", ") + ")";
   std::string detail = join(lines, "; ");
   if (!bad.empty())
-    fail(r, obs, detail + " — an XID the recipe counts as a GPU fault (selftest.gpu_fatal_xids): keep the node out and look "
-                          "the XID up in NVIDIA's XID catalog");
+    fail(r, obs,
+         detail +
+             " — an XID the recipe counts as a GPU fault (selftest.gpu_fatal_xids): keep the node out and look "
+             "the XID up in NVIDIA's XID catalog");
   else warn(r, obs, detail + " — usually an application's error, not the GPU's");
 }
 
@@ -203,8 +208,9 @@ void gpu_temperature(const VerifyContext& ctx, int index, CheckResult& r) {
   if (!g || !read_ok(g->temperature_c, r)) return;
   std::string obs = std::to_string(*g->temperature_c) + " °C";
   if (*g->temperature_c > static_cast<unsigned>(ctx.plan.selftest.gpu_max_temp_c))
-    fail(r, obs, "hotter than the recipe's " + std::to_string(ctx.plan.selftest.gpu_max_temp_c) +
-                     " °C before any job runs: check the fans, the airflow and the heatsink");
+    fail(r, obs,
+         "hotter than the recipe's " + std::to_string(ctx.plan.selftest.gpu_max_temp_c) +
+             " °C before any job runs: check the fans, the airflow and the heatsink");
   else pass(r, obs);
 }
 
@@ -212,8 +218,8 @@ void gpu_nvml_pcie(const VerifyContext& ctx, int index, CheckResult& r) {
   const NvmlGpu* g = nvml_gpu(ctx, index, r);
   if (!g || !read_ok(g->pcie, r)) return;
   const NvmlPcie& p = *g->pcie;
-  std::string obs = "Gen" + std::to_string(p.gen) + " x" + std::to_string(p.width) + " (max Gen" + std::to_string(p.max_gen) +
-                    " x" + std::to_string(p.max_width) + ")";
+  std::string obs = "Gen" + std::to_string(p.gen) + " x" + std::to_string(p.width) + " (max Gen" +
+                    std::to_string(p.max_gen) + " x" + std::to_string(p.max_width) + ")";
   if (p.width < p.max_width)
     warn(r, obs, "the link trained narrower than the GPU and slot can do: reseat the GPU or its riser, check the slot");
   else if (p.gen < p.max_gen)
@@ -290,8 +296,9 @@ void rail_gpu_topology(const VerifyContext& ctx, const RailPlan& rail, CheckResu
   std::string obs = (rail.affinity ? to_string(*rail.affinity) + "; " : std::string()) + join(seen, "; ");
   if (disagree.empty()) pass(r, obs);
   else
-    warn(r, obs,
-         join(disagree, "; ") + " — the two readings of the PCIe tree differ: compare nvidia-smi topo -m with the plan");
+    warn(
+        r, obs,
+        join(disagree, "; ") + " — the two readings of the PCIe tree differ: compare nvidia-smi topo -m with the plan");
 }
 
 void nccl_all_reduce(const VerifyContext& ctx, CheckResult& r) {
@@ -302,7 +309,8 @@ void nccl_all_reduce(const VerifyContext& ctx, CheckResult& r) {
     r.detail = std::move(detail);
   };
   if (!run || !ctx.gpu_workloads) {
-    skip("not run", "only first boot runs all_reduce_perf: on a node in service it would compete with the jobs on the GPUs");
+    skip("not run",
+         "only first boot runs all_reduce_perf: on a node in service it would compete with the jobs on the GPUs");
     return;
   }
   if (run->not_run) {
@@ -323,7 +331,8 @@ void nccl_all_reduce(const VerifyContext& ctx, CheckResult& r) {
   std::string observed = buf;
   std::string detail = a->largest.empty() ? "" : "largest size: " + a->largest;
   if (a->wrong != 0) {
-    fail(r, observed, std::to_string(a->wrong) + " wrong results (# Out of bounds values): a GPU or NVLink corrupts data");
+    fail(r, observed,
+         std::to_string(a->wrong) + " wrong results (# Out of bounds values): a GPU or NVLink corrupts data");
     return;
   }
   if (run->status != 0) {

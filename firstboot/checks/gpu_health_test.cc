@@ -93,8 +93,10 @@ TEST_CASE("gpu.N.xid: a fatal XID for this GPU fails, another warns, other GPUs'
   Node n;
   const std::string gpu0 = n.plan.gpus[0], gpu1 = n.plan.gpus[1];
   std::string bus0 = gpu0.substr(0, gpu0.rfind('.'));
-  n.nvml.xids = parse_xids("NVRM: Xid (PCI:" + bus0 + "): 79, pid=1234, GPU has fallen off the bus.\n"
-                           "NVRM: Xid (PCI:" + bus0 + "): 13, pid=77, Graphics Exception\n");
+  n.nvml.xids = parse_xids("NVRM: Xid (PCI:" + bus0 +
+                           "): 79, pid=1234, GPU has fallen off the bus.\n"
+                           "NVRM: Xid (PCI:" +
+                           bus0 + "): 13, pid=77, Graphics Exception\n");
   auto r = n.check("gpu.0.xid");
   CAPTURE(text(r));
   CHECK(r.status == CheckStatus::fail);

@@ -19,9 +19,10 @@ void pcie_link(const HardwareSpec& hw, const PciFunction& p, CheckResult& r) {
   int gen = pcie_generation(p.current_link_speed);
   bool below = (hw.pcie_gen > 0 && gen < hw.pcie_gen) || (hw.pcie_width > 0 && p.current_link_width < hw.pcie_width);
   bool downtrained = gen < pcie_generation(p.max_link_speed) || p.current_link_width < p.max_link_width;
-  std::string detail = downtrained ? "downtrained: the device can do " + p.max_link_speed + " x" +
-                                         std::to_string(p.max_link_width) + " (reseat the card or riser, check the slot)"
-                                   : "";
+  std::string detail = downtrained
+                           ? "downtrained: the device can do " + p.max_link_speed + " x" +
+                                 std::to_string(p.max_link_width) + " (reseat the card or riser, check the slot)"
+                           : "";
   if (below) fail(r, link_text(p), detail);
   else if (downtrained) warn(r, link_text(p), detail);
   else pass(r, link_text(p));
@@ -97,7 +98,8 @@ void rail_speed(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) 
   const int want = ctx.plan.hardware.rail_speed_mbps;
   if (!nic->bonded()) {
     if (nic->speed_mbps >= want) pass(r, text(nic->speed_mbps));
-    else fail(r, text(nic->speed_mbps), "link negotiated below the rail speed: check the cable and the switch port speed");
+    else
+      fail(r, text(nic->speed_mbps), "link negotiated below the rail speed: check the cable and the switch port speed");
     return;
   }
   // The rail speed is a port's: every port of a bond must reach it (the bond's own figure is
@@ -146,12 +148,15 @@ void roce_v2_gid(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r)
     pr.roce_v2_gid_index = d ? roce_v2_gid_index(*d, pr.rdma_port, pr.netdev, false) : std::nullopt;
   }
   std::string other = "index " + std::to_string(nccl->index) + " on " + nccl->ndev;
-  if (pinned_gid_index(now) == *index)
-    return pass(r, obs, "nccl.conf pins it; unpinned, NCCL would take " + other);
+  if (pinned_gid_index(now) == *index) return pass(r, obs, "nccl.conf pins it; unpinned, NCCL would take " + other);
   fail(r, obs + "; NCCL would take " + other,
-       nccl->ndev + " carries an IPv4 address outside the plan, and the rails' GID indices differ, so nccl.conf "
-       "cannot pin one: NCCL would address this rail by " + nccl->ndev + "'s GID (jobs that read gpuN.env are pinned; "
-       "others are not). Remove the address from " + nccl->ndev + ", or make the rails' GID indices equal");
+       nccl->ndev +
+           " carries an IPv4 address outside the plan, and the rails' GID indices differ, so nccl.conf "
+           "cannot pin one: NCCL would address this rail by " +
+           nccl->ndev +
+           "'s GID (jobs that read gpuN.env are pinned; "
+           "others are not). Remove the address from " +
+           nccl->ndev + ", or make the rails' GID indices equal");
 }
 
 }  // namespace railyard::checks

@@ -215,8 +215,7 @@ Outcome<double> transfer(Side& from, Side& to, std::size_t bytes, int timeout_ms
       if (wc[i].status != IBV_WC_SUCCESS)
         return Result::fail(EIO, label + ": RDMA WRITE completed with " + ibv_wc_status_str(wc[i].status));
     completed += static_cast<std::size_t>(n);
-    if (Steady::now() > deadline)
-      return Result::fail(ETIMEDOUT, stalled(label, timeout_ms));
+    if (Steady::now() > deadline) return Result::fail(ETIMEDOUT, stalled(label, timeout_ms));
   }
   double seconds = std::chrono::duration<double>(Steady::now() - start).count();
   return Result(seconds > 0 ? static_cast<double>(bytes) * 8 / seconds / 1e6 : 0);
@@ -232,11 +231,12 @@ struct IbverbsDataPath::GpuState {
   std::atomic<bool> hung{false};
 };
 
-IbverbsDataPath::IbverbsDataPath(CudaOptions cuda) : cuda_options_(std::move(cuda)), gpu_(std::make_shared<GpuState>()) {}
+IbverbsDataPath::IbverbsDataPath(CudaOptions cuda)
+    : cuda_options_(std::move(cuda)), gpu_(std::make_shared<GpuState>()) {}
 IbverbsDataPath::~IbverbsDataPath() = default;
 
 Outcome<double> IbverbsDataPath::write_test(const std::string& from_dev, int from_gid, const std::string& to_dev,
-                                             int to_gid, std::size_t bytes, int timeout_ms) {
+                                            int to_gid, std::size_t bytes, int timeout_ms) {
   using Result = Outcome<double>;
   Side from, to;
   if (Status s = open(from, from_dev, from_gid); !s.ok()) return Result::fail(s);
@@ -319,8 +319,9 @@ Outcome<GpuWrite> IbverbsDataPath::gpu_write_test(const std::string& dev, int gi
   // transfer each get the check's bound.
   if (result.wait_for(std::chrono::milliseconds(2LL * timeout_ms)) == std::future_status::ready) return result.get();
   gpu_->hung = true;
-  return Result::fail(ETIMEDOUT, "CUDA or the transfer did not finish within " + std::to_string(2LL * timeout_ms) +
-                                     " ms (twice selftest.check_timeout_ms): a GPU or the driver is hung; see dmesg (NVRM)");
+  return Result::fail(ETIMEDOUT,
+                      "CUDA or the transfer did not finish within " + std::to_string(2LL * timeout_ms) +
+                          " ms (twice selftest.check_timeout_ms): a GPU or the driver is hung; see dmesg (NVRM)");
 }
 
 }  // namespace railyard

@@ -14,7 +14,7 @@ class IbverbsDataPath : public RdmaDataPath {
   explicit IbverbsDataPath(CudaOptions cuda = {});
   ~IbverbsDataPath() override;
   Outcome<double> write_test(const std::string& from_dev, int from_gid, const std::string& to_dev, int to_gid,
-                              std::size_t bytes, int timeout_ms) override;
+                             std::size_t bytes, int timeout_ms) override;
   Outcome<GpuWrite> gpu_write_test(const std::string& dev, int gid, const std::string& gpu_pci, std::size_t bytes,
                                    int timeout_ms) override;
 

@@ -51,7 +51,8 @@ ordered_json image_modules(Host& host) {
   }
   json record = json::parse(*text, nullptr, false);
   if (record.is_discarded() || !record.is_array())
-    return ordered_json::array({{{"error", std::string(kImageDriversRecord) + ": not a drivers record (a JSON array)"}}});
+    return ordered_json::array(
+        {{{"error", std::string(kImageDriversRecord) + ": not a drivers record (a JSON array)"}}});
   ordered_json out = ordered_json::array();
   std::vector<std::string> seen;
   for (const auto& bundle : record) {

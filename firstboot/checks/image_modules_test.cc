@@ -36,14 +36,22 @@ TEST_CASE("image modules: each bundle's modules as the kernel has them, versions
   auto j = image_modules(h);
   REQUIRE(j.is_array());
   REQUIRE(j.size() == 4);  // 8021q once, under the bundle that named it first
-  CHECK(j[0] == nlohmann::ordered_json{{"name", "ib_uverbs"}, {"bundle", "debian12-inbox"}, {"bundle_version", "44.0-2"},
-                                       {"built", nullptr}, {"loaded", false}, {"version", nullptr},
+  CHECK(j[0] == nlohmann::ordered_json{{"name", "ib_uverbs"},
+                                       {"bundle", "debian12-inbox"},
+                                       {"bundle_version", "44.0-2"},
+                                       {"built", nullptr},
+                                       {"loaded", false},
+                                       {"version", nullptr},
                                        {"srcversion", nullptr}});
   CHECK(j[1]["name"] == "8021q");
   CHECK(j[1]["loaded"] == true);
   CHECK(j[1]["version"].is_null());  // in-tree modules carry no MODULE_VERSION
-  CHECK(j[2] == nlohmann::ordered_json{{"name", "labofed"}, {"bundle", "labofed-1.1"}, {"bundle_version", "1.1"},
-                                       {"built", "1.1"}, {"loaded", true}, {"version", "1.1"},
+  CHECK(j[2] == nlohmann::ordered_json{{"name", "labofed"},
+                                       {"bundle", "labofed-1.1"},
+                                       {"bundle_version", "1.1"},
+                                       {"built", "1.1"},
+                                       {"loaded", true},
+                                       {"version", "1.1"},
                                        {"srcversion", "0F1E2D3C4B5A69788796A5B"}});
   // Named and DKMS-built: one entry, with the DKMS version; a file name that is no module
   // name never reaches a path.

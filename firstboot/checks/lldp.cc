@@ -33,10 +33,9 @@ std::string where_it_leads(const VerifyContext& ctx, const RailPlan& rail, const
     if (back.neighbor && !rail.lldp_system.empty() && back.neighbor->system_name == rail.lldp_system)
       out += ", and rail " + std::to_string(other.index) + " (" + lldp_port(other) + ") hears rail " +
              std::to_string(rail.index) + "'s leaf " + neighbor_name(*back.neighbor) + ": the cables of rails " +
-             std::to_string(std::min(rail.index, other.index)) + " and " + std::to_string(std::max(rail.index, other.index)) +
-             " are swapped";
-    else if (back.neighbor)
-      out += "; rail " + std::to_string(other.index) + " hears " + neighbor_name(*back.neighbor);
+             std::to_string(std::min(rail.index, other.index)) + " and " +
+             std::to_string(std::max(rail.index, other.index)) + " are swapped";
+    else if (back.neighbor) out += "; rail " + std::to_string(other.index) + " hears " + neighbor_name(*back.neighbor);
     return out + ". Rail-aligned rings then cross the spine and all-reduce bandwidth halves";
   }
   return "the rail is cabled to a leaf or port it was not planned for";
@@ -88,7 +87,9 @@ std::vector<std::string> lldp_listen_ports(const Plan& plan) {
 
 nlohmann::ordered_json to_json(const LldpNeighbor& n) {
   using J = nlohmann::ordered_json;
-  J pfc = n.pfc ? J{{"willing", n.pfc->willing}, {"mbc", n.pfc->mbc}, {"capability", n.pfc->capability},
+  J pfc = n.pfc ? J{{"willing", n.pfc->willing},
+                    {"mbc", n.pfc->mbc},
+                    {"capability", n.pfc->capability},
                     {"enabled", hex(n.pfc->enabled, 2)}}
                 : J(nullptr);
   J vlans = J::array();
@@ -117,8 +118,9 @@ nlohmann::ordered_json lldp_report(const Plan& plan, LldpNeighbors& lldp) {
     for (const auto& o : h.others) others.push_back(to_json(o));
     out.push_back({{"rail", rail.index},
                    {"ifname", lldp_port(rail)},
-                   {"expected", {{"system", rail.lldp_system.empty() ? J(nullptr) : J(rail.lldp_system)},
-                                 {"port", rail.lldp_port.empty() ? J(nullptr) : J(rail.lldp_port)}}},
+                   {"expected",
+                    {{"system", rail.lldp_system.empty() ? J(nullptr) : J(rail.lldp_system)},
+                     {"port", rail.lldp_port.empty() ? J(nullptr) : J(rail.lldp_port)}}},
                    {"neighbor", h.neighbor ? to_json(*h.neighbor) : J(nullptr)},
                    {"frames", h.frames},
                    {"invalid", h.invalid},
@@ -138,25 +140,29 @@ void rail_lldp(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
   // Both fail whatever fabric.lldp.required says: the link reaches more than one switch
   // port, or someone on it sends what no switch does.
   if (h.flood_per_s > 0) {
-    std::string detail = "a switch sends one LLDP frame every 30 s: a misbehaving switch port, a loop or a host "
-                         "flooding the rail. The agent reads at most " + std::to_string(kLldpFramesPerSecond) +
-                         " a second and the kernel drops the rest, so what was heard may not be the leaf";
+    std::string detail =
+        "a switch sends one LLDP frame every 30 s: a misbehaving switch port, a loop or a host "
+        "flooding the rail. The agent reads at most " +
+        std::to_string(kLldpFramesPerSecond) +
+        " a second and the kernel drops the rest, so what was heard may not be the leaf";
     if (h.neighbor) detail += " (heard: " + join(heard_names(h), "; ") + ")";
     return fail(r, "LLDP flood: " + std::to_string(h.flood_per_s) + " frames a second on " + lldp_port(rail), detail);
   }
   if (h.neighbor && !h.others.empty())
-    return fail(r, std::to_string(1 + h.others.size()) + " LLDP neighbours: " + join(heard_names(h), "; "),
-                "one rail's cable must reach one switch port: a hub or unmanaged switch between the NIC and the leaf, a "
-                "loop, or a host sending LLDP in the leaf's name (spoofing it); the first one heard is the one the other "
-                "LLDP checks read");
+    return fail(
+        r, std::to_string(1 + h.others.size()) + " LLDP neighbours: " + join(heard_names(h), "; "),
+        "one rail's cable must reach one switch port: a hub or unmanaged switch between the NIC and the leaf, a "
+        "loop, or a host sending LLDP in the leaf's name (spoofing it); the first one heard is the one the other "
+        "LLDP checks read");
   if (!h.neighbor) {
     std::string seconds = std::to_string(ctx.plan.lldp.wait_s) + " s";
     std::string observed = h.frames == 0 ? "nothing heard on " + lldp_port(rail) + " in " + seconds
                                          : std::to_string(h.frames) + " LLDP frame(s), none valid: " + h.invalid;
     if (h.frames == 0 && !h.invalid.empty()) observed = h.invalid;
-    std::string detail = "no LLDP from the far end: LLDP is off on the switch port, the NIC's firmware runs its own "
-                         "LLDP agent and keeps the frames from the host (ConnectX: mlxconfig LLDP_NB_RX_MODE_P1), or "
-                         "the cable is not connected to a switch";
+    std::string detail =
+        "no LLDP from the far end: LLDP is off on the switch port, the NIC's firmware runs its own "
+        "LLDP agent and keeps the frames from the host (ConnectX: mlxconfig LLDP_NB_RX_MODE_P1), or "
+        "the cable is not connected to a switch";
     if (ctx.plan.lldp.required) fail(r, observed, detail);
     else warn(r, observed, detail + " (fabric.lldp.required = false: a warning)");
     return;
@@ -179,8 +185,9 @@ void rail_lldp_pfc(const VerifyContext& ctx, const RailPlan& rail, CheckResult& 
   const LldpNeighbor* n = neighbour_or_skip(ctx, rail, r, h);
   if (!n) return;
   if (!n->pfc)
-    return warn(r, "no PFC configuration TLV from " + neighbor_name(*n),
-                "the leaf does not advertise its PFC (DCBX off on the port): losslessness cannot be confirmed from the host");
+    return warn(
+        r, "no PFC configuration TLV from " + neighbor_name(*n),
+        "the leaf does not advertise its PFC (DCBX off on the port): losslessness cannot be confirmed from the host");
   std::string observed = pfc_text(*n->pfc);
   if (n->pfc->enabled == static_cast<unsigned>(rail.pfc_enable)) return pass(r, observed);
   fail(r, observed,
@@ -196,8 +203,9 @@ void rail_lldp_mtu(const VerifyContext& ctx, const RailPlan& rail, CheckResult& 
   const LldpNeighbor* n = neighbour_or_skip(ctx, rail, r, h);
   if (!n) return;
   if (!n->max_frame_size)
-    return warn(r, "no maximum frame size TLV from " + neighbor_name(*n),
-                "the leaf does not advertise its frame size (802.3 TLV off): the MTU cannot be confirmed from the host");
+    return warn(
+        r, "no maximum frame size TLV from " + neighbor_name(*n),
+        "the leaf does not advertise its frame size (802.3 TLV off): the MTU cannot be confirmed from the host");
   int want = rail_frame_size(rail);
   std::string observed = "maximum frame size " + std::to_string(*n->max_frame_size);
   if (*n->max_frame_size >= want) return pass(r, observed);
@@ -226,8 +234,9 @@ void rail_lldp_vlan(const VerifyContext& ctx, const RailPlan& rail, CheckResult&
                 "the leaf does not advertise its VLANs: the rail's VLAN cannot be confirmed from the host");
   std::string observed = join(seen, ", ");
   if (vids.count(*rail.vlan)) return pass(r, observed);
-  fail(r, observed, "the leaf port does not carry the rail's VLAN " + std::to_string(*rail.vlan) +
-                        ": its tagged RoCE frames are dropped at the switch");
+  fail(r, observed,
+       "the leaf port does not carry the rail's VLAN " + std::to_string(*rail.vlan) +
+           ": its tagged RoCE frames are dropped at the switch");
 }
 
 }  // namespace railyard::checks

@@ -39,8 +39,9 @@ TEST_CASE("rail.N.lldp: two swapped cables name both rails and what each hears")
   CHECK(r0.status == CheckStatus::fail);
   CHECK(r0.observed == "leaf-r1 port swp7 (chassis 0c:42:a1:00:00:01)");
   CHECK(contains(r0.detail, "system 'leaf-r1', want 'leaf-r0'"));
-  CHECK(contains(r0.detail, "this cable reaches rail 1's leaf (leaf-r1), and rail 1 (ens1f0) hears rail 0's leaf leaf-r0 "
-                            "port swp7: the cables of rails 0 and 1 are swapped"));
+  CHECK(contains(r0.detail,
+                 "this cable reaches rail 1's leaf (leaf-r1), and rail 1 (ens1f0) hears rail 0's leaf leaf-r0 "
+                 "port swp7: the cables of rails 0 and 1 are swapped"));
   auto r1 = n.check("rail.1.lldp");
   CHECK(r1.status == CheckStatus::fail);
   CHECK(contains(r1.detail, "the cables of rails 0 and 1 are swapped"));
@@ -111,8 +112,9 @@ TEST_CASE("rail.N.lldp: a second neighbour on one rail fails and names both, wha
   auto r = n.check("rail.1.lldp");
   CAPTURE(text(r));
   CHECK(r.status == CheckStatus::fail);
-  CHECK(r.observed == "2 LLDP neighbours: leaf-r1 port swp7 (chassis 0c:42:a1:00:00:01); "
-                      "leaf-r1 port eth0 (chassis 02:00:00:00:00:66)");
+  CHECK(r.observed ==
+        "2 LLDP neighbours: leaf-r1 port swp7 (chassis 0c:42:a1:00:00:01); "
+        "leaf-r1 port eth0 (chassis 02:00:00:00:00:66)");
   CHECK(contains(r.detail, "a hub or unmanaged switch between the NIC and the leaf, a loop, or a host sending LLDP"));
   CHECK_FALSE(node_passes(n.verify_all()));
   // What the first one advertises is still checked.
@@ -178,8 +180,7 @@ TEST_CASE("the LLDP checks skip where nothing listened, and are not planned with
   for (const auto& r : results)
     if (r.id.kind == CheckKind::rail_lldp) CHECK(r.status == CheckStatus::skip);
   Node off([](Recipe& r) { r.lldp.wait_s = 0; });
-  for (const auto& c : off.plan.checks)
-    CHECK(c.id.kind != CheckKind::rail_lldp);
+  for (const auto& c : off.plan.checks) CHECK(c.id.kind != CheckKind::rail_lldp);
 }
 
 TEST_CASE("the report's lldp: each rail's expectation and neighbour") {
@@ -205,8 +206,8 @@ TEST_CASE("the report's lldp: every neighbour heard on a rail, a flood's rate, a
   LldpNeighbor other = *h.neighbor;
   other.chassis_id = "02:00:00:00:00:66";
   h.others = {other};
-  h.flood_per_s = 148'800'000;    // 100 Gb/s of the smallest frames
-  h.frames = 5'000'000'000;       // half a minute of them
+  h.flood_per_s = 148'800'000;  // 100 Gb/s of the smallest frames
+  h.frames = 5'000'000'000;     // half a minute of them
   auto j = checks::lldp_report(n.plan, n.lldp);
   CHECK(j[0]["frames"] == 5'000'000'000);
   CHECK(j[0]["flood_per_s"] == 148'800'000);

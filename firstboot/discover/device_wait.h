@@ -18,11 +18,11 @@
 namespace railyard {
 
 struct DeviceWait {
-  Inventory inventory;               // discovered when everything was there, or at the bound
-  std::vector<std::string> missing;  // what was still missing then; empty: complete
+  Inventory inventory;                       // discovered when everything was there, or at the bound
+  std::vector<std::string> missing;          // what was still missing then; empty: complete
   std::vector<std::string> last_waited_for;  // what the last look before the end found missing
   double last_waited_at_ms = 0;              // when that look was
-  bool udev = false;                 // udev's initialization was known (false: udev is not running here)
+  bool udev = false;                         // udev's initialization was known (false: udev is not running here)
   double waited_ms = 0;
   int bound_s = 0;
   bool complete() const { return missing.empty(); }
@@ -30,10 +30,10 @@ struct DeviceWait {
 
 // What udev knows of the interfaces present (its database, by name).
 struct NetState {
-  std::set<std::string> initialized;             // a database entry: udev processed an event
-  std::set<std::string> pending;                 // listed, but no entry yet
-  std::set<std::string> renaming;                // ID_RENAMING=1: udev is renaming it now
-  std::map<std::string, std::string> chosen;     // ID_NET_NAME: the name udev's link config gave it
+  std::set<std::string> initialized;          // a database entry: udev processed an event
+  std::set<std::string> pending;              // listed, but no entry yet
+  std::set<std::string> renaming;             // ID_RENAMING=1: udev is renaming it now
+  std::map<std::string, std::string> chosen;  // ID_NET_NAME: the name udev's link config gave it
 };
 
 // An interface present, as sysfs has it.
@@ -42,10 +42,10 @@ struct PresentNic {
   bool pci = false;           // a PCI function's (udev names those by their place on the bus)
   int name_assign_type = -1;  // the kernel's name_assign_type (kNetNameEnum: eth%d); -1 unknown
 };
-inline constexpr int kNetNameEnum = 1;  // NET_NAME_ENUM, linux/netdevice.h
+inline constexpr int kNetNameEnum = 1;         // NET_NAME_ENUM, linux/netdevice.h
 inline constexpr int kNetNamePredictable = 2;  // NET_NAME_PREDICTABLE: the kernel's own stable name (lo)
-inline constexpr int kNetNameUser = 3;  // NET_NAME_USER: named by whoever created it (ip link add)
-inline constexpr int kNetNameRenamed = 4;  // NET_NAME_RENAMED: renamed from user space (udev)
+inline constexpr int kNetNameUser = 3;         // NET_NAME_USER: named by whoever created it (ip link add)
+inline constexpr int kNetNameRenamed = 4;      // NET_NAME_RENAMED: renamed from user space (udev)
 
 // The interfaces whose names are not final yet, each with why: udev has no database entry
 // for it or is renaming it, or (while udev still has events queued) a PCI NIC still carries
@@ -66,17 +66,15 @@ inline constexpr int kNetNameRenamed = 4;  // NET_NAME_RENAMED: renamed from use
 std::vector<std::string> unnamed_interfaces(const NetState& net, const std::vector<PresentNic>& present,
                                             bool udev_busy);
 
-// Enumerates with libudev (every interface must be initialized: renamed), discovers, compares with what the hardware section
-// needs (missing_hardware()), and sleeps on a udev monitor until something changes: one
-// enumeration and one discovery when everything is already there. `mark` marks the
-// management interface on each discovered inventory (it is never a rail). Where udev is
-// Every interface present must carry its final name (unnamed_interfaces()).
-// Past `bound` with hardware still missing, it goes on waiting (up to 60 s from the start)
-// only while udev has not finished renaming an interface present or still has events queued
-// (coldplug loading the drivers whose devices are not there yet): the plan is never made
-// against a name about to change, and a device is declared missing only once udev is done. Where udev is
-// not running (a container, a chroot, a umockdev testbed: UMOCKDEV_DIR set, whose devices
-// the host's udev database does not know) initialization is unknown and presence counts.
+// Enumerates with libudev (every interface must be initialized: renamed), discovers, compares with what the hardware
+// section needs (missing_hardware()), and sleeps on a udev monitor until something changes: one enumeration and one
+// discovery when everything is already there. `mark` marks the management interface on each discovered inventory (it is
+// never a rail). Where udev is Every interface present must carry its final name (unnamed_interfaces()). Past `bound`
+// with hardware still missing, it goes on waiting (up to 60 s from the start) only while udev has not finished renaming
+// an interface present or still has events queued (coldplug loading the drivers whose devices are not there yet): the
+// plan is never made against a name about to change, and a device is declared missing only once udev is done. Where
+// udev is not running (a container, a chroot, a umockdev testbed: UMOCKDEV_DIR set, whose devices the host's udev
+// database does not know) initialization is unknown and presence counts.
 DeviceWait wait_for_devices(const Recipe& recipe, const std::function<void(Inventory&)>& mark,
                             std::chrono::milliseconds bound);
 

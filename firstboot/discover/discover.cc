@@ -52,7 +52,8 @@ Inventory discover() {
   auto t = std::chrono::steady_clock::now();
   auto took = [&t](const char* part) {
     auto now = std::chrono::steady_clock::now();
-    spdlog::debug("discover: {} took {} ms", part, std::chrono::duration_cast<std::chrono::milliseconds>(now - t).count());
+    spdlog::debug("discover: {} took {} ms", part,
+                  std::chrono::duration_cast<std::chrono::milliseconds>(now - t).count());
     t = now;
   };
   std::vector<std::string> pci = pci_syspaths();

@@ -76,8 +76,9 @@ void fold_bonds(std::vector<Nic>& nics, const std::vector<RdmaDevice>& rdma) {
       }
       bond.bond_ports.push_back(std::move(p));
     }
-    std::sort(bond.bond_ports.begin(), bond.bond_ports.end(),
-              [](const BondPort& a, const BondPort& b) { return a.pci != b.pci ? a.pci < b.pci : a.ifname < b.ifname; });
+    std::sort(bond.bond_ports.begin(), bond.bond_ports.end(), [](const BondPort& a, const BondPort& b) {
+      return a.pci != b.pci ? a.pci < b.pci : a.ifname < b.ifname;
+    });
     std::string mode = sysfs::read_or(dir + "bonding/mode", "");  // "802.3ad 4"
     bond.bond_mode = mode.substr(0, mode.find(' '));
     bond.mac = sysfs::read_or(dir + "address", "");

@@ -69,8 +69,7 @@ class VerbsGidTables {
     std::vector<ibv_gid_entry> entries(std::max<size_t>(capacity, 1));
     ssize_t n = ibv_query_gid_table(ctx.get(), entries.data(), entries.size(), 0);
     if (n < 0) {
-      spdlog::debug("{}: ibv_query_gid_table failed ({}); reading its GIDs from sysfs",
-                    ibv_get_device_name(device), n);
+      spdlog::debug("{}: ibv_query_gid_table failed ({}); reading its GIDs from sysfs", ibv_get_device_name(device), n);
       return std::nullopt;
     }
     GidTable out;

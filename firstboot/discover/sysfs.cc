@@ -52,7 +52,8 @@ std::optional<std::string> resolve(const std::string& path) {
 std::vector<std::string> list(const std::string& dir) {
   std::vector<std::string> out;
   std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) out.push_back(it->path().filename().string());
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    out.push_back(it->path().filename().string());
   std::sort(out.begin(), out.end());
   return out;
 }

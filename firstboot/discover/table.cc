@@ -51,7 +51,8 @@ std::string inventory_table(const Inventory& inv, const RailMap& map) {
         << (n.speed_mbps > 0 ? std::to_string(n.speed_mbps) + " Mb/s" : "speed ?") << "  " << n.operstate
         << (n.management ? "  [management]" : "") << (n.pci.model ? "  " + *n.pci.model : "") << "\n";
     if (n.bonded()) {
-      out << "  " << std::setw(wif) << "" << " " << (n.bond_mode.empty() ? "bond" : n.bond_mode) << " of";
+      out << "  " << std::setw(wif) << ""
+          << " " << (n.bond_mode.empty() ? "bond" : n.bond_mode) << " of";
       for (std::size_t i = 0; i < n.bond_ports.size(); ++i) {
         const BondPort& p = n.bond_ports[i];
         out << (i ? ", " : " ") << p.ifname << " " << (p.pci.empty() ? "-" : p.pci) << " "

@@ -18,11 +18,11 @@ using CUdevice = int;
 using CUcontext = void*;
 using CUdeviceptr = unsigned long long;
 constexpr CUresult kCudaSuccess = 0;
-constexpr CUresult kCudaNotSupported = 801;           // CUDA_ERROR_NOT_SUPPORTED
-constexpr int kAttrDmaBufSupported = 124;         // CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED
-constexpr int kPointerSyncMemops = 6;             // CU_POINTER_ATTRIBUTE_SYNC_MEMOPS
-constexpr int kRangeHandleDmaBufFd = 1;           // CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD
-constexpr std::size_t kGpuPage = 2u << 20;        // the GPU's large page: dma-buf ranges are whole pages
+constexpr CUresult kCudaNotSupported = 801;  // CUDA_ERROR_NOT_SUPPORTED
+constexpr int kAttrDmaBufSupported = 124;    // CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED
+constexpr int kPointerSyncMemops = 6;        // CU_POINTER_ATTRIBUTE_SYNC_MEMOPS
+constexpr int kRangeHandleDmaBufFd = 1;      // CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD
+constexpr std::size_t kGpuPage = 2u << 20;   // the GPU's large page: dma-buf ranges are whole pages
 
 }  // namespace
 
@@ -86,8 +86,9 @@ Outcome<std::shared_ptr<Cuda>> Cuda::load(const CudaOptions& opts) {
   if (f.stand_in) c->stand_in_ = std::string(f.stand_in());
   if (!f.init || !f.by_pci || !f.ctx_retain || !f.ctx_release || !f.ctx_set_current || !f.mem_alloc || !f.mem_free ||
       !f.htod || !f.dtoh)
-    return Result::fail(EIO, opts.library + " lacks the driver API's cuInit, cuDeviceGetByPCIBusId, "
-                                            "cuDevicePrimaryCtxRetain, cuMemAlloc_v2 or cuMemcpy*_v2: not a usable libcuda");
+    return Result::fail(EIO, opts.library +
+                                 " lacks the driver API's cuInit, cuDeviceGetByPCIBusId, "
+                                 "cuDevicePrimaryCtxRetain, cuMemAlloc_v2 or cuMemcpy*_v2: not a usable libcuda");
   if (CUresult rc = f.init(0); rc != kCudaSuccess)
     return Result::fail(EIO, c->why("cuInit", rc) + " (is the nvidia kernel module loaded? see dmesg)");
   return Result(std::move(c));
@@ -96,7 +97,8 @@ Outcome<std::shared_ptr<Cuda>> Cuda::load(const CudaOptions& opts) {
 Status Cuda::current(int device) {
   for (const auto& [d, ctx] : retained_)
     if (d == device) {
-      if (CUresult rc = fn_->ctx_set_current(ctx); rc != kCudaSuccess) return Status::fail(EIO, why("cuCtxSetCurrent", rc));
+      if (CUresult rc = fn_->ctx_set_current(ctx); rc != kCudaSuccess)
+        return Status::fail(EIO, why("cuCtxSetCurrent", rc));
       return success();
     }
   CUcontext ctx = nullptr;
@@ -131,15 +133,16 @@ Outcome<std::unique_ptr<GpuMemory>> Cuda::alloc(const std::string& pci, std::siz
     m->why_no_dmabuf_ = "this libcuda has no cuMemGetHandleForAddressRange (a driver before CUDA 11.7)";
   } else if (CUresult rc = fn_->device_attribute(&dmabuf, kAttrDmaBufSupported, dev); rc != kCudaSuccess || !dmabuf) {
     m->why_no_dmabuf_ = rc != kCudaSuccess ? why("cuDeviceGetAttribute(DMA_BUF_SUPPORTED)", rc)
-                                       : "the GPU or driver does not offer dma-buf (DMA_BUF_SUPPORTED is 0)";
+                                           : "the GPU or driver does not offer dma-buf (DMA_BUF_SUPPORTED is 0)";
   } else {
     int fd = -1;
     if (CUresult hr = fn_->range_handle(&fd, p, size, kRangeHandleDmaBufFd, 0); hr == kCudaSuccess && fd >= 0)
       m->dmabuf_fd_ = fd;
     else
-      m->why_no_dmabuf_ = hr == kCudaNotSupported ? "cuMemGetHandleForAddressRange: not supported (the kernel lacks dma-buf "
-                                                "support for the driver)"
-                                              : why("cuMemGetHandleForAddressRange", hr);
+      m->why_no_dmabuf_ = hr == kCudaNotSupported
+                              ? "cuMemGetHandleForAddressRange: not supported (the kernel lacks dma-buf "
+                                "support for the driver)"
+                              : why("cuMemGetHandleForAddressRange", hr);
   }
   return Result(std::move(m));
 }
@@ -151,13 +154,15 @@ GpuMemory::~GpuMemory() {
 
 Status GpuMemory::copy_in(const void* src, std::size_t n) {
   if (Status s = cuda_->current(device_); !s.ok()) return s;
-  if (CUresult rc = cuda_->fn_->htod(ptr_, src, n); rc != kCudaSuccess) return Status::fail(EIO, cuda_->why("cuMemcpyHtoD_v2", rc));
+  if (CUresult rc = cuda_->fn_->htod(ptr_, src, n); rc != kCudaSuccess)
+    return Status::fail(EIO, cuda_->why("cuMemcpyHtoD_v2", rc));
   return success();
 }
 
 Status GpuMemory::copy_out(void* dst, std::size_t n) {
   if (Status s = cuda_->current(device_); !s.ok()) return s;
-  if (CUresult rc = cuda_->fn_->dtoh(dst, ptr_, n); rc != kCudaSuccess) return Status::fail(EIO, cuda_->why("cuMemcpyDtoH_v2", rc));
+  if (CUresult rc = cuda_->fn_->dtoh(dst, ptr_, n); rc != kCudaSuccess)
+    return Status::fail(EIO, cuda_->why("cuMemcpyDtoH_v2", rc));
   return success();
 }
 

@@ -30,7 +30,8 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 
 }  // namespace
 
-TEST_CASE("cuda: memory on a GPU found by PCI address, whole 2 MiB pages, written and read back, a dma-buf where offered") {
+TEST_CASE(
+    "cuda: memory on a GPU found by PCI address, whole 2 MiB pages, written and read back, a dma-buf where offered") {
   auto c = Cuda::load(with("two-gpus.cuda"));
   REQUIRE_MESSAGE(c.ok(), c.error());
   REQUIRE((*c)->stand_in());
@@ -61,7 +62,8 @@ TEST_CASE("cuda: a GPU the driver does not know, out of memory, and a failing co
   auto none = (*c)->alloc("0000:99:00.0", 4096);
   REQUIRE_FALSE(none.ok());
   CHECK(none.code() == ENODEV);
-  CHECK(none.error() == "0000:99:00.0: cuDeviceGetByPCIBusId: invalid device ordinal (the driver did not take the GPU?)");
+  CHECK(none.error() ==
+        "0000:99:00.0: cuDeviceGetByPCIBusId: invalid device ordinal (the driver did not take the GPU?)");
   auto oom = (*c)->alloc("0000:3a:00.0", 4096);
   REQUIRE_FALSE(oom.ok());
   CHECK(oom.error() == "0000:3a:00.0: cuMemAlloc_v2: out of memory");

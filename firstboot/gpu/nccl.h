@@ -12,10 +12,10 @@
 namespace railyard {
 
 struct NcclRun {
-  std::string command;                  // as run, for the report
-  std::optional<std::string> not_run;   // why it was not run (the program is not in the image)
-  int status = 0;                       // exit status; 124: killed at the bound
-  std::string output;                   // its standard output
+  std::string command;                 // as run, for the report
+  std::optional<std::string> not_run;  // why it was not run (the program is not in the image)
+  int status = 0;                      // exit status; 124: killed at the bound
+  std::string output;                  // its standard output
 };
 
 // Runs `program` -b 8M -e 1G -f 2 -g GPUS -c 1 (sizes 8 MiB to 1 GiB, results checked),

@@ -66,8 +66,9 @@ TEST_CASE("run_all_reduce_perf: the node's GPUs and sizes, the output kept; abse
 
   NcclRun absent = run_all_reduce_perf("/nonexistent/all_reduce_perf", 8, 30);
   REQUIRE(absent.not_run);
-  CHECK(*absent.not_run == "/nonexistent/all_reduce_perf: No such file or directory (build nccl-tests into the image, "
-                           "or set selftest.nccl_all_reduce_perf)");
+  CHECK(*absent.not_run ==
+        "/nonexistent/all_reduce_perf: No such file or directory (build nccl-tests into the image, "
+        "or set selftest.nccl_all_reduce_perf)");
 
   NcclRun hung = run_all_reduce_perf(script("exec sleep 30\n"), 8, 1);
   CHECK(hung.status == 124);
@@ -78,8 +79,8 @@ TEST_CASE("nccl.all_reduce: planned only when asked, on two NVIDIA GPUs or more"
   CHECK_FALSE(checks::plans_nccl(none.plan));
   Node n(plan_nccl);
   REQUIRE(checks::plans_nccl(n.plan));
-  CHECK(n.check("nccl.all_reduce").expected == "all_reduce_perf across " + std::to_string(n.plan.gpus.size()) +
-                                                   " GPUs: bus bandwidth >= 250 GB/s");
+  CHECK(n.check("nccl.all_reduce").expected ==
+        "all_reduce_perf across " + std::to_string(n.plan.gpus.size()) + " GPUs: bus bandwidth >= 250 GB/s");
   Node amd([](Recipe& r) {
     plan_nccl(r);
     r.hardware.gpu_vendor = GpuVendor::amd;

@@ -26,12 +26,12 @@ using nvmlDevice_t = struct nvmlDevice_st*;
 constexpr nvmlReturn_t kNvmlSuccess = 0;
 constexpr nvmlReturn_t kInvalidArgument = 2;
 constexpr nvmlReturn_t kNvmlNotSupported = 3;
-constexpr int kEnabled = 1;                 // nvmlEnableState_t
-constexpr int kUncorrected = 1;             // nvmlMemoryErrorType_t
-constexpr int kVolatileEcc = 0;             // nvmlEccCounterType_t
-constexpr int kTemperatureGpu = 0;          // nvmlTemperatureSensors_t
-constexpr unsigned kMaxNvlinks = 18;        // NVML_NVLINK_MAX_LINKS
-constexpr unsigned kTextBuffer = 96;        // NVML_DEVICE_NAME_V2_BUFFER_SIZE, ..._UUID_V2_...
+constexpr int kEnabled = 1;           // nvmlEnableState_t
+constexpr int kUncorrected = 1;       // nvmlMemoryErrorType_t
+constexpr int kVolatileEcc = 0;       // nvmlEccCounterType_t
+constexpr int kTemperatureGpu = 0;    // nvmlTemperatureSensors_t
+constexpr unsigned kMaxNvlinks = 18;  // NVML_NVLINK_MAX_LINKS
+constexpr unsigned kTextBuffer = 96;  // NVML_DEVICE_NAME_V2_BUFFER_SIZE, ..._UUID_V2_...
 
 struct Library {
   void* handle = nullptr;
@@ -177,7 +177,8 @@ NvmlGpu read_gpu(const Library& lib, const std::string& pci, nvmlDevice_t dev) {
   } else {
     int mode = 0;
     nvmlReturn_t rc = lib.persistence(dev, &mode);
-    g.persistence = rc == kNvmlSuccess ? Outcome<bool>(mode == kEnabled) : lib.failed<bool>("nvmlDeviceGetPersistenceMode", rc);
+    g.persistence =
+        rc == kNvmlSuccess ? Outcome<bool>(mode == kEnabled) : lib.failed<bool>("nvmlDeviceGetPersistenceMode", rc);
   }
   g.ecc = read_ecc(lib, dev);
   g.remap = read_remap(lib, dev);
@@ -187,7 +188,7 @@ NvmlGpu read_gpu(const Library& lib, const std::string& pci, nvmlDevice_t dev) {
     unsigned long long bits = 0;
     nvmlReturn_t rc = lib.throttle(dev, &bits);
     g.throttle = rc == kNvmlSuccess ? Outcome<std::uint64_t>(bits)
-                                : lib.failed<std::uint64_t>("nvmlDeviceGetCurrentClocksThrottleReasons", rc);
+                                    : lib.failed<std::uint64_t>("nvmlDeviceGetCurrentClocksThrottleReasons", rc);
   }
   if (!lib.temperature) {
     g.temperature_c = absent<unsigned>("nvmlDeviceGetTemperature");
@@ -327,7 +328,8 @@ NvmlReading read_nvml(const std::vector<std::string>& pcis, const NvmlOptions& o
   lib.error_string = dl_symbol<decltype(lib.error_string)>(h, "nvmlErrorString");
   lib.by_pci = dl_symbol<decltype(lib.by_pci)>(h, "nvmlDeviceGetHandleByPciBusId_v2");
   if (!lib.init || !lib.shutdown || !lib.by_pci) {
-    r.unavailable = opts.library + " lacks nvmlInit_v2, nvmlShutdown or nvmlDeviceGetHandleByPciBusId_v2: not a usable NVML";
+    r.unavailable =
+        opts.library + " lacks nvmlInit_v2, nvmlShutdown or nvmlDeviceGetHandleByPciBusId_v2: not a usable NVML";
     return r;
   }
   lib.stand_in = dl_symbol<decltype(lib.stand_in)>(h, "railyard_nvml_stand_in");
@@ -382,7 +384,8 @@ NvmlReading read_nvml(const std::vector<std::string>& pcis, const NvmlOptions& o
       } else {
         int level = 0;
         nvmlReturn_t rc = lib.common_ancestor(handles[i].second, handles[j].second, &level);
-        p.level = rc == kNvmlSuccess ? topology_level(level) : lib.failed<NvmlTopology>("nvmlDeviceGetTopologyCommonAncestor", rc);
+        p.level = rc == kNvmlSuccess ? topology_level(level)
+                                     : lib.failed<NvmlTopology>("nvmlDeviceGetTopologyCommonAncestor", rc);
       }
       r.topology.push_back(std::move(p));
     }

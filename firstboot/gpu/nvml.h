@@ -22,7 +22,7 @@ namespace railyard {
 
 struct NvmlEcc {
   bool enabled = false;
-  bool pending_enabled = false;       // the mode after the next reset
+  bool pending_enabled = false;            // the mode after the next reset
   std::uint64_t volatile_uncorrected = 0;  // since the driver loaded
 };
 
@@ -84,7 +84,7 @@ struct NvmlReading {
   std::string driver_version;
   // Found by PCI address; a GPU NVML does not know is absent here with its reason.
   std::vector<NvmlGpu> gpus;
-  std::vector<std::string> missing;  // "0000:17:00.0: Not Found"
+  std::vector<std::string> missing;        // "0000:17:00.0: Not Found"
   std::vector<NvmlTopologyPair> topology;  // every pair of the plan's GPUs that NVML has
   Outcome<std::vector<Xid>> xids = Outcome<std::vector<Xid>>::fail("not read");
 

@@ -11,7 +11,8 @@ constexpr std::size_t kOutputLimit = 64 * 1024;
 
 }  // namespace
 
-int NativeJoinEffects::run(const std::vector<std::string>& argv, const std::vector<std::string>& env, std::string* out) {
+int NativeJoinEffects::run(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                           std::string* out) {
   return run_process(argv, env, out, kOutputLimit);
 }
 

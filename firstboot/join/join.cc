@@ -65,8 +65,8 @@ struct UnitWait {
   std::string detail;
   bool ok = false, done = false;
   long waited_ms = 0;
-  int failures = 0;                  // times it failed and was started again
-  int restarts = 0;                  // times systemd started it again (Restart=)
+  int failures = 0;                           // times it failed and was started again
+  int restarts = 0;                           // times systemd started it again (Restart=)
   std::optional<Clock::time_point> retry_at;  // when it is started again
 };
 
@@ -168,9 +168,9 @@ std::vector<UnitWait> start_units(const JoinSpec& join, JoinEffects& fx, Clock& 
         if (!w.done) {
           w.done = true;
           w.waited_ms = ms_between(start, clock.now());
-          w.detail = "still " + w.state + " after " + std::to_string(join.unit_wait_s) + " s (join.unit_wait_s" +
-                     (w.restarts > 0 ? "; " + restarted_by_systemd(w.restarts) + "); see journalctl -u " + w.unit
-                                     : ")");
+          w.detail =
+              "still " + w.state + " after " + std::to_string(join.unit_wait_s) + " s (join.unit_wait_s" +
+              (w.restarts > 0 ? "; " + restarted_by_systemd(w.restarts) + "); see journalctl -u " + w.unit : ")");
         }
       break;
     }
@@ -198,13 +198,18 @@ SlurmFacts slurm_facts(const Report& report) {
 
 }  // namespace
 
-SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, const std::string& root, JoinEffects& fx,
-                                  Clock& clock, std::vector<JoinLine>& log) {
+SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, const std::string& root,
+                                  JoinEffects& fx, Clock& clock, std::vector<JoinLine>& log) {
   SlurmOutcome out;
   const std::string& node = report.node;
   json actions = json::array();
-  out.record = {{"controller", slurm.controller}, {"node", node},     {"state", nullptr},   {"reason", ""},
-                {"partitions", json::array()},     {"registered_ms", nullptr}, {"actions", json::array()}};
+  out.record = {{"controller", slurm.controller},
+                {"node", node},
+                {"state", nullptr},
+                {"reason", ""},
+                {"partitions", json::array()},
+                {"registered_ms", nullptr},
+                {"actions", json::array()}};
   auto say = [&log](JoinLine::Level level, std::string text) { log.push_back({level, "slurm: " + std::move(text)}); };
   if (auto e = write_root_file(root, kSlurmClientConf, slurm_client_conf(slurm), 0644); !e.empty()) {
     say(JoinLine::Level::error, "cannot write the client configuration: " + e);
@@ -268,7 +273,8 @@ SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, 
                                       " reachable, munge running with the cluster's key?)");
     } else {
       say(JoinLine::Level::info,
-          node + " drained: " + reason + (attempts == 1 ? "" : " (the controller answered at attempt " + std::to_string(attempts) + ")"));
+          node + " drained: " + reason +
+              (attempts == 1 ? "" : " (the controller answered at attempt " + std::to_string(attempts) + ")"));
     }
     return finish();
   }
@@ -290,13 +296,13 @@ SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, 
     if (fx.run({"systemctl", "show", kUnitProperties, kSlurmdUnit}, {}, &unit_text) == 0) {
       UnitState u = parse_unit_state(unit_text);
       slurmd = "; " + std::string(kSlurmdUnit) + " is " + unit_state_text(u) +
-               (u.restarts > 0 ? ", " + restarted_by_systemd(u.restarts) : "") +
-               " (see journalctl -u " + kSlurmdUnit + ")";
+               (u.restarts > 0 ? ", " + restarted_by_systemd(u.restarts) : "") + " (see journalctl -u " + kSlurmdUnit +
+               ")";
     }
     say(JoinLine::Level::error,
         rc != 0 ? "scontrol show node " + node + " exited " + std::to_string(rc) + " for " +
-                      std::to_string(slurm.register_wait_s) + " s (join.slurm.register_wait_s): is " + slurm.controller +
-                      " reachable, and does its slurm.conf list " + node + "?" + slurmd
+                      std::to_string(slurm.register_wait_s) + " s (join.slurm.register_wait_s): is " +
+                      slurm.controller + " reachable, and does its slurm.conf list " + node + "?" + slurmd
                 : node + " did not register with " + slurm.controller + " within " +
                       std::to_string(slurm.register_wait_s) + " s (join.slurm.register_wait_s); the controller says " +
                       (state.known ? state.state : std::string("nothing")) +
@@ -308,15 +314,16 @@ SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, 
   if (!slurm.partition.empty() &&
       std::find(state.partitions.begin(), state.partitions.end(), slurm.partition) == state.partitions.end()) {
     out.ok = false;
-    say(JoinLine::Level::error, node + " is not in partition " + slurm.partition + " (join.slurm.partition); it is in " +
-                                    (state.partitions.empty() ? std::string("none") : railyard::join(state.partitions, ", ")));
+    say(JoinLine::Level::error,
+        node + " is not in partition " + slurm.partition + " (join.slurm.partition); it is in " +
+            (state.partitions.empty() ? std::string("none") : railyard::join(state.partitions, ", ")));
   }
   std::vector<std::string> features = slurm_features(slurm, slurm_facts(report));
   out.record["features"] = features;
   if (!features.empty()) {
     if (int f = act("features", scontrol_features_argv(node, features)); f != 0)
-      say(JoinLine::Level::warning, "could not set the features " + railyard::join(features, ",") + " (scontrol exited " +
-                                        std::to_string(f) + ")");
+      say(JoinLine::Level::warning, "could not set the features " + railyard::join(features, ",") +
+                                        " (scontrol exited " + std::to_string(f) + ")");
   }
   if (state.drained) {
     if (!drained_by_railyard(state))
@@ -326,13 +333,13 @@ SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, 
       say(JoinLine::Level::info, node + " stays drained (join.slurm.resume_on_pass = false): " + state.reason);
     else if (int r = act("resume", scontrol_resume_argv(node)); r != 0)
       say(JoinLine::Level::warning, "could not resume " + node + " (scontrol exited " + std::to_string(r) + ")");
-    else
-      say(JoinLine::Level::info, node + " resumed: the self-test that drained it (" + state.reason + ") now passes");
+    else say(JoinLine::Level::info, node + " resumed: the self-test that drained it (" + state.reason + ") now passes");
     // A resumed node is NOT_RESPONDING until the controller's next ping of it comes back.
     const auto settle = clock.now() + std::chrono::seconds(slurm.register_wait_s);
     for (query(); !state.responding && clock.now() < settle; query()) clock.sleep(Ms(500));
     if (!state.responding)
-      say(JoinLine::Level::warning, node + " does not answer the controller's pings since it was resumed: " + state.state);
+      say(JoinLine::Level::warning,
+          node + " does not answer the controller's pings since it was resumed: " + state.state);
   }
   return finish();
 }
@@ -376,7 +383,8 @@ JoinOutcome report_and_join(Report& report, const JoinSpec& join, const std::str
   if (write_report()) info("report written to " + std::string(kReportFile));
 
   json record = {{"gate", kJoinedMarker}, {"joined", false}, {"units", json::array()}, {"on_fail", nullptr}};
-  const std::filesystem::path marker = std::filesystem::path(root.empty() ? "/" : root) / std::string(kJoinedMarker).substr(1);
+  const std::filesystem::path marker =
+      std::filesystem::path(root.empty() ? "/" : root) / std::string(kJoinedMarker).substr(1);
   std::error_code ec;
   if (!report.passed()) {
     // A pass earlier in this boot no longer stands.
@@ -392,17 +400,19 @@ JoinOutcome report_and_join(Report& report, const JoinSpec& join, const std::str
       record["on_fail"] = {{"command", join.on_fail}, {"exit", rc}, {"failed_checks", failed}};
     }
     error("self-test failed: not joining; no unit started");
-    if (!slurm.controller.empty()) record["slurm"] = slurm_after_selftest(report, slurm, root, fx, clock, out.log).record;
+    if (!slurm.controller.empty())
+      record["slurm"] = slurm_after_selftest(report, slurm, root, fx, clock, out.log).record;
   } else if (auto e = write_root_file(root, kJoinedMarker, report.node + "\n", 0644); !e.empty()) {
     // The gate opens only with the marker: without it no join unit would start.
     error("cannot mark the node joined: " + e);
   } else {
     bool units_ok = true;
     for (const auto& w : start_units(join, fx, clock)) {
-      say(w.ok ? JoinLine::Level::info : JoinLine::Level::error,
-          w.unit + ": " + w.state + (w.detail.empty() ? "" : ": " + w.detail) + " (" + std::to_string(w.waited_ms) + " ms)");
-      record["units"].push_back({{"unit", w.unit}, {"ok", w.ok}, {"state", w.state}, {"detail", w.detail},
-                                 {"waited_ms", w.waited_ms}});
+      say(w.ok ? JoinLine::Level::info : JoinLine::Level::error, w.unit + ": " + w.state +
+                                                                     (w.detail.empty() ? "" : ": " + w.detail) + " (" +
+                                                                     std::to_string(w.waited_ms) + " ms)");
+      record["units"].push_back(
+          {{"unit", w.unit}, {"ok", w.ok}, {"state", w.state}, {"detail", w.detail}, {"waited_ms", w.waited_ms}});
       units_ok = units_ok && w.ok;
     }
     bool slurm_ok = true;
@@ -430,7 +440,8 @@ JoinOutcome report_and_join(Report& report, const JoinSpec& join, const std::str
   // feature file, written again once the POST is known.
   auto publish = [&] {
     if (!join.textfile_dir.empty())
-      if (auto e = write_root_file(root, join.textfile_dir + "/railyard.prom", prometheus_text(report), 0644); !e.empty())
+      if (auto e = write_root_file(root, join.textfile_dir + "/railyard.prom", prometheus_text(report), 0644);
+          !e.empty())
         warning("cannot write the node_exporter textfile: " + e);
     if (!join.nfd_features.empty())
       if (auto e = write_root_file(root, join.nfd_features, nfd_features_text(report), 0644); !e.empty())
@@ -442,8 +453,9 @@ JoinOutcome report_and_join(Report& report, const JoinSpec& join, const std::str
     std::string token = join.token_file.empty() ? "" : read_token(join.token_file);
     // A token goes into a header line: one with spaces or control characters would split it.
     if (std::any_of(token.begin(), token.end(), [](unsigned char c) { return c <= ' ' || c == 0x7f; })) {
-      warning(join.token_file + " holds white space or control characters, which no token has; posting without a "
-                                "token");
+      warning(join.token_file +
+              " holds white space or control characters, which no token has; posting without a "
+              "token");
       token.clear();
     }
     json attempts = json::array();

@@ -57,8 +57,8 @@ struct SlurmOutcome {
   bool ok = true;
   nlohmann::ordered_json record;
 };
-SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, const std::string& root, JoinEffects& fx,
-                                  Clock& clock, std::vector<JoinLine>& log);
+SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, const std::string& root,
+                                  JoinEffects& fx, Clock& clock, std::vector<JoinLine>& log);
 
 // A unit as `systemctl show --property=ActiveState,SubState,Result,Job,ConditionResult,NRestarts`
 // prints it ("Key=value" lines; keys it does not print stay empty, NRestarts 0).

@@ -214,10 +214,13 @@ TEST_CASE("report_and_join: a token file with a line break or spaces inside is n
     static std::string token;
     token = bad;
     Report r = passing();
-    auto out = report_and_join(r, spec(), root.str(), fx, [](const std::string&) { return token; }, fx.clock);
+    auto out = report_and_join(
+        r, spec(), root.str(), fx, [](const std::string&) { return token; }, fx.clock);
     REQUIRE(fx.posts.size() == 1);
     CHECK(fx.posts[0].bearer_token.empty());
-    CHECK(logged(out, "/etc/railyard/token holds white space or control characters, which no token has; posting without a token"));
+    CHECK(logged(
+        out,
+        "/etc/railyard/token holds white space or control characters, which no token has; posting without a token"));
   }
 }
 
@@ -295,10 +298,9 @@ TEST_CASE("report_and_join: the gate opens before any unit is started") {
 TEST_CASE("report_and_join: the units are waited for until active, polled every 250 ms") {
   TempRoot root;
   RecordingJoin fx;
-  fx.unit_states["slurmd.service"] = {"ActiveState=inactive\nSubState=dead\nJob=41\n",
-                                      "ActiveState=activating\nSubState=start\nJob=41\n",
-                                      "ActiveState=activating\nSubState=start\nJob=41\n",
-                                      "ActiveState=active\nSubState=running\n"};
+  fx.unit_states["slurmd.service"] = {
+      "ActiveState=inactive\nSubState=dead\nJob=41\n", "ActiveState=activating\nSubState=start\nJob=41\n",
+      "ActiveState=activating\nSubState=start\nJob=41\n", "ActiveState=active\nSubState=running\n"};
   Report r = passing();
   auto out = run(r, spec(), root, fx);
   CAPTURE(log_text(out));
@@ -383,8 +385,10 @@ TEST_CASE("report_and_join: the wait for the units has one deadline, join.unit_w
   auto out = run(passing(), j, root, fx);
   CHECK_FALSE(out.joined);
   CHECK(fx.sleeps().size() == 20);  // 5 s in 250 ms steps, for both units together
-  CHECK(logged(out, "kubelet.service: activating (start): still activating (start) after 5 s (join.unit_wait_s) (5000 ms)"));
-  CHECK(logged(out, "slurmd.service: activating (start): still activating (start) after 5 s (join.unit_wait_s) (5000 ms)"));
+  CHECK(logged(out,
+               "kubelet.service: activating (start): still activating (start) after 5 s (join.unit_wait_s) (5000 ms)"));
+  CHECK(logged(out,
+               "slurmd.service: activating (start): still activating (start) after 5 s (join.unit_wait_s) (5000 ms)"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -496,8 +500,7 @@ TEST_CASE("report_and_join: a failing node still reports, runs on_fail through /
   CHECK(root.read(kTextfile).find("railyard_selftest_pass{node=\"gpu-a01\",recipe=\"hgx\"} 0\n") != std::string::npos);
   REQUIRE(fx.posts.size() == 1);
   CHECK(without_posts(fx.posts[0].body) == without_posts(root.read(kReport)));
-  CHECK(fx.commands ==
-        std::vector<std::vector<std::string>>{{"/bin/sh", "-c", "logger -t railyard quarantined"}});
+  CHECK(fx.commands == std::vector<std::vector<std::string>>{{"/bin/sh", "-c", "logger -t railyard quarantined"}});
   CHECK_FALSE(root.exists(kJoined));
   CHECK(logged(out, "not joining"));
   CHECK(r.join["joined"] == false);
@@ -582,7 +585,8 @@ TEST_CASE("report_and_join: a planning problem or a required unsupported check f
 // ---------------------------------------------------------------------------------------------
 // Files that cannot be written
 
-TEST_CASE("report_and_join: an unwritable root is logged; the report is still POSTed, but the node is not marked joined") {
+TEST_CASE(
+    "report_and_join: an unwritable root is logged; the report is still POSTed, but the node is not marked joined") {
   TempRoot dir;
   std::string root = (dir / "/not-a-directory").string();
   { std::ofstream(root) << "a file where the root should be"; }
@@ -664,15 +668,16 @@ TEST_CASE("slurm: a failing node is drained with the failing checks, through the
   auto out = run_slurm(r, slurm_spec(), root, fx);
   CHECK_FALSE(out.joined);
   REQUIRE(updates(fx).size() == 1);
-  CHECK(updates(fx)[0] ==
-        std::vector<std::string>{"scontrol", "update", "NodeName=gpu-a01", "State=DRAIN", "Reason=railyard: rail.1.mtu"});
+  CHECK(updates(fx)[0] == std::vector<std::string>{"scontrol", "update", "NodeName=gpu-a01", "State=DRAIN",
+                                                   "Reason=railyard: rail.1.mtu"});
   for (std::size_t i = 0; i < fx.commands.size(); ++i)
     if (fx.commands[i][0] == "scontrol")
       CHECK(fx.envs[i] == std::vector<std::string>{"SLURM_CONF=" + (root / "/run/railyard/slurm.conf").string()});
   CHECK(root.read("/run/railyard/slurm.conf").find("\nSlurmctldHost=10.0.0.1\n") != std::string::npos);
   // No join unit; munge only, before the drain it authenticates.
   CHECK(fx.starts() == std::vector<std::vector<std::string>>{{"systemctl", "start", "munge.service"}});
-  auto munge = std::find(fx.commands.begin(), fx.commands.end(), std::vector<std::string>{"systemctl", "start", "munge.service"});
+  auto munge = std::find(fx.commands.begin(), fx.commands.end(),
+                         std::vector<std::string>{"systemctl", "start", "munge.service"});
   CHECK(munge < std::find(fx.commands.begin(), fx.commands.end(), updates(fx)[0]));
   const auto& rec = r.join["slurm"];
   CHECK(rec["node"] == "gpu-a01");
@@ -697,8 +702,9 @@ TEST_CASE("slurm: a drain that fails is an error naming the controller; drain_on
     CHECK(logged(out, "systemctl start munge.service exited 1: scontrol needs a running munged to authenticate"));
     // Retried every 2 s for register_wait_s (30 s), then an error; one action, the last exit.
     CHECK(updates(fx).size() == 16);
-    CHECK(logged(out, "could not drain gpu-a01 (scontrol exited 1, 16 attempts, within 30 s (join.slurm.register_wait_s); "
-                      "is 10.0.0.1 reachable"));
+    CHECK(logged(out,
+                 "could not drain gpu-a01 (scontrol exited 1, 16 attempts, within 30 s (join.slurm.register_wait_s); "
+                 "is 10.0.0.1 reachable"));
     REQUIRE(r.join["slurm"]["actions"].size() == 1);
     CHECK(r.join["slurm"]["actions"][0]["exit"] == 1);
   }
@@ -749,8 +755,10 @@ TEST_CASE("slurm: a pass waits for the node to register, then sets its features 
   CHECK(rec["partitions"] == nlohmann::ordered_json::array({"gpu", "debug"}));
   CHECK(logged(out, "slurm: gpu-a01 registered with 10.0.0.1: IDLE"));
   // slurmd is started (a join unit) before the controller is asked.
-  auto first_ask = std::find_if(fx.commands.begin(), fx.commands.end(), [](const auto& c) { return c[0] == "scontrol"; });
-  auto last_start = std::find_if(fx.commands.rbegin(), fx.commands.rend(), [](const auto& c) { return c[0] == "systemctl"; });
+  auto first_ask =
+      std::find_if(fx.commands.begin(), fx.commands.end(), [](const auto& c) { return c[0] == "scontrol"; });
+  auto last_start =
+      std::find_if(fx.commands.rbegin(), fx.commands.rend(), [](const auto& c) { return c[0] == "systemctl"; });
   CHECK(first_ask - fx.commands.begin() > fx.commands.rend() - last_start - 1);
 }
 
@@ -762,9 +770,11 @@ TEST_CASE("slurm: a pass resumes only railyard's drains") {
     std::string says;
   };
   for (const auto& c : std::vector<Case>{
-           {"railyard: rail.3.link", true, true, "resumed: the self-test that drained it (railyard: rail.3.link) now passes"},
+           {"railyard: rail.3.link", true, true,
+            "resumed: the self-test that drained it (railyard: rail.3.link) now passes"},
            {"railyard: rail.3.link", false, false, "stays drained (join.slurm.resume_on_pass = false)"},
-           {"PSU swap, ticket 4411", true, false, "stays drained: the reason, 'PSU swap, ticket 4411', is not railyard's"},
+           {"PSU swap, ticket 4411", true, false,
+            "stays drained: the reason, 'PSU swap, ticket 4411', is not railyard's"},
        }) {
     CAPTURE(c.reason);
     TempRoot root;
@@ -794,9 +804,10 @@ TEST_CASE("slurm: a node that never registers, or lands outside its partition, h
     auto out = run_slurm(r, s, root, fx);
     CHECK_FALSE(out.joined);
     CHECK_FALSE(root.exists(kJoined));
-    CHECK(logged(out, "gpu-a01 did not register with 10.0.0.1 within 5 s (join.slurm.register_wait_s); the controller "
-                      "says IDLE+DRAIN (railyard: rail.1.mtu); slurmd.service is active (running) (see journalctl -u "
-                      "slurmd.service)"));
+    CHECK(logged(out,
+                 "gpu-a01 did not register with 10.0.0.1 within 5 s (join.slurm.register_wait_s); the controller "
+                 "says IDLE+DRAIN (railyard: rail.1.mtu); slurmd.service is active (running) (see journalctl -u "
+                 "slurmd.service)"));
     CHECK(logged(out, "Slurm did not take the node: the node did not join"));
     CHECK(r.join["slurm"]["registered_ms"].is_null());
     CHECK(updates(fx).empty());  // a node not in the cluster is not resumed
@@ -815,8 +826,9 @@ TEST_CASE("slurm: a node that never registers, or lands outside its partition, h
     Report r = with_plan(passing());
     auto out = run_slurm(r, s, root, fx);
     CHECK_FALSE(out.joined);
-    CHECK(logged(out, "the controller says UNKNOWN+DRAIN+NOT_RESPONDING (railyard: rail.2.link); slurmd.service is "
-                      "activating (auto-restart), systemd started it again 2 times (see journalctl -u slurmd.service)"));
+    CHECK(logged(out,
+                 "the controller says UNKNOWN+DRAIN+NOT_RESPONDING (railyard: rail.2.link); slurmd.service is "
+                 "activating (auto-restart), systemd started it again 2 times (see journalctl -u slurmd.service)"));
   }
   {
     TempRoot root;
@@ -836,7 +848,8 @@ TEST_CASE("slurm: a node that never registers, or lands outside its partition, h
     Report r = with_plan(passing());
     auto out = run_slurm(r, s, root, fx);
     CHECK_FALSE(out.joined);
-    CHECK(logged(out, "scontrol show node gpu-a01 exited 1 for 1 s (join.slurm.register_wait_s): is 10.0.0.1 reachable"));
+    CHECK(
+        logged(out, "scontrol show node gpu-a01 exited 1 for 1 s (join.slurm.register_wait_s): is 10.0.0.1 reachable"));
   }
 }
 

@@ -77,8 +77,9 @@ Status NativeBgp::start(bool restart) {
   }
   std::string verb = restart ? "restart" : "start";
   int rc = run_process({"systemctl", verb, "frr.service"}, {}, nullptr, 0, start_timeout_ms_);
-  if (rc == 124) return Status::fail(ETIMEDOUT, "systemctl " + verb + " frr.service: no answer within " +
-                                                    std::to_string(start_timeout_ms_ / 1000) + " s");
+  if (rc == 124)
+    return Status::fail(ETIMEDOUT, "systemctl " + verb + " frr.service: no answer within " +
+                                       std::to_string(start_timeout_ms_ / 1000) + " s");
   if (rc != 0)
     return Status::fail(EIO, "systemctl " + verb + " frr.service: exit " + std::to_string(rc) +
                                  (rc == 5 ? " (no frr.service: is the frr package in the image?)" : ""));
@@ -92,11 +93,11 @@ Outcome<std::vector<BgpSession>> NativeBgp::sessions() {
   argv.insert(argv.end(), {"-c", "show bgp vrf default neighbors json"});
   int rc = run_process(argv, {}, &out, kVtyshLimit, kVtyshTimeoutMs);
   if (rc == 124)
-    return Outcome<std::vector<BgpSession>>::fail(ETIMEDOUT, "vtysh show bgp neighbors: no answer within " +
-                                                                 std::to_string(kVtyshTimeoutMs / 1000) + " s");
-  if (rc != 0)
     return Outcome<std::vector<BgpSession>>::fail(
-        Status::fail(EIO, "vtysh show bgp neighbors: exit " + std::to_string(rc) + (out.empty() ? "" : ": " + first_line(out))));
+        ETIMEDOUT, "vtysh show bgp neighbors: no answer within " + std::to_string(kVtyshTimeoutMs / 1000) + " s");
+  if (rc != 0)
+    return Outcome<std::vector<BgpSession>>::fail(Status::fail(
+        EIO, "vtysh show bgp neighbors: exit " + std::to_string(rc) + (out.empty() ? "" : ": " + first_line(out))));
   return parse_frr_neighbors(out);
 }
 

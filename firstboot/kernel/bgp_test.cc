@@ -114,8 +114,7 @@ TEST_CASE("NativeBgp: a restart waits for a start of frr.service in progress fir
     s << in.rdbuf();
     return s.str();
   };
-  CHECK(calls("activating", true) ==
-        "is-active frr.service\nstart frr.service\nrestart frr.service\n");
+  CHECK(calls("activating", true) == "is-active frr.service\nstart frr.service\nrestart frr.service\n");
   CHECK(calls("active", true) == "is-active frr.service\nrestart frr.service\n");
   CHECK(calls("inactive", true) == "is-active frr.service\nrestart frr.service\n");
   CHECK(calls("activating", false) == "start frr.service\n");

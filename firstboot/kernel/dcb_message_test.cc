@@ -41,7 +41,9 @@ Bytes attr(std::uint16_t type, const Bytes& data) {
 }
 
 // A nest as railyard (and iproute2) sends one: flagged NLA_F_NESTED.
-Bytes nest(std::uint16_t type, const Bytes& data) { return attr(static_cast<std::uint16_t>(type | NLA_F_NESTED), data); }
+Bytes nest(std::uint16_t type, const Bytes& data) {
+  return attr(static_cast<std::uint16_t>(type | NLA_F_NESTED), data);
+}
 
 Bytes pfc_bytes(std::uint8_t cap, std::uint8_t en, std::uint8_t mbc, std::uint16_t delay) {
   Bytes b(136, 0);
@@ -49,8 +51,8 @@ Bytes pfc_bytes(std::uint8_t cap, std::uint8_t en, std::uint8_t mbc, std::uint16
   b[1] = en;
   b[2] = mbc;
   std::memcpy(&b[4], &delay, 2);
-  b[8] = 7;     // requests[0]: counters the decoder ignores
-  b[72] = 9;    // indications[0]
+  b[8] = 7;   // requests[0]: counters the decoder ignores
+  b[72] = 9;  // indications[0]
   return b;
 }
 
@@ -96,9 +98,9 @@ TEST_CASE("IEEE_SET PFC request: priority 3 is pfc_en 0x08, delay and mbc as giv
   // DCB_ATTR_IEEE nest at 20, holding DCB_ATTR_IEEE_PFC at 24, struct ieee_pfc at 28.
   // The nest is flagged NLA_F_NESTED (0x8000), as iproute2's dcb sends it.
   CHECK(Bytes(b.begin() + 20, b.begin() + 28) == cat({u16(144), u16(13 | NLA_F_NESTED), u16(140), u16(2)}));
-  CHECK(b[28] == 8);     // pfc_cap
-  CHECK(b[29] == 0x08);  // pfc_en: priority 3
-  CHECK(b[30] == 1);     // mbc
+  CHECK(b[28] == 8);                                            // pfc_cap
+  CHECK(b[29] == 0x08);                                         // pfc_en: priority 3
+  CHECK(b[30] == 1);                                            // mbc
   CHECK(Bytes(b.begin() + 32, b.begin() + 34) == u16(0x1234));  // delay kept
   // The whole message; the request's counters are zero.
   Bytes zero_counters = pfc_bytes(8, 0x08, 1, 0x1234);
@@ -115,8 +117,9 @@ TEST_CASE("IEEE_SET app request: one DCB_ATTR_IEEE_APP per entry, {5, 3, 26} map
   CHECK(b[33] == 3);  // priority
 
   Bytes two = encode_ieee_set_apps("ens1f0np0", {{5, 3, 26}, {5, 6, 48}});
-  CHECK(two == cat({{0, 20, 0, 0}, attr(1, kIfname),
-                    nest(13, nest(3, cat({attr(1, app), attr(1, cat({{5, 6}, u16(48)}))})))}));
+  CHECK(
+      two ==
+      cat({{0, 20, 0, 0}, attr(1, kIfname), nest(13, nest(3, cat({attr(1, app), attr(1, cat({{5, 6}, u16(48)}))})))}));
 }
 
 TEST_CASE("IEEE_DEL app request: the same table under DCB_CMD_IEEE_DEL") {
@@ -147,7 +150,8 @@ TEST_CASE("an IEEE_GET reply as the kernel writes it") {
   Bytes ets(59, 0xee);  // struct ieee_ets: odd length, so the next attribute starts after padding
   Bytes table = cat({attr(1, cat({{5, 3}, u16(26)})), attr(2, Bytes(4, 0x55)),  // newer kernels' other entry kinds
                      attr(1, cat({{1, 4}, u16(0x8906)}))});
-  Bytes reply = cat({{0, 21, 0, 0}, attr(1, kIfname),
+  Bytes reply = cat({{0, 21, 0, 0},
+                     attr(1, kIfname),
                      attr(13, cat({attr(1, ets), attr(2, pfc_bytes(8, 0x08, 0, 32)), attr(3, table)})),
                      attr(14, {0x08})});  // DCB_ATTR_DCBX
   Outcome<IeeeState> s = decode_ieee_get_reply(reply);
@@ -171,12 +175,12 @@ TEST_CASE("malformed replies fail with EPROTO") {
     Outcome<IeeeState> s = decode_ieee_get_reply(b);
     return !s.ok() && s.code() == EPROTO;
   };
-  CHECK(fails({0, 21}));                                                // shorter than dcbmsg
-  CHECK(fails(cat({{0, 21, 0, 0}, attr(1, kIfname)})));                  // no DCB_ATTR_IEEE
-  CHECK(fails(cat({{0, 21, 0, 0}, u16(40), u16(13), Bytes(8, 0)})));    // attribute longer than the message
-  CHECK(fails(cat({{0, 21, 0, 0}, attr(13, attr(2, Bytes(5, 0)))})));  // ieee_pfc cut before delay
+  CHECK(fails({0, 21}));                                                   // shorter than dcbmsg
+  CHECK(fails(cat({{0, 21, 0, 0}, attr(1, kIfname)})));                    // no DCB_ATTR_IEEE
+  CHECK(fails(cat({{0, 21, 0, 0}, u16(40), u16(13), Bytes(8, 0)})));       // attribute longer than the message
+  CHECK(fails(cat({{0, 21, 0, 0}, attr(13, attr(2, Bytes(5, 0)))})));      // ieee_pfc cut before delay
   CHECK(fails(cat({{0, 21, 0, 0}, attr(13, attr(3, attr(1, {5, 3})))})));  // dcb_app cut short
-  CHECK(fails(cat({{0, 21, 0, 0}, u16(2), u16(13)})));                  // attribute length below its header
+  CHECK(fails(cat({{0, 21, 0, 0}, u16(2), u16(13)})));                     // attribute length below its header
 }
 
 TEST_CASE("a SET reply's DCB_ATTR_IEEE u8 is the driver's result as a signed errno") {

@@ -131,8 +131,7 @@ Outcome<IeeePfc> NativeDcb::pfc(const std::string& ifname) {
   Outcome<IeeeState> state = get(ifname, what);
   if (!state.ok()) return Outcome<IeeePfc>::fail(state);
   // A driver without ieee_getpfc leaves the attribute out.
-  if (!state->pfc)
-    return Outcome<IeeePfc>::fail(EOPNOTSUPP, what + ": the driver reports no PFC");
+  if (!state->pfc) return Outcome<IeeePfc>::fail(EOPNOTSUPP, what + ": the driver reports no PFC");
   return Outcome<IeeePfc>(*state->pfc);
 }
 

@@ -25,7 +25,7 @@ class DryRunDcb : public Dcb {
  private:
   Dcb& real_;
   std::vector<std::string>& log_;
-  std::map<std::string, IeeePfc> pfc_;                 // would-be PFC per interface
+  std::map<std::string, IeeePfc> pfc_;                // would-be PFC per interface
   std::map<std::string, std::vector<DcbApp>> added_;  // would-be app entries per interface
 };
 

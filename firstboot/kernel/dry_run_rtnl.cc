@@ -68,7 +68,8 @@ Outcome<std::vector<RouteInfo>> DryRunRtnl::routes(int table) {
 
 Status DryRunRtnl::add_route(const RouteInfo& route) {
   log_.push_back("would add route " + route.destination + (route.via.empty() ? "" : " via " + route.via) + " dev " +
-                 route.dev + (route.source.empty() ? "" : " src " + route.source) + " table " + std::to_string(route.table));
+                 route.dev + (route.source.empty() ? "" : " src " + route.source) + " table " +
+                 std::to_string(route.table));
   routes_.push_back(route);
   return success();
 }

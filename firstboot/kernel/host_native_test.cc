@@ -52,8 +52,8 @@ TEST_CASE("every write lands inside the root: no '..', and no symbolic link out 
   // A directory inside the root that links out of it.
   std::filesystem::create_directory_symlink(tmp / "outside", tmp / "root/etc/nccl");
   std::string err = write_root_file(root, "/etc/nccl/topo.xml", "<system/>", 0644);
-  CHECK(err.find("resolves to " + std::filesystem::canonical(tmp / "outside").string() + "/topo.xml, outside the root") !=
-        std::string::npos);
+  CHECK(err.find("resolves to " + std::filesystem::canonical(tmp / "outside").string() +
+                 "/topo.xml, outside the root") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(tmp / "outside/topo.xml"));
   CHECK(host.write_file("/etc/nccl/gpu0.env", "x").code() == EXDEV);
   CHECK(host.make_directory("/etc/nccl/sub").code() == EXDEV);
@@ -69,7 +69,7 @@ TEST_CASE("root_file_matches: the same bytes with the same mode, nothing else") 
   CHECK_FALSE(root_file_matches(root, "/etc/frr/frr.conf", "router bgp 65000\n", 0644));  // absent
   REQUIRE(write_root_file(root, "/etc/frr/frr.conf", "router bgp 65000\n", 0644) == "");
   CHECK(root_file_matches(root, "/etc/frr/frr.conf", "router bgp 65000\n", 0644));
-  CHECK_FALSE(root_file_matches(root, "/etc/frr/frr.conf", "router bgp 65000", 0644));    // one byte less
+  CHECK_FALSE(root_file_matches(root, "/etc/frr/frr.conf", "router bgp 65000", 0644));  // one byte less
   CHECK_FALSE(root_file_matches(root, "/etc/frr/frr.conf", "router bgp 65001\n", 0644));
   CHECK_FALSE(root_file_matches(root, "/etc/frr/frr.conf", "router bgp 65000\n", 0600));  // another mode
   CHECK_FALSE(root_file_matches(root, "/etc/../../outside/x", "", 0644));                 // never outside

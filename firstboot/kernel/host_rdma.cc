@@ -18,7 +18,8 @@ Status NativeHost::add_rxe(const std::string& name, const std::string& netdev) {
   if (int e = nl_connect(sk.get(), NETLINK_RDMA); e < 0)
     return Status::fail(EPROTONOSUPPORT, what + ": " + nl_geterror(e));
   std::unique_ptr<nl_msg, decltype(&nlmsg_free)> msg(
-      nlmsg_alloc_simple(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_NEWLINK), NLM_F_REQUEST | NLM_F_ACK), nlmsg_free);
+      nlmsg_alloc_simple(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_NEWLINK), NLM_F_REQUEST | NLM_F_ACK),
+      nlmsg_free);
   if (!msg) return Status::fail(ENOMEM, what);
   nla_put_string(msg.get(), RDMA_NLDEV_ATTR_DEV_NAME, name.c_str());
   nla_put_string(msg.get(), RDMA_NLDEV_ATTR_LINK_TYPE, "rxe");

@@ -99,8 +99,8 @@ void LldpListener::run() {
   using Clock = std::chrono::steady_clock;
   std::vector<pollfd> fds{{wake_[0], POLLIN, 0}};
   for (const auto& p : ports_) fds.push_back({p.fd, POLLIN, 0});  // poll() skips a negative fd
-  std::vector<bool> gone(ports_.size(), false);  // the interface went away: polled no more
-  std::vector<int> read(ports_.size(), 0);       // frames read this second
+  std::vector<bool> gone(ports_.size(), false);                   // the interface went away: polled no more
+  std::vector<int> read(ports_.size(), 0);                        // frames read this second
   std::vector<std::uint8_t> buffer(kFrameMax);
   auto second = Clock::now();
   while (!stop_) {

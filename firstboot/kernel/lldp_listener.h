@@ -50,7 +50,7 @@ class LldpListener : public LldpNeighbors {
   };
   std::vector<Port> ports_;
   std::chrono::steady_clock::time_point deadline_;
-  int wake_[2] = {-1, -1};  // a pipe that ends the thread
+  int wake_[2] = {-1, -1};         // a pipe that ends the thread
   std::atomic<bool> stop_{false};  // the same, looked at between frames
   std::mutex mutex_;
   std::condition_variable changed_;

@@ -25,7 +25,7 @@ struct LldpHeard {
   // The first neighbour heard, as its latest valid LLDPDU says: a neighbour is one chassis ID
   // and port ID (802.1AB's MSAP identifier), and another one never takes its place.
   std::optional<LldpNeighbor> neighbor;
-  std::string invalid;     // why the last frame that was not valid LLDP was refused; "" when none was
+  std::string invalid;      // why the last frame that was not valid LLDP was refused; "" when none was
   std::int64_t frames = 0;  // LLDP frames that reached the interface, valid or not, read or dropped
   // Neighbours heard besides `neighbor`, each as its latest LLDPDU says, the first
   // kLldpMaxOthers: a hub, a loop or a spoofer on a link that must reach one switch port.

@@ -24,7 +24,8 @@ int run_process(const std::vector<std::string>& argv, const std::vector<std::str
   for (char** e = environ; *e; ++e) {
     std::string_view var(*e);
     bool replaced = false;
-    for (const auto& add : env) replaced = replaced || var.substr(0, var.find('=') + 1) == add.substr(0, add.find('=') + 1);
+    for (const auto& add : env)
+      replaced = replaced || var.substr(0, var.find('=') + 1) == add.substr(0, add.find('=') + 1);
     if (!replaced) environment.emplace_back(var);
   }
   environment.insert(environment.end(), env.begin(), env.end());
@@ -48,7 +49,8 @@ int run_process(const std::vector<std::string>& argv, const std::vector<std::str
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   auto left_ms = [&]() -> int {
     if (timeout_ms <= 0) return -1;  // poll(2): no limit
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     return left > 0 ? static_cast<int>(left) : 0;
   };
   bool timed_out = false;
@@ -68,7 +70,8 @@ int run_process(const std::vector<std::string>& argv, const std::vector<std::str
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
       // Read to the end whatever the limit, so that the child never blocks on a full pipe.
-      if (out->size() < limit) out->append(buf, std::min<std::size_t>(static_cast<std::size_t>(n), limit - out->size()));
+      if (out->size() < limit)
+        out->append(buf, std::min<std::size_t>(static_cast<std::size_t>(n), limit - out->size()));
     }
     ::close(pipe_fds[0]);
   }

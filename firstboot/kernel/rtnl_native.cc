@@ -83,8 +83,7 @@ std::string address_text(const nl_addr* a) {
   if (!a) return "";
   char buf[INET6_ADDRSTRLEN];
   int family = nl_addr_get_family(a);
-  if ((family != AF_INET && family != AF_INET6) ||
-      !inet_ntop(family, nl_addr_get_binary_addr(a), buf, sizeof buf))
+  if ((family != AF_INET && family != AF_INET6) || !inet_ntop(family, nl_addr_get_binary_addr(a), buf, sizeof buf))
     return "";
   return buf;
 }
@@ -395,7 +394,8 @@ Outcome<RouteLookup> NativeRtnl::route_get(const std::string& destination, const
   std::string what = "route " + destination + (source.empty() ? "" : " from " + source) + ": lookup";
   if (!open_.ok()) return Result::fail(open_);
   in_addr dst{}, src{};
-  if (inet_pton(AF_INET, destination.c_str(), &dst) != 1) return Result::from_errno(EINVAL, what + ": not an IPv4 address");
+  if (inet_pton(AF_INET, destination.c_str(), &dst) != 1)
+    return Result::from_errno(EINVAL, what + ": not an IPv4 address");
   if (!source.empty() && inet_pton(AF_INET, source.c_str(), &src) != 1)
     return Result::from_errno(EINVAL, what + ": the source is not an IPv4 address");
   std::unique_ptr<nl_msg, MsgFree> msg(nlmsg_alloc_simple(RTM_GETROUTE, 0));
@@ -515,7 +515,8 @@ Outcome<std::vector<std::string>> NativeRtnl::flood_list(const std::string& name
   std::unique_ptr<nl_cb, CbPut> cb(socket_cb ? nl_cb_clone(socket_cb.get()) : nullptr);
   if (!cb) return Result::from_errno(ENOMEM, what);
   nl_cb_set(cb.get(), NL_CB_VALID, NL_CB_CUSTOM, on_fdb_entry, &dump);
-  if (int rc = nl_recvmsgs(sock_, cb.get()); rc < 0) return Result::fail(errno_from_nl(rc), what + ": " + nl_geterror(rc));
+  if (int rc = nl_recvmsgs(sock_, cb.get()); rc < 0)
+    return Result::fail(errno_from_nl(rc), what + ": " + nl_geterror(rc));
   return Result(std::move(dump.vteps));
 }
 

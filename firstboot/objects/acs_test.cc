@@ -30,8 +30,9 @@ TEST_CASE("acs: control register cleared where set; ports without ACS are left a
   rig.host.config["0000:18:00.0"] = config_with_acs(0);
   rig.host.config["0000:19:00.0"] = std::vector<std::uint8_t>(4096, 0);
   auto c = rig.run(apply_acs, p);
-  CHECK(outcomes(c) == "PCIe port 0000:17:00.0: ACS: changed\nPCIe port 0000:18:00.0: ACS: unchanged\n"
-                       "PCIe port 0000:19:00.0: ACS: unchanged\n");
+  CHECK(outcomes(c) ==
+        "PCIe port 0000:17:00.0: ACS: changed\nPCIe port 0000:18:00.0: ACS: unchanged\n"
+        "PCIe port 0000:19:00.0: ACS: unchanged\n");
   CHECK(c[0].before == "0x001d");
   CHECK(rig.host.config["0000:17:00.0"][0x14e] == 0);
   CHECK(c[2].before == "no ACS capability");
@@ -46,8 +47,8 @@ TEST_CASE("gpudirect.acs.BDF: one check per bridge between a GPU and its NIC, ea
   for (const auto& c : n.plan.checks)
     if (c.id.kind == CheckKind::gpudirect_acs) acs.push_back(c.id.subject);
   CHECK(acs == n.plan.acs_disable);
-  CHECK(acs == std::vector<std::string>{"0000:11:00.0", "0000:11:01.0", "0000:31:00.0", "0000:31:01.0",
-                                        "0000:51:00.0", "0000:51:01.0"});
+  CHECK(acs == std::vector<std::string>{"0000:11:00.0", "0000:11:01.0", "0000:31:00.0", "0000:31:01.0", "0000:51:00.0",
+                                        "0000:51:01.0"});
 
   auto r = n.check("gpudirect.acs.0000:31:01.0");
   CAPTURE(text(r));

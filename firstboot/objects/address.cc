@@ -42,12 +42,12 @@ void apply_addresses(const Plan& plan, Kernel& kernel, std::vector<Change>& out)
       else if (planned->subnet().contains(a->address)) neighbours.push_back(a->str());
     }
     std::string before = join(*current);
-    Change c = present ? Change{object, ChangeOutcome::unchanged, before, planned->str(), ""}
-                       : change_from(object, kernel.rtnl.add_address(rail.netdev, planned->str()), before,
-                                     planned->str());
+    Change c = present
+                   ? Change{object, ChangeOutcome::unchanged, before, planned->str(), ""}
+                   : change_from(object, kernel.rtnl.add_address(rail.netdev, planned->str()), before, planned->str());
     if (!neighbours.empty()) {
-      std::string note = rail.netdev + " also has " + join(neighbours) + " in " + planned->subnet().str() +
-                         "; left as is";
+      std::string note =
+          rail.netdev + " also has " + join(neighbours) + " in " + planned->subnet().str() + "; left as is";
       c.detail = c.detail.empty() ? note : c.detail + "; " + note;
     }
     out.push_back(c);

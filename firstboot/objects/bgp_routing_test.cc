@@ -52,7 +52,8 @@ BgpSession down(const std::string& ifname, const std::string& state, const std::
 }
 
 Plan routed_plan() {
-  Plan p = plan_of({rail(0, "rail0", std::nullopt, "198.18.0.11/32", 100), rail(1, "rail1", std::nullopt, "198.18.1.11/32", 101)});
+  Plan p = plan_of(
+      {rail(0, "rail0", std::nullopt, "198.18.0.11/32", 100), rail(1, "rail1", std::nullopt, "198.18.1.11/32", 101)});
   BgpPlan b;
   b.asn = 4200000011;
   b.router_id = "198.18.0.11";
@@ -109,9 +110,10 @@ TEST_CASE("bgp bring-up: a configuration already in place leaves a running bgpd 
 
 TEST_CASE("bgp bring-up: the leaf's NOTIFICATION is kept when the session cycles past it") {
   FakeBgp bgp;
-  bgp.answers = {std::vector<BgpSession>{up("rail0", "fe80::1"), down("rail1", "Idle", "fe80::2", "BGP Notification received",
-                                                                      "OPEN Message Error/Bad Peer AS")},
-                 std::vector<BgpSession>{up("rail0", "fe80::1"), down("rail1", "Active", "fe80::2", "Waiting for peer OPEN")}};
+  bgp.answers = {
+      std::vector<BgpSession>{up("rail0", "fe80::1"), down("rail1", "Idle", "fe80::2", "BGP Notification received",
+                                                           "OPEN Message Error/Bad Peer AS")},
+      std::vector<BgpSession>{up("rail0", "fe80::1"), down("rail1", "Active", "fe80::2", "Waiting for peer OPEN")}};
   FakeClock clock;
   BgpBringUp b = bring_up_bgp(routed_plan(), bgp, clock);
   REQUIRE(b.sessions.size() == 2);
@@ -121,7 +123,8 @@ TEST_CASE("bgp bring-up: the leaf's NOTIFICATION is kept when the session cycles
 
 TEST_CASE("bgp bring-up: a session that never comes stops the wait at session_wait_s, not later") {
   FakeBgp bgp;
-  bgp.answers = {std::vector<BgpSession>{up("rail0", "fe80::1"), down("rail1", "Active", "fe80::2", "Waiting for peer OPEN")}};
+  bgp.answers = {
+      std::vector<BgpSession>{up("rail0", "fe80::1"), down("rail1", "Active", "fe80::2", "Waiting for peer OPEN")}};
   FakeClock clock;
   BgpBringUp b = bring_up_bgp(routed_plan(), bgp, clock);
   CHECK_FALSE(b.all_up);
@@ -152,7 +155,8 @@ TEST_CASE("rail tables: the fabric via each rail's own leaf, once; a rule per ra
   f.rtnl.addrs["rail1"] = {"198.18.1.11/32"};
   Plan plan = routed_plan();
   auto routing = run(apply_routing, plan, f.kernel);
-  CHECK(find(routing, "rail 0 (rail0): rule from 198.18.0.11/32").after == "from 198.18.0.11/32 lookup 100 priority 1000");
+  CHECK(find(routing, "rail 0 (rail0): rule from 198.18.0.11/32").after ==
+        "from 198.18.0.11/32 lookup 100 priority 1000");
   CHECK(f.rtnl.route_entries.empty());  // nothing before the leaves are known
   std::vector<BgpSession> sessions = {up("rail0", "fe80::1"), up("rail1", "fe80::2")};
   std::vector<Change> out;

@@ -88,8 +88,7 @@ void apply_dscp_app(const Plan& plan, Kernel& kernel, std::vector<Change>& out) 
     Status s = kernel.dcb.add_apps(rail.ifname, add);
     if (s.ok()) {  // read back: a driver may take the entries and map them differently
       Outcome<std::vector<DcbApp>> again = kernel.dcb.apps(rail.ifname);
-      if (!again.ok())
-        s = again.status();
+      if (!again.ok()) s = again.status();
       else if (std::vector<DcbApp> wrong = differing(want, *again); !wrong.empty())
         s = Status::fail(EIO, rail.ifname + ": DSCP entries set, but these read back otherwise: " + list(wrong));
     }

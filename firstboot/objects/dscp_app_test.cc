@@ -36,8 +36,8 @@ TEST_CASE("DSCP map: only differing entries are added; other selectors are left 
   for (const char* ifname : {"ens1f0np0", "ens2f0np0"}) dcb.tables[ifname] = planned_apps(plan.rails[0]);
   std::vector<DcbApp>& t0 = dcb.tables["ens1f0np0"];
   std::erase(t0, DcbApp{5, 3, 26});
-  t0.push_back({5, 0, 26});       // DSCP 26 mapped elsewhere
-  t0.push_back({1, 4, 0x8906});   // an ethertype entry (FCoE)
+  t0.push_back({5, 0, 26});      // DSCP 26 mapped elsewhere
+  t0.push_back({1, 4, 0x8906});  // an ethertype entry (FCoE)
   std::vector<DcbApp>& t1 = dcb.tables["ens2f0np0"];
   t1.push_back({5, 0, 48});  // DSCP 48 mapped twice: planned priority 6 and a stale 0
 

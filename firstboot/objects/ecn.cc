@@ -44,8 +44,8 @@ void apply_ecn(const Plan& plan, Kernel& k, std::vector<Change>& out) {
       auto now = k.host.read_file(path);
       has_ecn = has_ecn || now.ok();
       if (!now.ok()) {
-        out.push_back({object, ChangeOutcome::unsupported, "", "1",
-                       path + " does not exist (no ECN control in this driver)"});
+        out.push_back(
+            {object, ChangeOutcome::unsupported, "", "1", path + " does not exist (no ECN control in this driver)"});
         continue;
       }
       if (*now == "1") {
@@ -92,8 +92,8 @@ void verify_ecn(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) 
     if (*now != cnp.value) return checks::fail(r, observed + " (want " + cnp.value + ")");
   }
   if (!unsettable.empty())
-    return checks::unsupported(r, observed, join(unsettable, ", ") +
-                                                " missing: this driver cannot set the notifications' DSCP and priority");
+    return checks::unsupported(
+        r, observed, join(unsettable, ", ") + " missing: this driver cannot set the notifications' DSCP and priority");
   checks::pass(r, observed);
 }
 

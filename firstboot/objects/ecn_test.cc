@@ -12,12 +12,14 @@ TEST_CASE("ecn: both roles on the RoCE priority; absent files are unsupported; o
   rig.host.files["/sys/class/net/ens1f0np0/ecn/roce_np/enable/3"] = "0";
   rig.host.files["/sys/class/net/ens1f0np0/ecn/roce_rp/enable/3"] = "1";
   auto c = rig.run(apply_ecn, p);
-  CHECK(outcomes(c) == "rail 0 (ens1f0np0): ECN roce_np priority 3: changed\n"
-                       "rail 0 (ens1f0np0): ECN roce_rp priority 3: unchanged\n");
+  CHECK(outcomes(c) ==
+        "rail 0 (ens1f0np0): ECN roce_np priority 3: changed\n"
+        "rail 0 (ens1f0np0): ECN roce_rp priority 3: unchanged\n");
   CHECK(all_unchanged(rig.run(apply_ecn, p)));
   Rig upstream;
-  CHECK(outcomes(upstream.run(apply_ecn, p)) == "rail 0 (ens1f0np0): ECN roce_np priority 3: unsupported\n"
-                                                "rail 0 (ens1f0np0): ECN roce_rp priority 3: unsupported\n");
+  CHECK(outcomes(upstream.run(apply_ecn, p)) ==
+        "rail 0 (ens1f0np0): ECN roce_np priority 3: unsupported\n"
+        "rail 0 (ens1f0np0): ECN roce_rp priority 3: unsupported\n");
   p.rails[0].ecn_priority = -1;
   CHECK(upstream.run(apply_ecn, p).empty());
 }
@@ -71,10 +73,11 @@ TEST_CASE("ecn: the notifications' DSCP (fabric.cnp_dscp) and its priority, appl
   rig.host.files[np + "cnp_dscp"] = "0";
   rig.host.files[np + "cnp_802p_prio"] = "6";
   auto c = rig.run(apply_ecn, p);
-  CHECK(outcomes(c) == "rail 0 (ens1f0np0): ECN roce_np priority 3: unchanged\n"
-                       "rail 0 (ens1f0np0): ECN roce_rp priority 3: unchanged\n"
-                       "rail 0 (ens1f0np0): CNP DSCP 48: changed\n"
-                       "rail 0 (ens1f0np0): CNP priority 6: unchanged\n");
+  CHECK(outcomes(c) ==
+        "rail 0 (ens1f0np0): ECN roce_np priority 3: unchanged\n"
+        "rail 0 (ens1f0np0): ECN roce_rp priority 3: unchanged\n"
+        "rail 0 (ens1f0np0): CNP DSCP 48: changed\n"
+        "rail 0 (ens1f0np0): CNP priority 6: unchanged\n");
   CHECK(rig.host.files[np + "cnp_dscp"] == "48");
   CHECK(all_unchanged(rig.run(apply_ecn, p)));
   // A driver with ECN but no CNP knobs: unsupported, saying so, never nothing at all.
@@ -83,7 +86,8 @@ TEST_CASE("ecn: the notifications' DSCP (fabric.cnp_dscp) and its priority, appl
   auto none = rig.run(apply_ecn, p);
   REQUIRE(none.size() == 4);
   CHECK(none[2].outcome == ChangeOutcome::unsupported);
-  CHECK(none[2].detail == np + "cnp_dscp does not exist (this driver cannot set it; notifications keep the NIC's default)");
+  CHECK(none[2].detail ==
+        np + "cnp_dscp does not exist (this driver cannot set it; notifications keep the NIC's default)");
   // No ECN at all: the two unsupported roles say it; nothing about CNPs.
   Rig upstream;
   CHECK(upstream.run(apply_ecn, p).size() == 2);

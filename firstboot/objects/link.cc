@@ -21,8 +21,8 @@ void apply_links(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
     if (link->mtu == rail.mtu) {
       out.push_back({label + ": MTU", ChangeOutcome::unchanged, mtu, mtu, why});
     } else {
-      Change c = change_from(label + ": MTU", kernel.rtnl.set_mtu(rail.ifname, rail.mtu),
-                             std::to_string(link->mtu), mtu);
+      Change c =
+          change_from(label + ": MTU", kernel.rtnl.set_mtu(rail.ifname, rail.mtu), std::to_string(link->mtu), mtu);
       if (c.detail.empty()) c.detail = why;
       out.push_back(c);
     }
@@ -55,8 +55,9 @@ void verify_link(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r)
                       std::to_string(nic->bond_ports.size()) + " ports up";
   if (down.empty()) return checks::pass(r, "up, " + ports);
   checks::fail(r, "up, " + ports + " (" + join(down, ", ") + ")",
-               "a port of " + rail.ifname + " has no carrier: the rail runs without it; check its cable, transceiver "
-               "and switch port, and that the leaf's LAG (MLAG) has it as a member");
+               "a port of " + rail.ifname +
+                   " has no carrier: the rail runs without it; check its cable, transceiver "
+                   "and switch port, and that the leaf's LAG (MLAG) has it as a member");
 }
 
 }  // namespace railyard

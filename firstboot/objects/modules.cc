@@ -73,7 +73,8 @@ void merge_preloaded(std::vector<Change>& applied, const std::vector<Change>& pr
 void verify_peermem(const VerifyContext& ctx, CheckResult& r) {
   if (ctx.kernel.host.module_loaded("nvidia_peermem")) checks::pass(r, "loaded");
   else
-    checks::fail(r, "not loaded", "GPUDirect RDMA falls back to host memory: rebuild nvidia-peermem against the OFED in the image");
+    checks::fail(r, "not loaded",
+                 "GPUDirect RDMA falls back to host memory: rebuild nvidia-peermem against the OFED in the image");
 }
 
 }  // namespace railyard

@@ -34,8 +34,8 @@ class ModulePreload {
 
  private:
   std::vector<Change> done_;
-  std::mutex mu_;      // guards the two below, between the thread and finish()
-  pid_t tid_ = 0;      // the loading thread while it runs, 0 before and after
+  std::mutex mu_;        // guards the two below, between the thread and finish()
+  pid_t tid_ = 0;        // the loading thread while it runs, 0 before and after
   bool needed_ = false;  // finish() was called: no more lowest priority
   std::thread thread_;
 };

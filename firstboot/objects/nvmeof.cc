@@ -89,8 +89,8 @@ bool connected(Kernel& k, const NvmeofConnection& c) {
     auto transport = k.host.read_file(d + "transport");
     auto nqn = k.host.read_file(d + "subsysnqn");
     auto address = k.host.read_file(d + "address");
-    if (transport.ok() && nqn.ok() && address.ok() && *transport == transport_name(c.transport) &&
-        *nqn == c.nqn && address->rfind(want, 0) == 0)
+    if (transport.ok() && nqn.ok() && address.ok() && *transport == transport_name(c.transport) && *nqn == c.nqn &&
+        address->rfind(want, 0) == 0)
       return true;
   }
   return false;
@@ -111,7 +111,8 @@ void apply_nvmeof(const Plan& plan, Kernel& k, std::vector<Change>& out) {
 
   std::string conf = "# Written by railyard-firstboot: the fabric targets, for nvme connect-all / nvmf-autoconnect.\n";
   for (const auto& c : plan.nvmeof) {
-    conf += "--transport=" + transport_name(c.transport) + " --traddr=" + c.address + " --trsvcid=" + std::to_string(c.port);
+    conf += "--transport=" + transport_name(c.transport) + " --traddr=" + c.address +
+            " --trsvcid=" + std::to_string(c.port);
     if (!c.host_traddr.empty()) conf += " --host-traddr=" + c.host_traddr;
     if (c.transport == NvmeTransport::tcp) conf += " --host-iface=" + c.host_iface;
     conf += "\n";

@@ -17,8 +17,7 @@ namespace {
 Status confirm(Dcb& dcb, const std::string& ifname, std::uint8_t want) {
   Outcome<IeeePfc> now = dcb.pfc(ifname);
   if (!now.ok()) return now.status();
-  if (now->pfc_en != want)
-    return Status::fail(EIO, ifname + ": PFC set, but pfc_en reads back " + hex(now->pfc_en, 2));
+  if (now->pfc_en != want) return Status::fail(EIO, ifname + ": PFC set, but pfc_en reads back " + hex(now->pfc_en, 2));
   return success();
 }
 

@@ -38,14 +38,13 @@ void policy_route(const RailPlan& rail, const InterfaceAddress& address, Kernel&
     const RouteInfo* found = nullptr;
     for (const auto& r : *routes)
       if (r.destination == want.destination) found = &r;
-    if (!found)
-      out.push_back(change_from(object, kernel.rtnl.add_route(want), "none", route_text(want)));
+    if (!found) out.push_back(change_from(object, kernel.rtnl.add_route(want), "none", route_text(want)));
     else if (found->dev == want.dev && found->source == want.source)
       out.push_back({object, ChangeOutcome::unchanged, route_text(*found), route_text(want), ""});
     else
-      out.push_back({object, ChangeOutcome::failed, route_text(*found), route_text(want),
-                     "table " + std::to_string(want.table) + " already routes " + want.destination +
-                         " otherwise; not modified"});
+      out.push_back(
+          {object, ChangeOutcome::failed, route_text(*found), route_text(want),
+           "table " + std::to_string(want.table) + " already routes " + want.destination + " otherwise; not modified"});
   }
 }
 
@@ -81,8 +80,8 @@ void no_default_route(const RailPlan& rail, const Outcome<std::vector<RouteInfo>
     return;
   }
   if (const RouteInfo* r = default_route_via(*main, rail)) {
-    out.push_back({object, ChangeOutcome::failed, "default dev " + r->dev, "none",
-                   "default route via " + r->dev + " on a rail"});
+    out.push_back(
+        {object, ChangeOutcome::failed, "default dev " + r->dev, "none", "default route via " + r->dev + " on a rail"});
     return;
   }
   out.push_back({object, ChangeOutcome::unchanged, "none", "none", ""});
@@ -170,7 +169,8 @@ void apply_rail_tables(const Plan& plan, const std::vector<BgpSession>& sessions
     const BgpSession* s = session_of(sessions, rail);
     const std::string label = rail_label(rail);
     if (!s || s->peer.empty()) {
-      out.push_back({label + ": table " + std::to_string(*rail.table), ChangeOutcome::failed, "", "the fabric via the leaf",
+      out.push_back({label + ": table " + std::to_string(*rail.table), ChangeOutcome::failed, "",
+                     "the fabric via the leaf",
                      "the leaf's link-local address is not known: no BGP session on " + rail.netdev});
       continue;
     }
@@ -191,8 +191,9 @@ void apply_rail_tables(const Plan& plan, const std::vector<BgpSession>& sessions
       } else if (found->dev == want.dev && found->via == want.via) {
         out.push_back({object, ChangeOutcome::unchanged, text, text, ""});
       } else {
-        out.push_back({object, ChangeOutcome::failed, prefix + " via " + found->via + " dev " + found->dev, text,
-                       "table " + std::to_string(*rail.table) + " already routes " + prefix + " otherwise; not modified"});
+        out.push_back(
+            {object, ChangeOutcome::failed, prefix + " via " + found->via + " dev " + found->dev, text,
+             "table " + std::to_string(*rail.table) + " already routes " + prefix + " otherwise; not modified"});
       }
     }
   }
@@ -209,13 +210,15 @@ void verify_bgp_session(const VerifyContext& ctx, const RailPlan& rail, CheckRes
   }
   const BgpSession* s = session_of(ctx.bgp->sessions, rail);
   if (!s) {
-    checks::fail(r, "no session on " + rail.netdev, "bgpd has no neighbour on " + rail.netdev + " (frr.conf not applied?)");
+    checks::fail(r, "no session on " + rail.netdev,
+                 "bgpd has no neighbour on " + rail.netdev + " (frr.conf not applied?)");
     return;
   }
   std::string who = (s->remote_as ? "AS " + std::to_string(s->remote_as) : std::string("the leaf")) +
                     (s->peer.empty() ? "" : " at " + s->peer);
   if (s->established()) {
-    checks::pass(r, "Established with " + who + (s->up_ms >= 0 ? ", up " + std::to_string(s->up_ms / 1000) + " s" : ""));
+    checks::pass(r,
+                 "Established with " + who + (s->up_ms >= 0 ? ", up " + std::to_string(s->up_ms / 1000) + " s" : ""));
     return;
   }
   std::string hint;
@@ -225,12 +228,13 @@ void verify_bgp_session(const VerifyContext& ctx, const RailPlan& rail, CheckRes
   else if (s->notification.find("Bad Peer AS") != std::string::npos)
     hint = "the leaf refused this node's AS " + std::to_string(ctx.plan.bgp ? ctx.plan.bgp->asn : 0) +
            ": the inventory's asn and the leaf's configuration disagree";
-  else
-    hint = "the leaf at " + s->peer + " does not complete the session: is BGP configured on its port?";
+  else hint = "the leaf at " + s->peer + " does not complete the session: is BGP configured on its port?";
   std::string last = !s->notification.empty() ? "the leaf's NOTIFICATION: " + s->notification
-                                              : s->last_error.empty() ? "" : "last: " + s->last_error;
-  checks::fail(r, s->state.empty() ? "unknown state" : s->state + " with " + who,
-               (last.empty() ? "" : last + "; ") + hint + " (waited " + std::to_string(ctx.bgp->waited_ms / 1000) + " s)");
+                     : s->last_error.empty()  ? ""
+                                              : "last: " + s->last_error;
+  checks::fail(
+      r, s->state.empty() ? "unknown state" : s->state + " with " + who,
+      (last.empty() ? "" : last + "; ") + hint + " (waited " + std::to_string(ctx.bgp->waited_ms / 1000) + " s)");
 }
 
 void verify_bgp_prefixes(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
@@ -270,14 +274,16 @@ void verify_rail_route(const VerifyContext& ctx, const RailPlan& rail, CheckResu
       seen.push_back(probe + " unreachable");
       continue;
     }
-    seen.push_back(probe + " via " + route->dev + (route->table ? " (table " + std::to_string(route->table) + ")" : ""));
+    seen.push_back(probe + " via " + route->dev +
+                   (route->table ? " (table " + std::to_string(route->table) + ")" : ""));
     if (route->dev != rail.netdev) wrong.push_back(probe + " leaves by " + route->dev + ", not " + rail.netdev);
     else if (!leaf.empty() && !route->via.empty() && route->via != leaf)
       wrong.push_back(probe + " goes via " + route->via + ", but the rail's leaf is " + leaf + " now");
   }
   if (!wrong.empty()) {
-    checks::fail(r, join(seen, ", "), join(wrong, "; ") + ": rail " + std::to_string(rail.index) +
-                                          "'s RoCE traffic would cross to another rail");
+    checks::fail(
+        r, join(seen, ", "),
+        join(wrong, "; ") + ": rail " + std::to_string(rail.index) + "'s RoCE traffic would cross to another rail");
     return;
   }
   checks::pass(r, join(seen, ", "));

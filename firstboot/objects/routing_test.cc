@@ -23,10 +23,9 @@ TEST_CASE("routing: shared subnet gets a table per rail with the subnet route an
   CHECK(rule1.outcome == ChangeOutcome::changed);
   CHECK(rule1.after == "from 198.18.0.12/32 lookup 101 priority 1001");
   CHECK(find(out, "rail 0 (ens1f0np0): default route").outcome == ChangeOutcome::unchanged);
-  CHECK(f.rtnl.writes == std::vector<std::string>{"add_route 198.18.0.0/24 dev ens1f0np0 table 100",
-                                                  "add_rule 198.18.0.11/32 100 1000",
-                                                  "add_route 198.18.0.0/24 dev ens2f0np0 table 101",
-                                                  "add_rule 198.18.0.12/32 101 1001"});
+  CHECK(f.rtnl.writes == std::vector<std::string>{
+                             "add_route 198.18.0.0/24 dev ens1f0np0 table 100", "add_rule 198.18.0.11/32 100 1000",
+                             "add_route 198.18.0.0/24 dev ens2f0np0 table 101", "add_rule 198.18.0.12/32 101 1001"});
   f.rtnl.writes.clear();
   CHECK(not_unchanged(run(apply_routing, plan, f.kernel)) == "");
   CHECK(f.rtnl.writes.empty());
@@ -94,8 +93,8 @@ TEST_CASE("every rail applier over a shared-subnet VLAN plan, twice: the second 
   f.rtnl.add_link("ens2f0np0", 1500, false);
   add_conf(f.host, "ens1f0np0.200");
   add_conf(f.host, "ens2f0np0.200");
-  Plan plan = plan_of({rail(0, "ens1f0np0", 200, "198.18.0.11/24", 100),
-                       rail(1, "ens2f0np0", 200, "198.18.0.12/24", 101)});
+  Plan plan =
+      plan_of({rail(0, "ens1f0np0", 200, "198.18.0.11/24", 100), rail(1, "ens2f0np0", 200, "198.18.0.12/24", 101)});
   auto first = run_all(plan, f.kernel);
   for (const auto& c : first) {
     CAPTURE(listing(first));

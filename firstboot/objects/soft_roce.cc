@@ -18,7 +18,8 @@ void apply_soft_roce(const Plan& plan, Kernel& k, std::vector<Change>& out) {
                        "an RDMA device named " + rail.soft_roce_device + " already serves " + *parent});
       continue;
     }
-    out.push_back(change_from(object, k.host.add_rxe(rail.soft_roce_device, rail.ifname), "absent", "on " + rail.ifname));
+    out.push_back(
+        change_from(object, k.host.add_rxe(rail.soft_roce_device, rail.ifname), "absent", "on " + rail.ifname));
   }
 }
 

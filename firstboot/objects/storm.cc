@@ -38,8 +38,7 @@ void apply_storm(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
     Status s = kernel.ethtool.set_tunable_u16(rail.ifname, kEthtoolPfcPreventionTout, static_cast<std::uint16_t>(want));
     if (s.ok()) {  // drivers clamp or refuse quietly: read back
       Outcome<std::uint16_t> again = kernel.ethtool.tunable_u16(rail.ifname, kEthtoolPfcPreventionTout);
-      if (!again.ok())
-        s = again.status();
+      if (!again.ok()) s = again.status();
       else if (*again != want)
         s = Status::fail(EIO, rail.ifname + ": storm prevention set, but reads back " + ms(*again));
     }
@@ -100,13 +99,15 @@ void verify_pause_storm(const VerifyContext& ctx, const RailPlan& rail, CheckRes
   double seconds = std::max(std::chrono::duration<double>(elapsed).count(), interval.count() / 1000.0);
   double rx_pps = static_cast<double>(rx2->second - first->at(rx)) / seconds;
   double tx_pps = static_cast<double>(tx2->second - first->at(tx)) / seconds;
-  std::string obs = "rx " + std::to_string(static_cast<long>(rx_pps)) + "/s, tx " + std::to_string(static_cast<long>(tx_pps)) + "/s";
+  std::string obs =
+      "rx " + std::to_string(static_cast<long>(rx_pps)) + "/s, tx " + std::to_string(static_cast<long>(tx_pps)) + "/s";
   if (rx_pps < st.pause_storm_pps && tx_pps < st.pause_storm_pps) checks::pass(r, obs);
   else
-    checks::fail(r, obs, tx_pps >= st.pause_storm_pps
-                             ? "this NIC is sending a pause storm: a stuck receive queue; it will freeze the switch port"
-                             : "the switch pauses this NIC continuously: a peer stuck sending pauses, or congestion "
-                               "spreading through the fabric");
+    checks::fail(r, obs,
+                 tx_pps >= st.pause_storm_pps
+                     ? "this NIC is sending a pause storm: a stuck receive queue; it will freeze the switch port"
+                     : "the switch pauses this NIC continuously: a peer stuck sending pauses, or congestion "
+                       "spreading through the fabric");
 }
 
 PauseSamples first_pause_samples(const VerifyContext& ctx) {
@@ -117,7 +118,8 @@ PauseSamples first_pause_samples(const VerifyContext& ctx) {
       if (rail.index != planned.id.index) continue;
       for (const auto& view : port_views(rail))
         if (!out.by_port.count(view.ifname))
-          out.by_port.emplace(view.ifname, PauseSamples::Sample{ctx.kernel.ethtool.stats(view.ifname), ctx.clock.now()});
+          out.by_port.emplace(view.ifname,
+                              PauseSamples::Sample{ctx.kernel.ethtool.stats(view.ifname), ctx.clock.now()});
     }
   }
   return out;

@@ -41,8 +41,7 @@ void apply_sysctls(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
       std::string before = normalized(*current);
       if (before == normalized(sysctl.value))
         out.push_back({object, ChangeOutcome::unchanged, before, sysctl.value, ""});
-      else
-        out.push_back(change_from(object, kernel.host.write_file(path, sysctl.value), before, sysctl.value));
+      else out.push_back(change_from(object, kernel.host.write_file(path, sysctl.value), before, sysctl.value));
     }
 }
 

@@ -11,7 +11,9 @@ namespace {
 
 constexpr int kProbeTimeoutMs = 2000;
 
-bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 void address_on(const std::string& dev, const std::string& cidr, const std::string& object, Kernel& kernel,
                 std::vector<Change>& out) {
@@ -54,7 +56,8 @@ void apply_tenant(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
   }
   const std::string mtu = std::to_string(t.mtu);
   if (link->mtu == t.mtu) out.push_back({tenant + ": MTU", ChangeOutcome::unchanged, mtu, mtu, ""});
-  else out.push_back(change_from(tenant + ": MTU", kernel.rtnl.set_mtu(t.vxlan, t.mtu), std::to_string(link->mtu), mtu));
+  else
+    out.push_back(change_from(tenant + ": MTU", kernel.rtnl.set_mtu(t.vxlan, t.mtu), std::to_string(link->mtu), mtu));
   if (link->up) out.push_back({tenant + ": link", ChangeOutcome::unchanged, "up", "up", ""});
   else out.push_back(change_from(tenant + ": link", kernel.rtnl.set_link_up(t.vxlan), "down", "up"));
   address_on(t.vxlan, t.address, tenant + ": address on " + t.vxlan, kernel, out);

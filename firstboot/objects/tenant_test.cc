@@ -13,7 +13,8 @@ using railyard::test::verify_node::FakeDataPath;
 namespace {
 
 Plan tenant_plan() {
-  Plan p = plan_of({rail(0, "rail0", std::nullopt, "198.18.0.11/32", 100), rail(1, "rail1", std::nullopt, "198.18.1.11/32", 101)});
+  Plan p = plan_of(
+      {rail(0, "rail0", std::nullopt, "198.18.0.11/32", 100), rail(1, "rail1", std::nullopt, "198.18.1.11/32", 101)});
   p.bgp = BgpPlan{};
   TenantPlan t;
   t.vni = 100;
@@ -39,7 +40,8 @@ CheckResult evaluate(void (*fn)(const VerifyContext&, CheckResult&), const Plan&
 
 }  // namespace
 
-TEST_CASE("tenant apply: VTEP on lo, the VXLAN device up with MTU and address, one flood entry per remote VTEP; twice") {
+TEST_CASE(
+    "tenant apply: VTEP on lo, the VXLAN device up with MTU and address, one flood entry per remote VTEP; twice") {
   FakeKernel f;
   f.host.writes_create = true;  // the device's /proc/sys files come with it
   f.rtnl.add_link("lo", 65536, true);
@@ -48,13 +50,10 @@ TEST_CASE("tenant apply: VTEP on lo, the VXLAN device up with MTU and address, o
   CAPTURE(listing(out));
   CHECK(find(out, "tenant 100: VTEP 198.18.255.11 on lo").outcome == ChangeOutcome::changed);
   CHECK(find(out, "tenant 100: vxlan100").after == "VNI 100 from 198.18.255.11");
-  CHECK(f.rtnl.writes == std::vector<std::string>{"add_address lo 198.18.255.11/32",
-                                                  "add_vxlan vxlan100 100 198.18.255.11",
-                                                  "set_mtu vxlan100 8950",
-                                                  "set_link_up vxlan100",
-                                                  "add_address vxlan100 10.100.0.11/24",
-                                                  "add_flood vxlan100 198.18.255.12",
-                                                  "add_flood vxlan100 198.18.255.13"});
+  CHECK(f.rtnl.writes ==
+        std::vector<std::string>{"add_address lo 198.18.255.11/32", "add_vxlan vxlan100 100 198.18.255.11",
+                                 "set_mtu vxlan100 8950", "set_link_up vxlan100", "add_address vxlan100 10.100.0.11/24",
+                                 "add_flood vxlan100 198.18.255.12", "add_flood vxlan100 198.18.255.13"});
   CHECK(f.host.files["/proc/sys/net/ipv4/conf/vxlan100/arp_ignore"] == "1");
   CHECK(f.host.files["/proc/sys/net/ipv4/conf/vxlan100/arp_announce"] == "2");
   f.rtnl.writes.clear();
@@ -81,7 +80,8 @@ TEST_CASE("tenant checks: the device as planned, the remote VTEPs flooded to and
   f.rtnl.add_link("rail1", 9000, true);
   Plan plan = tenant_plan();
   (void)run(apply_tenant, plan, f.kernel);
-  f.rtnl.route_entries = {{"198.18.255.12", "rail0", "", 254, "fe80::1"}, {"198.18.255.13", "rail1", "", 254, "fe80::2"}};
+  f.rtnl.route_entries = {{"198.18.255.12", "rail0", "", 254, "fe80::1"},
+                          {"198.18.255.13", "rail1", "", 254, "fe80::2"}};
 
   CheckResult vx = evaluate(verify_tenant_vxlan, plan, f.kernel);
   CHECK(vx.status == CheckStatus::pass);

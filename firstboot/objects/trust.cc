@@ -45,8 +45,8 @@ void verify_trust(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r
   }
   // Upstream mlx5 has no trust file: a DSCP app entry is what switches it to DSCP trust.
   auto apps = ctx.kernel.dcb.apps(rail.ifname);
-  bool dscp = apps.ok() && std::any_of(apps->begin(), apps->end(),
-                                       [](const DcbApp& a) { return a.selector == kDcbAppSelDscp; });
+  bool dscp = apps.ok() &&
+              std::any_of(apps->begin(), apps->end(), [](const DcbApp& a) { return a.selector == kDcbAppSelDscp; });
   if (rail.trust == Trust::dscp && dscp) checks::pass(r, "dscp", "implied by the DSCP app entries (no qos/trust file)");
   else checks::from_status(r, apps.ok() ? v.status() : apps.status());
 }

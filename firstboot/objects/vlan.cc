@@ -47,15 +47,12 @@ void apply_vlans(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
 
     std::string mtu = std::to_string(rail.mtu);
     std::string device = label + ": " + rail.netdev;
-    if (link->mtu == rail.mtu)
-      out.push_back({device + " MTU", ChangeOutcome::unchanged, mtu, mtu, ""});
+    if (link->mtu == rail.mtu) out.push_back({device + " MTU", ChangeOutcome::unchanged, mtu, mtu, ""});
     else
-      out.push_back(change_from(device + " MTU", kernel.rtnl.set_mtu(rail.netdev, rail.mtu),
-                                std::to_string(link->mtu), mtu));
-    if (link->up)
-      out.push_back({device + " up", ChangeOutcome::unchanged, "up", "up", ""});
-    else
-      out.push_back(change_from(device + " up", kernel.rtnl.set_link_up(rail.netdev), "down", "up"));
+      out.push_back(
+          change_from(device + " MTU", kernel.rtnl.set_mtu(rail.netdev, rail.mtu), std::to_string(link->mtu), mtu));
+    if (link->up) out.push_back({device + " up", ChangeOutcome::unchanged, "up", "up", ""});
+    else out.push_back(change_from(device + " up", kernel.rtnl.set_link_up(rail.netdev), "down", "up"));
   }
 }
 

@@ -50,8 +50,7 @@ Status Configfs::make_directory(const std::string& path) const {
 Status Configfs::make_link(const std::string& target, const std::string& link) const {
   // configfs resolves the target from the caller's view of the file system: always absolute.
   std::string t = where(target), l = where(link);
-  if (::symlink(t.c_str(), l.c_str()) != 0 && errno != EEXIST)
-    return Status::from_errno(errno, "ln -s " + t + " " + l);
+  if (::symlink(t.c_str(), l.c_str()) != 0 && errno != EEXIST) return Status::from_errno(errno, "ln -s " + t + " " + l);
   return success();
 }
 
@@ -60,8 +59,6 @@ bool Configfs::exists(const std::string& path) const {
   return ::lstat(where(path).c_str(), &st) == 0;
 }
 
-Outcome<std::vector<std::string>> Configfs::list(const std::string& path) const {
-  return list_names(where(path));
-}
+Outcome<std::vector<std::string>> Configfs::list(const std::string& path) const { return list_names(where(path)); }
 
 }  // namespace railyard

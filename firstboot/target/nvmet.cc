@@ -107,9 +107,11 @@ void apply_nvmet_export(const NvmetExport& e, const Configfs& cfs, std::vector<C
     std::string object = "nvmet port " + id + " (" + where + ")";
     Status s = cfs.make_directory(p);
     // Address first, while the port serves nothing: the kernel refuses changes once it is enabled.
-    for (const auto& [attr, v] : std::vector<std::pair<std::string, std::string>>{
-             {"addr_trtype", e.transport}, {"addr_adrfam", "ipv4"}, {"addr_traddr", e.address},
-             {"addr_trsvcid", std::to_string(e.port)}})
+    for (const auto& [attr, v] :
+         std::vector<std::pair<std::string, std::string>>{{"addr_trtype", e.transport},
+                                                          {"addr_adrfam", "ipv4"},
+                                                          {"addr_traddr", e.address},
+                                                          {"addr_trsvcid", std::to_string(e.port)}})
       if (s.ok()) s = cfs.write(p + "/" + attr, v);
     out.push_back(from(object, s, "absent", where));
     if (!s.ok()) return;

@@ -11,7 +11,8 @@ HardwareSpec target_hardware(const Recipe& recipe) {
   HardwareSpec hw = recipe.hardware;
   hw.gpu_count = 0;
   hw.rail_count = last_rail + 1;
-  if (hw.rails.size() > static_cast<std::size_t>(last_rail + 1)) hw.rails.resize(static_cast<std::size_t>(last_rail + 1));
+  if (hw.rails.size() > static_cast<std::size_t>(last_rail + 1))
+    hw.rails.resize(static_cast<std::size_t>(last_rail + 1));
   return hw;
 }
 
@@ -56,7 +57,8 @@ TargetPlan plan_target(const Inventory& inv, const Recipe& recipe, const std::op
   p.peermem = false;
   p.modules = target_modules(recipe);
   for (const auto& t : recipe.nvmeof)
-    out.exports.push_back({t.nqn, t.transport == NvmeTransport::rdma ? "rdma" : "tcp", t.address, t.port, kTargetDevice});
+    out.exports.push_back(
+        {t.nqn, t.transport == NvmeTransport::rdma ? "rdma" : "tcp", t.address, t.port, kTargetDevice});
   out.rails = std::move(p);
   return out;
 }

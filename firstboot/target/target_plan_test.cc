@@ -29,7 +29,9 @@ Recipe lab_recipe() {
   return r;
 }
 
-bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 }  // namespace
 
@@ -47,7 +49,7 @@ TEST_CASE("the storage rail is planned like a node's rail, with the target's add
   CHECK(rail.address == std::optional<std::string>("198.18.0.100/24"));
   for (const char* m : {"8021q", "crc32_generic", "rdma_rxe", "null_blk", "nvmet", "nvmet_rdma"})
     CHECK_MESSAGE(has(t.rails.modules, m), m);
-  CHECK_FALSE(has(t.rails.modules, "nvme_rdma"));  // a target does not connect to itself
+  CHECK_FALSE(has(t.rails.modules, "nvme_rdma"));          // a target does not connect to itself
   CHECK(t.rails.modules == target_modules(lab_recipe()));  // what it loads while it waits for its NICs
   CHECK(t.rails.nvmeof.empty());
   CHECK(t.rails.checks.empty());
@@ -117,8 +119,11 @@ TEST_CASE("on routed rails the target is a routed host: its storage rail a /32, 
   r.tenant.vni = 100;
   r.tenant.flood = {"198.18.255.11", "198.18.255.100"};
   r.tenant.isolation_probe = "10.100.0.200";
-  NodeEntry target{"lab-target01", "52:54:00:00:00:02",
-                   {"198.18.0.100", "198.18.1.100", "198.18.2.100", "198.18.3.100"}, "", "swp2"};
+  NodeEntry target{"lab-target01",
+                   "52:54:00:00:00:02",
+                   {"198.18.0.100", "198.18.1.100", "198.18.2.100", "198.18.3.100"},
+                   "",
+                   "swp2"};
   target.asn = 4200000100;
   target.vtep = "198.18.255.100";
   target.tenant_address = "10.100.0.100/24";

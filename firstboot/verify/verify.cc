@@ -203,7 +203,8 @@ std::vector<CheckResult> verify(const VerifyContext& given) {
   const auto& planned = ctx.plan.checks;
   std::vector<std::size_t> order(planned.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_partition(order.begin(), order.end(), [&](std::size_t i) { return !waits_for_far_end(planned[i].id.kind); });
+  std::stable_partition(order.begin(), order.end(),
+                        [&](std::size_t i) { return !waits_for_far_end(planned[i].id.kind); });
   std::vector<std::optional<CheckResult>> results(planned.size());
   for (std::size_t i : order) {
     CheckResult r = checks::start(planned[i]);

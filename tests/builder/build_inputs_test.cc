@@ -59,7 +59,8 @@ TEST_CASE("every input the recipe names is digested") {
   CHECK(d.driver_keys.empty());  // debian12-inbox is a distro bundle: no key file
 
   SUBCASE("an overlay's content and modes count, its times do not") {
-    fs::last_write_time(f.tmp / "overlays/lab-console/etc/issue", fs::file_time_type::clock::now() - std::chrono::hours(9));
+    fs::last_write_time(f.tmp / "overlays/lab-console/etc/issue",
+                        fs::file_time_type::clock::now() - std::chrono::hours(9));
     CHECK(f.digests().overlays == d.overlays);
     REQUIRE(::chmod((f.tmp / "overlays/lab-console/etc/issue").c_str(), 0600) == 0);
     CHECK(f.digests().overlays["lab-console"] != d.overlays["lab-console"]);

@@ -7,12 +7,13 @@
 using namespace railyard;
 
 TEST_CASE("apt-get -s purge output: the packages it would remove, by name") {
-  std::string out = "Reading package lists...\n"
-                    "The following packages will be REMOVED:\n  dkms* gcc-12*\n"
-                    "Purg dkms [3.0.10-8+deb12u1]\n"
-                    "Purg gcc-12 [12.2.0-14+deb12u1]\n"
-                    "Purg libgcc-12-dev:amd64 [12.2.0-14+deb12u1]\n"
-                    "Remv v4l2loopback-dkms [0.12.7-2]\n";
+  std::string out =
+      "Reading package lists...\n"
+      "The following packages will be REMOVED:\n  dkms* gcc-12*\n"
+      "Purg dkms [3.0.10-8+deb12u1]\n"
+      "Purg gcc-12 [12.2.0-14+deb12u1]\n"
+      "Purg libgcc-12-dev:amd64 [12.2.0-14+deb12u1]\n"
+      "Remv v4l2loopback-dkms [0.12.7-2]\n";
   CHECK(simulated_purges(out) == std::vector<std::string>{"dkms", "gcc-12", "libgcc-12-dev", "v4l2loopback-dkms"});
   CHECK(simulated_purges("nothing to do\n").empty());
 }

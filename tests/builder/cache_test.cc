@@ -76,7 +76,8 @@ TEST_CASE("an entry is used only while its output is what entry.json says") {
   std::string dir = cache.entry_dir(Stage::base, kKey1);
   SUBCASE("same size, other content") {
     std::ofstream(out + "/rootfs.tar") << "ROOTFS";
-    CHECK(cache.lookup(Stage::base, kKey1).why_not == "corrupt: output/rootfs.tar: content differs from when it was cached");
+    CHECK(cache.lookup(Stage::base, kKey1).why_not ==
+          "corrupt: output/rootfs.tar: content differs from when it was cached");
   }
   SUBCASE("truncated") {
     std::ofstream(out + "/rootfs.tar") << "root";

@@ -202,11 +202,11 @@ TEST_CASE("what is read back is the tree: names, modes, owners, times, contents,
 
   std::vector<std::string> names;
   for (const auto& e : entries) names.push_back(e.name);
-  CHECK(names == std::vector<std::string>{"bin", "empty", "etc", "etc/localtime", "etc/motd", "etc/old",
-                                          "etc/shadow", "run", "usr", "usr/bin", "usr/bin/perl",
-                                          "usr/bin/perl5.36", "usr/bin/su", "usr/bin/tool", "usr/lib",
-                                          "usr/lib/libbig.so", "var", "var/empty", "with space",
-                                          "with space/and name"});
+  CHECK(names == std::vector<std::string>{"bin",        "empty",        "etc",          "etc/localtime",
+                                          "etc/motd",   "etc/old",      "etc/shadow",   "run",
+                                          "usr",        "usr/bin",      "usr/bin/perl", "usr/bin/perl5.36",
+                                          "usr/bin/su", "usr/bin/tool", "usr/lib",      "usr/lib/libbig.so",
+                                          "var",        "var/empty",    "with space",   "with space/and name"});
   CHECK(r->entries == entries.size());
   std::size_t content = 0;
   for (const auto& f : kFiles) content += f.content.size();
@@ -220,7 +220,7 @@ TEST_CASE("what is read back is the tree: names, modes, owners, times, contents,
     CHECK(e.gid == 0);
     CHECK(e.dev == 0);
     CHECK(e.ino >= 1);
-    CHECK(e.ino <= static_cast<std::int64_t>(entries.size()));  // numbered here, not the host's
+    CHECK(e.ino <= static_cast<std::int64_t>(entries.size()));      // numbered here, not the host's
     CHECK(e.mtime == (e.name == "etc/old" ? 1600000000 : kEpoch));  // clamped, older ones kept
   }
   for (const auto& f : kFiles) {

@@ -26,15 +26,24 @@ ImageManifest base_manifest() {
   m.boot_initrds = {"rootfs.cpio.zst"};
   m.stages = {{"base", std::string(64, '1')}, {"drivers", std::string(64, '2')}};
   m.inputs = {{"overlay", "rdma-limits", std::string(64, '3')}};
-  m.drivers = {{"doca-ofed-2.10.0", "2.10.0", "apt", {"doca-ofed"}, {"mlx5_core"},
-                {{"mlnx-ofed-kernel", "25.01", "6.8.0-45-generic", {"lib/modules/6.8.0-45-generic/updates/dkms/mlx5_core.ko"}}}, {}},
-               {"debian12-inbox", "44.0-2", "distro", {"rdma-core"}, {"mlx5_ib"}, {}, {}}};
-  m.packages = {{"bash", "5.2.21-2ubuntu4", "amd64"}, {"libc6", "2.39-0ubuntu8", "i386"}, {"gone", "1.0", "all"},
+  m.drivers = {
+      {"doca-ofed-2.10.0",
+       "2.10.0",
+       "apt",
+       {"doca-ofed"},
+       {"mlx5_core"},
+       {{"mlnx-ofed-kernel", "25.01", "6.8.0-45-generic", {"lib/modules/6.8.0-45-generic/updates/dkms/mlx5_core.ko"}}},
+       {}},
+      {"debian12-inbox", "44.0-2", "distro", {"rdma-core"}, {"mlx5_ib"}, {}, {}}};
+  m.packages = {{"bash", "5.2.21-2ubuntu4", "amd64"},
+                {"libc6", "2.39-0ubuntu8", "i386"},
+                {"gone", "1.0", "all"},
                 {"tzdata", "2024a-3", "all"}};
   m.trim_dropped = {"sound", "drivers/media"};
   m.trim_files = 100;
   m.trim_bytes = 5000;
-  m.artifacts = {{"vmlinuz", std::string(64, 'b'), 1000}, {"rootfs.cpio.zst", std::string(64, 'c'), 50000},
+  m.artifacts = {{"vmlinuz", std::string(64, 'b'), 1000},
+                 {"rootfs.cpio.zst", std::string(64, 'c'), 50000},
                  {"boot.ipxe", std::string(64, 'd'), 80}};
   return m;
 }
@@ -77,10 +86,18 @@ TEST_CASE("every kind of change, as text and JSON") {
   b.kernel_package = "linux-image-6.8.0-47-generic";
   b.kernel_package_version = "6.8.0-47.47";
   b.cmdline = {"console=ttyS0", "panic=-1"};
-  b.packages = {{"bash", "5.2.21-2ubuntu5", "amd64"}, {"libc6", "2.39-0ubuntu8", "i386"}, {"tzdata", "2023c-1", "all"},
+  b.packages = {{"bash", "5.2.21-2ubuntu5", "amd64"},
+                {"libc6", "2.39-0ubuntu8", "i386"},
+                {"tzdata", "2023c-1", "all"},
                 {"perftest", "24.07.0", "amd64"}};
-  b.drivers[0] = {"doca-ofed-2.11.0", "2.11.0", "apt", {"doca-ofed", "mlnx-nvme-dkms"}, {"mlx5_core"},
-                  {{"mlnx-ofed-kernel", "25.04", "6.8.0-47-generic", {"lib/modules/6.8.0-47-generic/updates/dkms/mlx5_core.ko"}}}, {}};
+  b.drivers[0] = {
+      "doca-ofed-2.11.0",
+      "2.11.0",
+      "apt",
+      {"doca-ofed", "mlnx-nvme-dkms"},
+      {"mlx5_core"},
+      {{"mlnx-ofed-kernel", "25.04", "6.8.0-47-generic", {"lib/modules/6.8.0-47-generic/updates/dkms/mlx5_core.ko"}}},
+      {}};
   b.trim_dropped = {"sound", "drivers/bluetooth"};
   b.trim_files = 110;
   b.artifacts[1] = {"rootfs.cpio.zst", std::string(64, 'f'), 48000};
@@ -149,21 +166,24 @@ TEST_CASE("manifests are checked with the file and the key named") {
     REQUIRE(at != std::string::npos);
     return s.replace(at, from.size(), to);
   };
-  CHECK(bad("{\n  \"schema\": 1,\n  oops\n}") == "old/manifest.json:3:3: invalid JSON: syntax error while parsing object key - "
-                                                 "invalid literal; expected string literal");
+  CHECK(bad("{\n  \"schema\": 1,\n  oops\n}") ==
+        "old/manifest.json:3:3: invalid JSON: syntax error while parsing object key - "
+        "invalid literal; expected string literal");
   CHECK(bad("[]") == "old/manifest.json: expected a JSON object, found an array");
   CHECK(bad(replace("\"schema\": 1", "\"schema\": 2")) ==
         "old/manifest.json: schema: 2 is not supported (this railyard reads schema 1)");
   CHECK(bad(replace("\"version\": \"5.2.21-2ubuntu4\"", "\"version\": 5")) ==
         "old/manifest.json: packages[0].version: expected a string, found an integer");
-  CHECK(bad(replace("\"path\": \"boot.ipxe\"", "\"path\": \"../boot.ipxe\"")) ==
-        "old/manifest.json: artifacts[2].path: '../boot.ipxe' is not a normalised path relative to the image directory");
+  CHECK(
+      bad(replace("\"path\": \"boot.ipxe\"", "\"path\": \"../boot.ipxe\"")) ==
+      "old/manifest.json: artifacts[2].path: '../boot.ipxe' is not a normalised path relative to the image directory");
   CHECK(bad(replace("\"path\": \"boot.ipxe\"", "\"path\": \"vmlinuz\"")) ==
         "old/manifest.json: artifacts[2].path: 'vmlinuz' is listed twice");
   CHECK(bad(replace("\"initrds\": [\n      \"rootfs.cpio.zst\"", "\"initrds\": [\n      \"rootfs-00.cpio.zst\"")) ==
         "old/manifest.json: boot.initrds[0]: 'rootfs-00.cpio.zst' is not among the artifacts");
   CHECK(bad(replace("\"trim\"", "\"trimmed\"")) == "old/manifest.json: trim: missing");
-  CHECK(bad(replace(std::string(64, 'b'), "xyz")).find("old/manifest.json: artifacts[0].sha256: 'xyz' is not a sha256 digest") == 0);
+  CHECK(bad(replace(std::string(64, 'b'), "xyz"))
+            .find("old/manifest.json: artifacts[0].sha256: 'xyz' is not a sha256 digest") == 0);
 }
 
 TEST_CASE("the DKMS source packages removed with the build tools are diffed by version") {
@@ -172,7 +192,8 @@ TEST_CASE("the DKMS source packages removed with the build tools are diffed by v
   b.build_tools_sources_removed = {"labofed 1.1", "labofed-dkms 1.1", "labpeermem-dkms 1.0"};
   auto d = diff_manifests(a, b);
   REQUIRE(d.packages.size() == 2);
-  CHECK(render_diff_text(d) == "packages: 2 upgraded\n"
-                               "  upgraded    labofed (DKMS source, removed) 1.0 → 1.1\n"
-                               "  upgraded    labofed-dkms (DKMS source, removed) 1.0 → 1.1\n");
+  CHECK(render_diff_text(d) ==
+        "packages: 2 upgraded\n"
+        "  upgraded    labofed (DKMS source, removed) 1.0 → 1.1\n"
+        "  upgraded    labofed-dkms (DKMS source, removed) 1.0 → 1.1\n");
 }

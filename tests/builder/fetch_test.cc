@@ -114,7 +114,8 @@ const std::string kBody = [] {
 const std::string kSha = OpenSslHasher().sha256_hex(kBody);
 
 void ok_200(int fd, const std::string& body) {
-  send_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+  send_all(
+      fd, "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
 }
 
 // 206 for "START-", else 200.
@@ -234,7 +235,7 @@ TEST_CASE("a server too slow is abandoned, then the retry resumes") {
   TestServer server([&](int n, const Request& r, int fd) {
     if (n == 0) {
       send_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(kBody.size()) + "\r\n\r\n");
-      for (std::size_t i = 0; i < 100; ++i) {  // 10 bytes per 100 ms: 100 B/s, for at most 10 s
+      for (std::size_t i = 0; i < 100; ++i) {                 // 10 bytes per 100 ms: 100 B/s, for at most 10 s
         if (!send_all(fd, kBody.substr(i * 10, 10))) return;  // the client hung up
         trickled = (i + 1) * 10;
         std::this_thread::sleep_for(100ms);

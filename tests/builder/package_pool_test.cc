@@ -55,11 +55,10 @@ TEST_CASE("a kept package is lent only when the index names its content; apt's d
   tmp.write("pool/damaged_1_amd64.deb", "damaged by a disk");  // same name, other content than indexed
   tmp.write("pool/old_0.9_amd64.deb", "old");                  // a version the index no longer has
   tmp.write("pool/twice_1_amd64.deb", "twice");                // two repositories disagree: not lent
-  tmp.write(kLists + "deb.example.org_debian_dists_bookworm_main_binary-amd64_Packages",
-            stanza("good", "1", "amd64", h.sha256_hex("good")) +
-                stanza("damaged", "1", "amd64", h.sha256_hex("damaged")) +
-                stanza("old", "1.0", "amd64", h.sha256_hex("old")) +
-                stanza("twice", "1", "amd64", h.sha256_hex("twice")));
+  tmp.write(
+      kLists + "deb.example.org_debian_dists_bookworm_main_binary-amd64_Packages",
+      stanza("good", "1", "amd64", h.sha256_hex("good")) + stanza("damaged", "1", "amd64", h.sha256_hex("damaged")) +
+          stanza("old", "1.0", "amd64", h.sha256_hex("old")) + stanza("twice", "1", "amd64", h.sha256_hex("twice")));
   tmp.write(kLists + "vendor.example.com_dists_stable_main_binary-amd64_Packages",
             stanza("twice", "1", "amd64", h.sha256_hex("other build")));
 

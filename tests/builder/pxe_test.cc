@@ -60,7 +60,8 @@ TEST_CASE("a command line iPXE would expand or split is refused") {
   m.cmdline.push_back("root=${evil}");
   auto p = plan_pxe(m, lab_nodes(), "", "");
   REQUIRE_FALSE(p.ok());
-  CHECK(p.error() == "kernel.cmdline[2]: 'root=${evil}' holds a character an iPXE script would expand, quote or split on");
+  CHECK(p.error() ==
+        "kernel.cmdline[2]: 'root=${evil}' holds a character an iPXE script would expand, quote or split on");
 }
 
 TEST_CASE("boot.ipxe chains by MAC and explains an unknown one") {
@@ -112,8 +113,9 @@ TEST_CASE("dnsmasq: proxy DHCP, TFTP, iPXE for BIOS and UEFI, then boot.ipxe ove
         "# iPXE: boot.ipxe, which chains to pxe/<MAC>.ipxe (TFTP).\n"
         "dhcp-boot=tag:ipxe,boot.ipxe\n");
   std::string http = render_dnsmasq_conf(lab_plan(lab_manifest(), "http://10.0.2.2:8080/lab/"), "/srv/railyard/lab");
-  CHECK(http.find("# iPXE: boot.ipxe, which chains to pxe/<MAC>.ipxe (HTTP; serve the tree at http://10.0.2.2:8080/lab/).\n"
-                  "dhcp-boot=tag:ipxe,http://10.0.2.2:8080/lab/boot.ipxe\n") != std::string::npos);
+  CHECK(http.find(
+            "# iPXE: boot.ipxe, which chains to pxe/<MAC>.ipxe (HTTP; serve the tree at http://10.0.2.2:8080/lab/).\n"
+            "dhcp-boot=tag:ipxe,http://10.0.2.2:8080/lab/boot.ipxe\n") != std::string::npos);
   auto unknown = plan_pxe(lab_manifest(), lab_nodes(), "", "");
   CHECK(render_dnsmasq_conf(*unknown, "/t").find("#dhcp-range=NETWORK-ADDRESS,proxy\n") != std::string::npos);
 }
@@ -132,7 +134,8 @@ TEST_CASE("the node identity is exactly what the agent reads back") {
     CHECK(back->rails == n.rails);
   }
   CHECK(render_node_identity({"n1", "aa:bb:cc:dd:ee:ff", {}, "", ""}) ==
-        "# This node's identity, from the node inventory (railyard pxe).\nhostname = \"n1\"\nmac = \"aa:bb:cc:dd:ee:ff\"\nrails = []\n");
+        "# This node's identity, from the node inventory (railyard pxe).\nhostname = \"n1\"\nmac = "
+        "\"aa:bb:cc:dd:ee:ff\"\nrails = []\n");
 }
 
 TEST_CASE("writing a tree: verified image files, overlays, scripts, readable by a server") {
@@ -150,9 +153,9 @@ TEST_CASE("writing a tree: verified image files, overlays, scripts, readable by 
   REQUIRE(r->notes.size() == 1);
   CHECK(r->notes[0].rfind("snponly.efi not found in " + tmp / "ipxe", 0) == 0);
   for (const char* f : {"boot.ipxe", "dnsmasq-railyard.conf", "railyard-pxe.json", "undionly.kpxe", "image/vmlinuz",
-                        "image/rootfs-00.cpio.zst", "image/rootfs-01.cpio.zst", "image/boot.ipxe", "image/manifest.json",
-                        "pxe/52-54-00-00-00-01.ipxe", "pxe/52-54-00-00-00-02.ipxe", "nodes/node-lab-node01.cpio.zst",
-                        "nodes/node-lab-target01.cpio.zst"})
+                        "image/rootfs-00.cpio.zst", "image/rootfs-01.cpio.zst", "image/boot.ipxe",
+                        "image/manifest.json", "pxe/52-54-00-00-00-01.ipxe", "pxe/52-54-00-00-00-02.ipxe",
+                        "nodes/node-lab-node01.cpio.zst", "nodes/node-lab-target01.cpio.zst"})
     CHECK_MESSAGE(fs::is_regular_file(tree + "/" + f), f);
   CHECK(read_all(tree + "/pxe/52-54-00-00-00-01.ipxe") == render_node_script(plan, plan.nodes[0]));
   CHECK(read_all(tree + "/dnsmasq-railyard.conf") == render_dnsmasq_conf(plan, tree));
@@ -162,7 +165,8 @@ TEST_CASE("writing a tree: verified image files, overlays, scripts, readable by 
   REQUIRE(::stat((tree + "/pxe").c_str(), &st) == 0);
   CHECK((st.st_mode & 0755) == 0755);
   // Hard links: one copy of the image on disk.
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   ::stat((tmp / "img/rootfs-00.cpio.zst").c_str(), &a);
   ::stat((tree + "/image/rootfs-00.cpio.zst").c_str(), &b);
   CHECK(a.st_ino == b.st_ino);
@@ -213,20 +217,23 @@ TEST_CASE("a tree is written whole or not at all") {
   tmp.write("home/notes.txt", "mine");
   r = write_pxe_tree(plan, m, {tmp / "img", tmp / "home", "", 0, ""});
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error() == tmp / "home" + ": exists and is not a railyard PXE tree (no railyard-pxe.json); refusing to "
-                                      "replace it. Choose another -o, or empty it first");
+  CHECK(r.error() == tmp / "home" +
+                         ": exists and is not a railyard PXE tree (no railyard-pxe.json); refusing to "
+                         "replace it. Choose another -o, or empty it first");
   CHECK(read_all(tmp / "home/notes.txt") == "mine");
 }
 
 TEST_CASE("a node's own report token lands in its overlay only, at the recipe's join.token_file") {
   CHECK_FALSE(check_token_path("/etc/railyard/report-token"));
   CHECK(*check_token_path("/etc/../root/token") ==
-        "join.token_file '/etc/../root/token' has an empty, '.' or '..' component; write it plainly, like /etc/railyard/token");
+        "join.token_file '/etc/../root/token' has an empty, '.' or '..' component; write it plainly, like "
+        "/etc/railyard/token");
   CHECK(check_token_path("/etc//token"));
   CHECK(check_token_path("/etc/railyard/"));
   CHECK(check_token_path("relative/token"));
   CHECK(*check_token_path("/etc/hostname") ==
-        "join.token_file must be an absolute path to a file, not one of the overlay's own files: '/etc/hostname' is where "
+        "join.token_file must be an absolute path to a file, not one of the overlay's own files: '/etc/hostname' is "
+        "where "
         "the overlay puts the node's identity");
 
   TempDir tmp;
@@ -256,9 +263,10 @@ TEST_CASE("a node's own report token lands in its overlay only, at the recipe's 
 }
 
 TEST_CASE("the cluster's munge key lands in every node's overlay, root's and 0400, and nowhere else") {
-  CHECK(*check_token_path("/etc/munge/munge.key") ==
-        "join.token_file must be an absolute path to a file, not one of the overlay's own files: '/etc/munge/munge.key' "
-        "is where the overlay puts the cluster's munge key");
+  CHECK(
+      *check_token_path("/etc/munge/munge.key") ==
+      "join.token_file must be an absolute path to a file, not one of the overlay's own files: '/etc/munge/munge.key' "
+      "is where the overlay puts the cluster's munge key");
   TempDir tmp;
   auto m = make_test_image(tmp, "img");
   auto plan = lab_plan(m);
@@ -351,10 +359,14 @@ TEST_CASE("a secret input file readable by others is told, with its mode") {
   ::chmod(key.c_str(), 0400);
   CHECK_FALSE(readable_by_others(key));
   ::chmod(key.c_str(), 0640);
-  CHECK(*readable_by_others(key) == key + " is readable by its group (mode 0640): whoever reads it holds the secret; "
-                                          "chmod 600 " + key);
+  CHECK(*readable_by_others(key) == key +
+                                        " is readable by its group (mode 0640): whoever reads it holds the secret; "
+                                        "chmod 600 " +
+                                        key);
   ::chmod(key.c_str(), 0644);
-  CHECK(*readable_by_others(key) == key + " is readable by every user of this host (mode 0644): whoever reads it holds "
-                                          "the secret; chmod 600 " + key);
+  CHECK(*readable_by_others(key) == key +
+                                        " is readable by every user of this host (mode 0644): whoever reads it holds "
+                                        "the secret; chmod 600 " +
+                                        key);
   CHECK_FALSE(readable_by_others(tmp / "missing"));
 }

@@ -55,7 +55,9 @@ std::string prop(const std::string& value, const std::string& key) {
   return rest.substr(0, rest.find(','));
 }
 
-bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 }  // namespace
 
@@ -97,17 +99,20 @@ TEST_CASE("1 to 8 rails: every rail has its own slot, NUMA 0 gets the odd one, c
       pci.insert(l.rails[static_cast<std::size_t>(i)].guest_pci);
       buses.insert(l.rails[static_cast<std::size_t>(i)].qemu_bus);
       numa0 += l.rails[static_cast<std::size_t>(i)].numa_node == 0;
-      CHECK(l.rails[static_cast<std::size_t>(i)].behind_switch == (l.rails[static_cast<std::size_t>(i)].numa_node == 1));
+      CHECK(l.rails[static_cast<std::size_t>(i)].behind_switch ==
+            (l.rails[static_cast<std::size_t>(i)].numa_node == 1));
     }
     CHECK(static_cast<int>(pci.size()) == n);
     CHECK(static_cast<int>(buses.size()) == n);
     CHECK(numa0 == (n + 1) / 2);
     for (const auto& d : l.devices)
       if (d.find("chassis=") != std::string::npos) CHECK(chassis.insert(prop(d, "chassis")).second);
-    bool has_switch = std::any_of(l.devices.begin(), l.devices.end(), [](const std::string& d) { return d.rfind("x3130-upstream", 0) == 0; });
+    bool has_switch = std::any_of(l.devices.begin(), l.devices.end(),
+                                  [](const std::string& d) { return d.rfind("x3130-upstream", 0) == 0; });
     CHECK(has_switch == (n >= 2));
     // Rails keep bus order: rail index order is PCI address order, as the agent maps GPU-less rails.
-    CHECK(std::is_sorted(l.rails.begin(), l.rails.end(), [](const RailSlot& a, const RailSlot& b) { return a.guest_pci < b.guest_pci; }));
+    CHECK(std::is_sorted(l.rails.begin(), l.rails.end(),
+                         [](const RailSlot& a, const RailSlot& b) { return a.guest_pci < b.guest_pci; }));
   }
   CHECK(pcie_layout(8).rails[7].guest_pci == "0000:26:00.0");
   CHECK(pcie_layout(8).rails[3].guest_pci == "0000:14:00.0");
@@ -121,7 +126,8 @@ TEST_CASE("the node VM: q35, TCG with -cpu max, two NUMA nodes, no reboot, no de
   CHECK(values(argv, "-cpu") == std::vector<std::string>{"max"});
   CHECK(has(argv, "-no-reboot"));
   CHECK(has(argv, "-nodefaults"));
-  CHECK(values(argv, "-numa") == std::vector<std::string>{"node,nodeid=0,cpus=0,memdev=mem0", "node,nodeid=1,cpus=1,memdev=mem1"});
+  CHECK(values(argv, "-numa") ==
+        std::vector<std::string>{"node,nodeid=0,cpus=0,memdev=mem0", "node,nodeid=1,cpus=1,memdev=mem1"});
   CHECK(values(argv, "-smp") == std::vector<std::string>{"2,sockets=2,cores=1,threads=1"});  // a socket per node
   CHECK(values(argv, "-object") ==
         std::vector<std::string>{"memory-backend-ram,id=mem0,size=1024M", "memory-backend-ram,id=mem1,size=1024M"});
@@ -135,7 +141,8 @@ TEST_CASE("the node VM: q35, TCG with -cpu max, two NUMA nodes, no reboot, no de
   kvm.cpus = 4;
   auto k = qemu_argv(kvm);
   CHECK(values(k, "-accel") == std::vector<std::string>{"kvm"});
-  CHECK(values(k, "-numa") == std::vector<std::string>{"node,nodeid=0,cpus=0-1,memdev=mem0", "node,nodeid=1,cpus=2-3,memdev=mem1"});
+  CHECK(values(k, "-numa") ==
+        std::vector<std::string>{"node,nodeid=0,cpus=0-1,memdev=mem0", "node,nodeid=1,cpus=2-3,memdev=mem1"});
   CHECK(values(k, "-smp") == std::vector<std::string>{"4,sockets=2,cores=2,threads=1"});
   kvm.cpus = 3;  // 1 + 2: no even split, so a socket per CPU
   CHECK(values(qemu_argv(kvm), "-smp") == std::vector<std::string>{"3,sockets=3,cores=1,threads=1"});
@@ -147,7 +154,8 @@ TEST_CASE("the management NIC: root complex slot 2, restricted user networking, 
   auto argv = qemu_argv(s);
   auto nets = values(argv, "-netdev");
   REQUIRE(!nets.empty());
-  CHECK(nets[0] == "user,id=node-mgmt,restrict=on,guestfwd=tcp:10.0.2.100:80-cmd:/usr/bin/railyard qemu --relay 127.0.0.1:8080");
+  CHECK(nets[0] ==
+        "user,id=node-mgmt,restrict=on,guestfwd=tcp:10.0.2.100:80-cmd:/usr/bin/railyard qemu --relay 127.0.0.1:8080");
   auto nics = devices(argv, "virtio-net-pci");
   REQUIRE(nics.size() == 3);
   CHECK(nics[0] == "virtio-net-pci,id=node-mgmt,netdev=node-mgmt,mac=52:54:00:00:00:01,bus=pcie.0,addr=2,romfile=");
@@ -212,7 +220,8 @@ TEST_CASE("consoles: serial in a file, one virtio-serial port per exported file,
   auto chardevs = values(argv, "-chardev");
   CHECK(has(chardevs, "file,id=node-console,path=/run/node/console.log"));
   CHECK(has(chardevs, "file,id=node-port1,path=/run/a,,b/status.json"));  // commas doubled for QEMU
-  CHECK(has(devices(argv, "virtserialport"), "virtserialport,bus=node-vser.0,chardev=node-port0,name=org.railyard.report"));
+  CHECK(has(devices(argv, "virtserialport"),
+            "virtserialport,bus=node-vser.0,chardev=node-port0,name=org.railyard.report"));
   CHECK(values(argv, "-qmp") == std::vector<std::string>{"unix:/run/node.qmp,server=on,wait=off"});
   CHECK(has(argv, "-S"));
 }

@@ -43,7 +43,8 @@ NodeEntry lab_node01() {
 }  // namespace
 
 TEST_CASE("rail MACs and the SMBIOS UUID follow the management MAC") {
-  CHECK(rail_macs("52:54:00:00:00:01", 3) == std::vector<std::string>{"52:54:00:10:00:01", "52:54:00:11:00:01", "52:54:00:12:00:01"});
+  CHECK(rail_macs("52:54:00:00:00:01", 3) ==
+        std::vector<std::string>{"52:54:00:10:00:01", "52:54:00:11:00:01", "52:54:00:12:00:01"});
   CHECK(rail_macs("52:54:00:AB:00:02", 8)[7] == "52:54:00:17:00:02");
   CHECK(smbios_uuid("52:54:00:00:00:01") == "00000000-0000-4000-8000-525400000001");
   CHECK(smbios_uuid("52:54:00:00:00:01") != smbios_uuid("52:54:00:00:00:02"));

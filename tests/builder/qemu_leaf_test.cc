@@ -67,8 +67,8 @@ TEST_CASE("lab faults: each is parsed, bounded by the rails, and refused with wh
   CHECK(g.controller_outage_s == 12);
   CHECK_FALSE(g.any_leaf());  // the controller is no leaf's business
   for (const char* bad : {"controller-outage=0", "controller-outage=21", "controller-outage", "controller-outage=x"})
-    CHECK(add_lab_fault(bad, 4, g).error() == "--fault " + std::string(bad) +
-                                                  ": expected controller-outage=S, S seconds 1–20");
+    CHECK(add_lab_fault(bad, 4, g).error() ==
+          "--fault " + std::string(bad) + ": expected controller-outage=S, S seconds 1–20");
 
   LabFaults routed;
   CHECK(add_lab_fault("leaf-bgp-down=1", 4, routed).ok());
@@ -79,7 +79,8 @@ TEST_CASE("lab faults: each is parsed, bounded by the rails, and refused with wh
   CHECK(routed.tenant_leak);
   CHECK(routed.any_routed());
   CHECK(routed.any_leaf());
-  CHECK(add_lab_fault("leaf-bgp-down=4", 4, g).error() == "--fault leaf-bgp-down=4: expected leaf-bgp-down=R, R a rail 0–3");
+  CHECK(add_lab_fault("leaf-bgp-down=4", 4, g).error() ==
+        "--fault leaf-bgp-down=4: expected leaf-bgp-down=R, R a rail 0–3");
   CHECK(add_lab_fault("tenant-leak=1", 4, g).error() == "--fault tenant-leak=1: tenant-leak takes no argument");
   CHECK_FALSE(g.any_routed());
 }
@@ -92,7 +93,8 @@ TEST_CASE("lab faults: one the image's recipe cannot have is refused before a VM
   Recipe l2 = lab_recipe();
   CHECK(check_lab_faults(pfc, l2).ok());
   CHECK(check_lab_faults(bgp, l2).error() ==
-        "--fault leaf-bgp-down, leaf-refuse-asn and tenant-leak need routed rails: the image's recipe has routing.mode = \"l2\"");
+        "--fault leaf-bgp-down, leaf-refuse-asn and tenant-leak need routed rails: the image's recipe has routing.mode "
+        "= \"l2\"");
   Recipe routed = lab_recipe();
   routed.routing.mode = RoutingMode::bgp_unnumbered;
   CHECK(check_lab_faults(bgp, routed).ok());
@@ -114,8 +116,9 @@ TEST_CASE("the lab leaf: leaf-config's JSON per leaf, an lldpd configuration per
   std::string conf = file(*files, "etc/railyard/lab-leaf/leaf-r1-port1.conf");
   CAPTURE(conf);
   CHECK(conf.find("configure system hostname \"leaf-r1\"\n") != std::string::npos);
-  CHECK(conf.find("configure ports @IFNAME@ lldp portidsubtype local \"swp1\" description \"to lab-node01 rail 1\"\n") !=
-        std::string::npos);
+  CHECK(
+      conf.find("configure ports @IFNAME@ lldp portidsubtype local \"swp1\" description \"to lab-node01 rail 1\"\n") !=
+      std::string::npos);
   // PFC: not willing, capability 8; priority 3 (0x08). Frame size 9216 (0x2400). VLAN 100
   // named rail1.
   CHECK(conf.find("oui 00,80,c2 subtype 11 oui-info 08,08\n") != std::string::npos);
@@ -128,7 +131,8 @@ TEST_CASE("the lab leaf: leaf-pfc advertises another priority, no-lldp starts no
   f.leaf_pfc = 4;
   auto files = lab_leaf_files(lab_recipe(), lab_node(), {"52:54:00:30:00:fe", "52:54:00:31:00:fe"}, f);
   REQUIRE(files.ok());
-  CHECK(file(*files, "etc/railyard/lab-leaf/leaf-r0-port0.conf").find("subtype 11 oui-info 08,10\n") != std::string::npos);
+  CHECK(file(*files, "etc/railyard/lab-leaf/leaf-r0-port0.conf").find("subtype 11 oui-info 08,10\n") !=
+        std::string::npos);
   LabFaults quiet;
   quiet.no_lldp = true;
   auto none = lab_leaf_files(lab_recipe(), lab_node(), {"52:54:00:30:00:fe", "52:54:00:31:00:fe"}, quiet);
@@ -235,9 +239,12 @@ TEST_CASE("the routed lab leaf: leaf-bgp-down starts no bgpd, leaf-refuse-asn ex
 }
 
 TEST_CASE("the lab target's early modules: the target's own and the leaf's, never the initiator's") {
-  auto has = [](const std::vector<std::string>& v, const std::string& m) { return std::find(v.begin(), v.end(), m) != v.end(); };
+  auto has = [](const std::vector<std::string>& v, const std::string& m) {
+    return std::find(v.begin(), v.end(), m) != v.end();
+  };
   const auto bridged = lab_target_modules(lab_recipe(), false);
-  for (const char* m : {"8021q", "rdma_cm", "null_blk", "nvmet", "nvmet_rdma", "bridge"}) CHECK_MESSAGE(has(bridged, m), m);
+  for (const char* m : {"8021q", "rdma_cm", "null_blk", "nvmet", "nvmet_rdma", "bridge"})
+    CHECK_MESSAGE(has(bridged, m), m);
   CHECK_FALSE(has(bridged, "nvme_rdma"));  // a target does not connect to itself
   CHECK_FALSE(has(bridged, "veth"));
   const auto routed = lab_target_modules(lab_recipe(), true);

@@ -40,7 +40,8 @@ struct EchoService {
       std::string request;
       char buf[256];
       ssize_t n = 0;
-      while ((n = ::read(c, buf, sizeof buf)) > 0) request.append(buf, static_cast<std::size_t>(n));  // until the guest's EOF
+      while ((n = ::read(c, buf, sizeof buf)) > 0)
+        request.append(buf, static_cast<std::size_t>(n));  // until the guest's EOF
       std::string answer = "got: " + request;
       REQUIRE(::write(c, answer.data(), answer.size()) == static_cast<ssize_t>(answer.size()));
       ::close(c);

@@ -7,7 +7,8 @@ using namespace railyard;
 
 namespace {
 
-const char* const kJoined = R"({"agent_exit": 0, "joined": true, "ready_unit": "active", "rerun_exit": null, "report_uptime_s": 68.1})";
+const char* const kJoined =
+    R"({"agent_exit": 0, "joined": true, "ready_unit": "active", "rerun_exit": null, "report_uptime_s": 68.1})";
 
 std::string report(const std::string& result, const std::string& checks = "[]", const std::string& problems = "[]") {
   return R"({"schema": 1, "node": "lab-node01", "result": ")" + result + R"(", "checks": )" + checks +
@@ -23,7 +24,8 @@ TEST_CASE("a passing report from a node that joined: 0") {
 }
 
 TEST_CASE("a failing report: 1, with the failed checks named") {
-  std::string checks = R"([{"name": "rail.1.link", "status": "fail", "expected": "up", "observed": "down", "detail": ""},
+  std::string checks =
+      R"([{"name": "rail.1.link", "status": "fail", "expected": "up", "observed": "down", "detail": ""},
                            {"name": "rail.1.pfc", "status": "unsupported", "expected": "", "observed": "", "detail": ""}])";
   LabVerdict v = judge_lab_run(report("fail", checks), R"({"agent_exit": 1, "joined": false})");
   CHECK(v.exit_code == 1);
@@ -43,8 +45,9 @@ TEST_CASE("passing without joining is a failure of the node") {
   CHECK(v.summary.find("did not join (join unit failed, agent exit 1)") != std::string::npos);
   CHECK(v.detail.empty());
   // The agent's errors say why: each is a detail line.
-  v = judge_lab_run(report("pass"), R"({"agent_exit": 1, "joined": false, "ready_unit": "active"})",
-                    "railyard-firstboot: slurm: lab-node01 did not register\n\nrailyard-firstboot: Slurm did not take the node\n");
+  v = judge_lab_run(
+      report("pass"), R"({"agent_exit": 1, "joined": false, "ready_unit": "active"})",
+      "railyard-firstboot: slurm: lab-node01 did not register\n\nrailyard-firstboot: Slurm did not take the node\n");
   CHECK(v.exit_code == 1);
   CHECK(v.detail == std::vector<std::string>{"agent: railyard-firstboot: slurm: lab-node01 did not register",
                                              "agent: railyard-firstboot: Slurm did not take the node"});

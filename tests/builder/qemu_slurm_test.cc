@@ -54,8 +54,9 @@ TEST_CASE("the lab controller's slurm.conf: configless, the node reached through
 
   c.drained_reason = "railyard: rail.2.link (a previous boot)";
   conf = lab_slurm_conf(lab_slurm(), c);
-  CHECK(has_line(conf, "NodeName=lab-node01 NodeAddr=10.0.2.102 Port=6818 CPUs=1 RealMemory=1 State=DRAIN "
-                       "Reason=\"railyard: rail.2.link (a previous boot)\""));
+  CHECK(has_line(conf,
+                 "NodeName=lab-node01 NodeAddr=10.0.2.102 Port=6818 CPUs=1 RealMemory=1 State=DRAIN "
+                 "Reason=\"railyard: rail.2.link (a previous boot)\""));
   SlurmSpec no_partition = lab_slurm();
   no_partition.partition.clear();
   CHECK(has_line(lab_slurm_conf(no_partition, c), "PartitionName=lab Nodes=lab-node01 Default=YES State=UP"));

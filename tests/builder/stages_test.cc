@@ -66,14 +66,18 @@ ImageSpec debian_image() {
 }  // namespace
 
 TEST_CASE("base: mmdebstrap from the host's apt sources, every source file as a mirror") {
-  Command c = bootstrap_command(debian_image(), "/w/root", {"/etc/apt/sources.list", "/etc/apt/sources.list.d/x.sources"}, 42);
+  Command c =
+      bootstrap_command(debian_image(), "/w/root", {"/etc/apt/sources.list", "/etc/apt/sources.list.d/x.sources"}, 42);
   CHECK(shell_quote(c.argv) ==
         "mmdebstrap --mode=root --variant=minbase --arch=amd64 --components=main "
         "--include=linux-image-amd64,systemd-sysv,udev '--aptopt=Acquire::Retries \"3\"' "
         "'--aptopt=APT::Install-Recommends \"false\"' --skip=cleanup/apt/lists "
-        "'--essential-hook=chroot \"$1\" dpkg-divert --quiet --local --rename --divert /usr/sbin/update-initramfs.railyard "
-        "--add /usr/sbin/update-initramfs && printf '\\''#!/bin/sh\\n# railyard build: the image is the initramfs; hygiene "
-        "restores this\\nexit 0\\n'\\'' > \"$1/usr/sbin/update-initramfs\" && chmod 0755 \"$1/usr/sbin/update-initramfs\"' "
+        "'--essential-hook=chroot \"$1\" dpkg-divert --quiet --local --rename --divert "
+        "/usr/sbin/update-initramfs.railyard "
+        "--add /usr/sbin/update-initramfs && printf '\\''#!/bin/sh\\n# railyard build: the image is the initramfs; "
+        "hygiene "
+        "restores this\\nexit 0\\n'\\'' > \"$1/usr/sbin/update-initramfs\" && chmod 0755 "
+        "\"$1/usr/sbin/update-initramfs\"' "
         "bookworm /w/root /etc/apt/sources.list /etc/apt/sources.list.d/x.sources");
   CHECK(c.env.at("SOURCE_DATE_EPOCH") == "42");
 }
@@ -82,7 +86,8 @@ TEST_CASE("base: the recipe's dpkg path filters go to mmdebstrap, which keeps th
   ImageSpec i = debian_image();
   i.path_exclude = {"/usr/share/doc/*", "/usr/share/man/*"};
   i.path_include = {"/usr/share/doc/*/copyright"};
-  CHECK(dpkg_path_filters(i) == std::vector<std::string>{"path-exclude=/usr/share/doc/*", "path-exclude=/usr/share/man/*",
+  CHECK(dpkg_path_filters(i) == std::vector<std::string>{"path-exclude=/usr/share/doc/*",
+                                                         "path-exclude=/usr/share/man/*",
                                                          "path-include=/usr/share/doc/*/copyright"});
   Command c = bootstrap_command(i, "/w/root", {"/etc/apt/sources.list"}, 0);
   auto at = [&](const std::string& arg) { return std::find(c.argv.begin(), c.argv.end(), arg) - c.argv.begin(); };
@@ -126,7 +131,8 @@ TEST_CASE("drivers: a vendor repository is signed by its own key, flat repositor
   m.apt.components = {"main"};
   m.apt.suite = "noble";
   m.apt.pin_priority = 1001;
-  CHECK(apt_source_deb822(m, "/k.gpg").find("Suites: noble\nComponents: main\nSigned-By: /k.gpg\n") != std::string::npos);
+  CHECK(apt_source_deb822(m, "/k.gpg").find("Suites: noble\nComponents: main\nSigned-By: /k.gpg\n") !=
+        std::string::npos);
   CHECK(apt_pin(m) ==
         "# doca-ofed-2.10.0 2.10.0: prefer its packages over the distribution's\n"
         "Package: *\nPin: origin linux.mellanox.com\nPin-Priority: 1001\n");
@@ -169,14 +175,17 @@ TEST_CASE("drivers: apt's refusals are told in terms of the bundle they concern"
 
   const std::string other_key =
       "Err:1 http://127.0.0.1:8080/cuda ./ InRelease\n"
-      "  The following signatures couldn't be verified because the public key is not available: NO_PUBKEY 0648AA8AAA45D67A\n"
-      "W: GPG error: http://127.0.0.1:8080/cuda ./ InRelease: The following signatures couldn't be verified because the "
+      "  The following signatures couldn't be verified because the public key is not available: NO_PUBKEY "
+      "0648AA8AAA45D67A\n"
+      "W: GPG error: http://127.0.0.1:8080/cuda ./ InRelease: The following signatures couldn't be verified because "
+      "the "
       "public key is not available: NO_PUBKEY 0648AA8AAA45D67A\n"
       "E: The repository 'http://127.0.0.1:8080/cuda ./ InRelease' is not signed.\n";
   std::string why = explain_apt_failure(other_key, bundles, "");
-  CHECK(why.rfind("drivers/labpeermem-1.0.toml: bundle labpeermem-1.0 1.0: its repository http://127.0.0.1:8080/cuda is "
-                  "signed by key 0648AA8AAA45D67A, not by the bundle's key (7F0DD9CCFD55C10F7BE03A24870B157A0083CB64)",
-                  0) == 0);
+  CHECK(
+      why.rfind("drivers/labpeermem-1.0.toml: bundle labpeermem-1.0 1.0: its repository http://127.0.0.1:8080/cuda is "
+                "signed by key 0648AA8AAA45D67A, not by the bundle's key (7F0DD9CCFD55C10F7BE03A24870B157A0083CB64)",
+                0) == 0);
   CHECK(why.find('\n') == std::string::npos);
 
   // A missing package is the bundle's that lists it, else the one being installed.
@@ -188,11 +197,13 @@ TEST_CASE("drivers: apt's refusals are told in terms of the bundle they concern"
   CHECK(explain_apt_failure("E: Unable to locate package rdma-core\n", bundles, "debian12-inbox") ==
         "drivers/debian12-inbox.toml: bundle debian12-inbox 44.0-2: package rdma-core is in none of the image's "
         "repositories");
-  CHECK(explain_apt_failure("E: Failed to fetch http://127.0.0.1:8080/ofed-1.0/./Packages  404  Not Found\n", bundles, "")
-            .find("bundle labofed-1.0 1.0: apt found nothing at http://127.0.0.1:8080/ofed-1.0/./Packages (404)") !=
-        std::string::npos);
+  CHECK(
+      explain_apt_failure("E: Failed to fetch http://127.0.0.1:8080/ofed-1.0/./Packages  404  Not Found\n", bundles, "")
+          .find("bundle labofed-1.0 1.0: apt found nothing at http://127.0.0.1:8080/ofed-1.0/./Packages (404)") !=
+      std::string::npos);
   // apt's trouble with the distribution's own archive names no bundle.
-  CHECK(explain_apt_failure("E: Failed to fetch http://mirror.invalid/debian/dists/bookworm/InRelease  404\n", bundles, "")
+  CHECK(explain_apt_failure("E: Failed to fetch http://mirror.invalid/debian/dists/bookworm/InRelease  404\n", bundles,
+                            "")
             .empty());
 }
 
@@ -228,12 +239,14 @@ TEST_CASE("trim: modules elsewhere that need a dropped one are found, transitive
       "kernel/sound/core/snd.ko: kernel/sound/core/snd-timer.ko\n"
       "kernel/drivers/media/rc/rc-core.ko:\n"
       "kernel/drivers/hid/hid-picolcd.ko: kernel/drivers/media/rc/rc-core.ko kernel/drivers/hid/hid.ko\n"
-      "kernel/drivers/usb/gadget/function/usb_f_midi.ko: kernel/drivers/usb/gadget/libcomposite.ko kernel/sound/core/snd.ko\n"
+      "kernel/drivers/usb/gadget/function/usb_f_midi.ko: kernel/drivers/usb/gadget/libcomposite.ko "
+      "kernel/sound/core/snd.ko\n"
       "kernel/drivers/net/virtio_net.ko: kernel/drivers/net/net_failover.ko\n";
   CHECK(stranded_modules(dep, {"sound"}) ==
         std::vector<std::string>{"kernel/drivers/usb/gadget/function/usb_f_midi.ko"});
   CHECK(stranded_modules(dep, {"sound", "drivers/media"}) ==
-        std::vector<std::string>{"kernel/drivers/hid/hid-picolcd.ko", "kernel/drivers/usb/gadget/function/usb_f_midi.ko"});
+        std::vector<std::string>{"kernel/drivers/hid/hid-picolcd.ko",
+                                 "kernel/drivers/usb/gadget/function/usb_f_midi.ko"});
   CHECK(stranded_modules(dep, {"drivers/media", "drivers/hid"}).empty());
   CHECK(stranded_modules(dep, {}).empty());
   CHECK(is_dropped("kernel/sound/x.ko", {"sound"}));
@@ -274,7 +287,8 @@ struct StageFixture {
   StageFixture() {
     DiskSource disk;
     Diagnostics diags;
-    auto loaded = load_recipe(disk, std::string(RAILYARD_SOURCE_DIR) + "/recipes/qemu-virt.toml", RecipeOptions{}, diags);
+    auto loaded =
+        load_recipe(disk, std::string(RAILYARD_SOURCE_DIR) + "/recipes/qemu-virt.toml", RecipeOptions{}, diags);
     REQUIRE(loaded);
     lr = *loaded;
   }
@@ -376,15 +390,18 @@ TEST_CASE("hygiene empties the machine id and removes host keys, NVMe identity, 
 
 TEST_CASE("hygiene masks the generators a root in RAM never needs, where the image has them and nothing for them") {
   StageFixture f;
-  const fs::path gens = f.tmp / "root/usr/lib/systemd/system-generators", masks = f.tmp / "root/etc/systemd/system-generators";
-  for (const char* g : {"systemd-gpt-auto-generator", "systemd-hibernate-resume-generator", "systemd-cryptsetup-generator",
-                        "systemd-veritysetup-generator", "systemd-getty-generator", "systemd-fstab-generator"})
+  const fs::path gens = f.tmp / "root/usr/lib/systemd/system-generators",
+                 masks = f.tmp / "root/etc/systemd/system-generators";
+  for (const char* g :
+       {"systemd-gpt-auto-generator", "systemd-hibernate-resume-generator", "systemd-cryptsetup-generator",
+        "systemd-veritysetup-generator", "systemd-getty-generator", "systemd-fstab-generator"})
     f.tmp.write(std::string("root/usr/lib/systemd/system-generators/") + g, "#!/bin/sh\n");
   f.tmp.write("root/etc/veritytab", "root /dev/sda1 /dev/sda2 0123\n");  // an operator's: its generator keeps working
   StageContext ctx = f.context();
   Status s = run_hygiene(ctx);
   REQUIRE_MESSAGE(s.ok(), s.error());
-  for (const char* masked : {"systemd-gpt-auto-generator", "systemd-hibernate-resume-generator", "systemd-cryptsetup-generator"}) {
+  for (const char* masked :
+       {"systemd-gpt-auto-generator", "systemd-hibernate-resume-generator", "systemd-cryptsetup-generator"}) {
     CAPTURE(masked);
     REQUIRE(fs::is_symlink(masks / masked));
     CHECK(fs::read_symlink(masks / masked) == "/dev/null");
@@ -421,7 +438,8 @@ TEST_CASE("hygiene masks the units for a root on a disk that systemd would start
 
 TEST_CASE("hygiene disables the timers and boot units a stateless node never needs, removing only the links") {
   StageFixture f;
-  const fs::path units = f.tmp / "root/lib/systemd/system", wants = f.tmp / "root/etc/systemd/system/timers.target.wants";
+  const fs::path units = f.tmp / "root/lib/systemd/system",
+                 wants = f.tmp / "root/etc/systemd/system/timers.target.wants";
   fs::create_directories(wants);
   for (const char* timer : {"apt-daily", "apt-daily-upgrade", "e2scrub_all", "fstrim", "dpkg-db-backup", "logrotate"}) {
     f.tmp.write(std::string("root/lib/systemd/system/") + timer + ".timer", "[Timer]\n");
@@ -463,8 +481,7 @@ TEST_CASE("hygiene creates sysusers.d's users at build time and stamps /etc, so 
 
 TEST_CASE("hygiene undoes the build's update-initramfs diversion and the initrd links it left dangling") {
   StageFixture f;
-  f.tmp.write("root/var/lib/dpkg/diversions",
-              "/usr/sbin/update-initramfs\n/usr/sbin/update-initramfs.railyard\n:\n");
+  f.tmp.write("root/var/lib/dpkg/diversions", "/usr/sbin/update-initramfs\n/usr/sbin/update-initramfs.railyard\n:\n");
   f.tmp.write("root/usr/sbin/update-initramfs", "#!/bin/sh\nexit 0\n", 0755);
   f.tmp.write("root/boot/vmlinuz-6.1.0-28-amd64", "kernel");
   fs::create_symlink("boot/initrd.img-6.1.0-28-amd64", f.tmp / "root/initrd.img");
@@ -493,7 +510,8 @@ TEST_CASE("trim drops the recipe's module directories and what needs them, rerun
   f.lr.recipe.image.drop_modules = {"sound", "drivers/media", "sound"};
   std::string mods = "root/lib/modules/6.1.0-28-amd64/";
   f.tmp.write(mods + "modules.dep",
-              "kernel/sound/snd.ko:\nkernel/drivers/net/virtio_net.ko:\nkernel/drivers/hid/hid-prodikeys.ko: kernel/sound/snd.ko\n");
+              "kernel/sound/snd.ko:\nkernel/drivers/net/virtio_net.ko:\nkernel/drivers/hid/hid-prodikeys.ko: "
+              "kernel/sound/snd.ko\n");
   f.tmp.write(mods + "kernel/sound/snd.ko", std::string(1000, 'x'));
   f.tmp.write(mods + "kernel/drivers/hid/hid-prodikeys.ko", std::string(24, 'z'));
   f.tmp.write(mods + "kernel/drivers/net/virtio_net.ko", "y");
@@ -505,7 +523,8 @@ TEST_CASE("trim drops the recipe's module directories and what needs them, rerun
   CHECK_FALSE(fs::exists(f.tmp / (mods + "kernel/drivers/hid/hid-prodikeys.ko")));
   REQUIRE(f.runner.commands.size() == 1);
   const auto& argv = f.runner.commands[0].argv;
-  CHECK(std::vector<std::string>(argv.end() - 3, argv.end()) == std::vector<std::string>{"depmod", "-a", "6.1.0-28-amd64"});
+  CHECK(std::vector<std::string>(argv.end() - 3, argv.end()) ==
+        std::vector<std::string>{"depmod", "-a", "6.1.0-28-amd64"});
   CHECK(argv[0] == "unshare");
   std::string record = read_all(f.tmp / "root/usr/share/railyard/image/trim.json");
   CHECK(record.find("\"dropped\": [\n    \"drivers/media\",\n    \"sound\"\n  ]") != std::string::npos);
@@ -555,7 +574,8 @@ TEST_CASE("drivers: a tarball bundle is fetched, verified, unpacked in the image
   CHECK(f.runner.commands[1].argv.back() == "cd /var/tmp/railyard-vendor-1.0 && ./bundle-1.0/install.sh --kernel-only");
   CHECK_FALSE(fs::exists(f.tmp / "root/var/tmp/railyard-vendor-1.0"));
   CHECK(fs::exists(f.tmp / ("downloads/" + m.tarball.sha256.substr(0, 16) + "-bundle.tgz")));
-  CHECK(read_all(f.tmp / "root/usr/share/railyard/image/drivers.json").find("\"kind\": \"tarball\"") != std::string::npos);
+  CHECK(read_all(f.tmp / "root/usr/share/railyard/image/drivers.json").find("\"kind\": \"tarball\"") !=
+        std::string::npos);
 
   // The wrong digest: nothing is unpacked, and the error says which bundle and why.
   m.tarball.sha256 = std::string(64, '0');
@@ -569,7 +589,8 @@ TEST_CASE("drivers: a tarball bundle is fetched, verified, unpacked in the image
   CHECK(f.runner.commands.size() == 1);
 }
 
-TEST_CASE("base: packages a vendor root filesystem lacks are named by dpkg's status, arch and version suffixes ignored") {
+TEST_CASE(
+    "base: packages a vendor root filesystem lacks are named by dpkg's status, arch and version suffixes ignored") {
   std::string status =
       "Package: udev\nStatus: install ok installed\nVersion: 252\nArchitecture: amd64\n\n"
       "Package: linux-image-amd64\nStatus: deinstall ok config-files\nVersion: 6.1\nArchitecture: amd64\n\n"
@@ -604,10 +625,26 @@ std::string rootfs_archive(TempDir& tmp, const std::vector<std::string>& install
 
 TEST_CASE("base: a vendor root filesystem is fetched, verified and unpacked with owners, modes and links") {
   StageFixture f;
-  std::string archive = rootfs_archive(f.tmp, {"linux-image-amd64", "systemd-sysv", "udev", "iproute2", "kmod", "ca-certificates", "lldpd",
-                                               "slurmd", "slurm-client", "munge", "dbus", "slurmctld", "rdma-core", "ibverbs-providers",
-                                               "libibverbs1", "librdmacm1", "ibverbs-utils", "perftest",
-                                               "infiniband-diags", "rdmacm-utils"});
+  std::string archive = rootfs_archive(f.tmp, {"linux-image-amd64",
+                                               "systemd-sysv",
+                                               "udev",
+                                               "iproute2",
+                                               "kmod",
+                                               "ca-certificates",
+                                               "lldpd",
+                                               "slurmd",
+                                               "slurm-client",
+                                               "munge",
+                                               "dbus",
+                                               "slurmctld",
+                                               "rdma-core",
+                                               "ibverbs-providers",
+                                               "libibverbs1",
+                                               "librdmacm1",
+                                               "ibverbs-utils",
+                                               "perftest",
+                                               "infiniband-diags",
+                                               "rdmacm-utils"});
   LocalServer server({{"vendor/rootfs.tar.xz", archive}});
   ImageSpec& image = f.lr.recipe.image;
   image.rootfs_url = server.url("vendor/rootfs.tar.xz");
@@ -661,7 +698,8 @@ TEST_CASE("base: a vendor root filesystem without the kernel gets it from its ow
   Status s = run_base(ctx);
   REQUIRE_MESSAGE(s.ok(), s.error());
   REQUIRE(f.runner.commands.size() == 3);
-  CHECK(f.runner.commands[0].argv == std::vector<std::string>{"sh", "-ec", divert_initramfs_script(), "sh", f.tmp / "root"});
+  CHECK(f.runner.commands[0].argv ==
+        std::vector<std::string>{"sh", "-ec", divert_initramfs_script(), "sh", f.tmp / "root"});
   CHECK(shell_quote(f.runner.commands[1].argv).find((f.tmp / "root") + " apt-get update") != std::string::npos);
   std::string install = shell_quote(f.runner.commands[2].argv);
   CHECK(install.find("install") != std::string::npos);
@@ -711,7 +749,8 @@ TEST_CASE("base: an archive that is not a Debian root filesystem is refused, say
   f.tmp.write("notroot/README", "a vendor tool, not a root filesystem\n");
   Status s = base_from_tar(f, "notroot", "tool.tgz", "-cz .");
   REQUIRE_FALSE(s.ok());
-  CHECK(s.error().find("tool.tgz is not a Debian or Ubuntu root filesystem (no var/lib/dpkg/status") != std::string::npos);
+  CHECK(s.error().find("tool.tgz is not a Debian or Ubuntu root filesystem (no var/lib/dpkg/status") !=
+        std::string::npos);
 }
 
 TEST_CASE("base: a root filesystem archive with an entry outside the tree is refused") {
@@ -773,7 +812,8 @@ TEST_CASE("apt keys: gpg's colon listing gives each primary key's fingerprint, n
 
   CHECK(check_pinned_key({keys[0]}, "e483 b6a8 6557 2b37 d964  8f5c 77f6 76c5 4d6b 0c75", 1800000000).ok());
   CHECK(check_pinned_key({keys[0]}, "", 1800000000).ok());
-  CHECK(check_pinned_key({keys[0]}, kVendorB, 1800000000).error().find("not the pinned " + kVendorB) != std::string::npos);
+  CHECK(check_pinned_key({keys[0]}, kVendorB, 1800000000).error().find("not the pinned " + kVendorB) !=
+        std::string::npos);
   CHECK(check_pinned_key(keys, kVendorA, 1800000000).error().find("holds 2 keys") != std::string::npos);
   CHECK(check_pinned_key({keys[1]}, "", 1800000000).error().find("is revoked") != std::string::npos);
   PublicKey old = keys[0];
@@ -781,7 +821,8 @@ TEST_CASE("apt keys: gpg's colon listing gives each primary key's fingerprint, n
   CHECK(check_pinned_key({old}, kVendorA, 1800000000).error().find("expired") != std::string::npos);
 }
 
-TEST_CASE("drivers: a repository key fetched from key_url is accepted only as the pinned key, then kept by fingerprint") {
+TEST_CASE(
+    "drivers: a repository key fetched from key_url is accepted only as the pinned key, then kept by fingerprint") {
   StageFixture f;
   f.runner.on_capture = real_gpg;
   LocalServer server({{"a.asc", read_all(kKeys + "vendor-a.asc")},
@@ -816,11 +857,11 @@ TEST_CASE("drivers: a repository key fetched from key_url is accepted only as th
   struct Refused {
     std::string file, fingerprint, why;
   };
-  for (const Refused& r : {Refused{"a.asc", kVendorB, "not the pinned " + kVendorB},
-                           Refused{"two.asc", kVendorA, "holds 2 keys"},
-                           Refused{"expired.asc", "8AD7D36C7870BF82659C87E3F5EF583ABDD1E7D7", "expired"},
-                           Refused{"revoked.asc", "2EB1AD9BA8163C4659BFB7000A1B6962E128F47C", "is revoked"},
-                           Refused{"junk.asc", kVendorA, "OpenPGP"}}) {
+  for (const Refused& r :
+       {Refused{"a.asc", kVendorB, "not the pinned " + kVendorB}, Refused{"two.asc", kVendorA, "holds 2 keys"},
+        Refused{"expired.asc", "8AD7D36C7870BF82659C87E3F5EF583ABDD1E7D7", "expired"},
+        Refused{"revoked.asc", "2EB1AD9BA8163C4659BFB7000A1B6962E128F47C", "is revoked"},
+        Refused{"junk.asc", kVendorA, "OpenPGP"}}) {
     CAPTURE(r.file);
     fs::remove_all(f.tmp / "downloads/keys");
     Status bad = build_with(r.file, r.fingerprint);
@@ -828,7 +869,7 @@ TEST_CASE("drivers: a repository key fetched from key_url is accepted only as th
     CHECK(bad.error().find("apt.key_url") != std::string::npos);
     CHECK(bad.error().find(r.why) != std::string::npos);
     CHECK(fs::is_empty(f.tmp / "downloads/keys"));  // nothing half-accepted is kept
-    CHECK(f.runner.commands.size() == 1);            // gpg only: no apt-get update with a bad key
+    CHECK(f.runner.commands.size() == 1);           // gpg only: no apt-get update with a bad key
   }
 }
 
@@ -837,7 +878,7 @@ TEST_CASE("agent: every join unit the image ships gets the gate's drop-in, whoev
   f.lr.recipe.join.units = {"slurmd.service", "railyard-ready.service", "getty@tty1.service"};
   f.tmp.write("root/usr/lib/systemd/system/slurmd.service", "[Service]\nExecStart=/usr/sbin/slurmd\n");
   f.tmp.write("root/etc/systemd/system/railyard-ready.service", "[Service]\nType=oneshot\n");  // from an overlay
-  f.tmp.write("root/usr/lib/systemd/system/getty@.service", "[Service]\n");                  // an instance's template
+  f.tmp.write("root/usr/lib/systemd/system/getty@.service", "[Service]\n");                    // an instance's template
   StageContext ctx = f.context();
   Status s = gate_join_units(ctx);
   REQUIRE_MESSAGE(s.ok(), s.error());
@@ -858,17 +899,19 @@ TEST_CASE("agent: a join unit the image lacks, or masks, fails the build at the 
   StageContext ctx = f.context();
   Status s = gate_join_units(ctx);
   REQUIRE_FALSE(s.ok());
-  CHECK(s.error() == "recipes/x.toml:12:21: join.units: slurmd.service is in no package, driver bundle or overlay of the "
-                     "image (looked for /etc/systemd/system/slurmd.service, /usr/lib/systemd/system/slurmd.service, "
-                     "/lib/systemd/system/slurmd.service); add the package that ships it to image.packages, or ship it "
-                     "in an overlay");
+  CHECK(s.error() ==
+        "recipes/x.toml:12:21: join.units: slurmd.service is in no package, driver bundle or overlay of the "
+        "image (looked for /etc/systemd/system/slurmd.service, /usr/lib/systemd/system/slurmd.service, "
+        "/lib/systemd/system/slurmd.service); add the package that ships it to image.packages, or ship it "
+        "in an overlay");
 
   fs::create_directories(f.tmp / "root/etc/systemd/system");
   fs::create_symlink("/dev/null", f.tmp / "root/etc/systemd/system/slurmd.service");
   s = gate_join_units(ctx);
   REQUIRE_FALSE(s.ok());
-  CHECK(s.error() == "recipes/x.toml:12:21: join.units: slurmd.service is masked in the image "
-                     "(/etc/systemd/system/slurmd.service is a link to /dev/null); the agent could never start it");
+  CHECK(s.error() ==
+        "recipes/x.toml:12:21: join.units: slurmd.service is masked in the image "
+        "(/etc/systemd/system/slurmd.service is a link to /dev/null); the agent could never start it");
 }
 
 TEST_CASE("agent: a Slurm node gets configless slurmd before the gate, and munge its key at boot") {
@@ -887,8 +930,9 @@ TEST_CASE("agent: a Slurm node gets configless slurmd before the gate, and munge
   std::string dropin = read_all(f.tmp / "root/etc/systemd/system/slurmd.service.d/50-railyard-slurm.conf");
   CHECK(dropin.find("SLURMD_OPTIONS=--conf-server 10.0.0.1:7000") != std::string::npos);
   CHECK(fs::exists(f.tmp / "root/etc/systemd/system/slurmd.service.d/99-railyard-gate.conf"));
-  CHECK(read_all(f.tmp / "root/usr/lib/tmpfiles.d/railyard-munge.conf").find("z /etc/munge/munge.key 0400 munge munge") !=
-        std::string::npos);
+  CHECK(
+      read_all(f.tmp / "root/usr/lib/tmpfiles.d/railyard-munge.conf").find("z /etc/munge/munge.key 0400 munge munge") !=
+      std::string::npos);
 }
 
 TEST_CASE("agent: a Slurm node's image without scontrol, munged or a system bus fails the build at the recipe's line") {
@@ -899,7 +943,8 @@ TEST_CASE("agent: a Slurm node's image without scontrol, munged or a system bus 
   StageContext ctx = f.context();
   Status s = slurm_node_files(ctx);
   REQUIRE_FALSE(s.ok());
-  CHECK(s.error() == "recipes/x.toml:30:14: join.slurm: the image has no /usr/bin/scontrol; add slurm-client to image.packages");
+  CHECK(s.error() ==
+        "recipes/x.toml:30:14: join.slurm: the image has no /usr/bin/scontrol; add slurm-client to image.packages");
   CHECK_FALSE(fs::exists(f.tmp / "root/etc/systemd/system/slurmd.service.d/50-railyard-slurm.conf"));
   // scontrol and munged, but no system bus for slurmd's cgroup/v2 plugin.
   f.tmp.write("root/usr/bin/scontrol", "");

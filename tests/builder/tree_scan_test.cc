@@ -46,7 +46,8 @@ TEST_CASE("a scan hashes many files on every core, each with its own digest") {
   TempDir tmp;
   OpenSslHasher h;
   // Enough bytes for several threads (32 MiB each), in files of different content.
-  for (int i = 0; i < 40; ++i) tmp.write("t/f" + std::to_string(i), std::string(2 << 20, static_cast<char>('a' + i % 26)) + std::to_string(i));
+  for (int i = 0; i < 40; ++i)
+    tmp.write("t/f" + std::to_string(i), std::string(2 << 20, static_cast<char>('a' + i % 26)) + std::to_string(i));
   auto sha = scan_tree(tmp / "t", h);
   auto xxh = scan_tree(tmp / "t", h, TreeDigest::xxh128);
   REQUIRE(sha.ok());
@@ -70,10 +71,13 @@ TEST_CASE("a tree scan lists content, modes and links in path order, not times")
   CHECK(tree_listing(*first) ==
         "l 0777 bin -> usr/bin\n"
         "d 0755 etc\n"
-        "f 0644 etc/motd 3 " + h.sha256_hex("hi\n") + "\n"
-        "d 0755 usr\n"
-        "d 0755 usr/bin\n"
-        "f 0755 usr/bin/tool 3 " + h.sha256_hex("#!\n") + "\n");
+        "f 0644 etc/motd 3 " +
+            h.sha256_hex("hi\n") +
+            "\n"
+            "d 0755 usr\n"
+            "d 0755 usr/bin\n"
+            "f 0755 usr/bin/tool 3 " +
+            h.sha256_hex("#!\n") + "\n");
 
   fs::last_write_time(tmp / "t/etc/motd", fs::file_time_type::clock::now() - std::chrono::hours(100));
   CHECK(*scan_tree(tmp / "t", h) == *first);

@@ -109,9 +109,7 @@ int device_of(const State& s, int dev) { return dev >= 0 && static_cast<std::siz
 
 extern "C" {
 
-const char* railyard_cuda_stand_in() {
-  return "railyard's test double of libcuda.so.1 (tests/doubles/cuda_double.cc)";
-}
+const char* railyard_cuda_stand_in() { return "railyard's test double of libcuda.so.1 (tests/doubles/cuda_double.cc)"; }
 
 int cuInit(unsigned flags) { return flags != 0 ? kInvalidValue : load(); }
 

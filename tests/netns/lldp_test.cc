@@ -31,14 +31,24 @@ std::string veth(const char* which) {
   return name;
 }
 
-void link_up(const std::string& ifname) {
-  REQUIRE(std::system(("ip link set " + ifname + " up").c_str()) == 0);
-}
+void link_up(const std::string& ifname) { REQUIRE(std::system(("ip link set " + ifname + " up").c_str()) == 0); }
 
 // An Ethernet frame to the nearest-bridge group, from 02:00:00:00:00:01, padded to 60 bytes.
 std::vector<std::uint8_t> ethernet(const std::vector<std::uint8_t>& payload, std::uint16_t ethertype = 0x88cc) {
-  std::vector<std::uint8_t> f = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01,
-                                 static_cast<std::uint8_t>(ethertype >> 8), static_cast<std::uint8_t>(ethertype)};
+  std::vector<std::uint8_t> f = {0x01,
+                                 0x80,
+                                 0xc2,
+                                 0x00,
+                                 0x00,
+                                 0x0e,
+                                 0x02,
+                                 0x00,
+                                 0x00,
+                                 0x00,
+                                 0x00,
+                                 0x01,
+                                 static_cast<std::uint8_t>(ethertype >> 8),
+                                 static_cast<std::uint8_t>(ethertype)};
   f.insert(f.end(), payload.begin(), payload.end());
   while (f.size() < 60) f.push_back(0);
   return f;

@@ -66,7 +66,8 @@ std::vector<Change> apply_rails(const Plan& plan, Kernel& k) {
 }
 
 int count(const std::vector<Change>& changes, ChangeOutcome o) {
-  return static_cast<int>(std::count_if(changes.begin(), changes.end(), [&](const Change& c) { return c.outcome == o; }));
+  return static_cast<int>(
+      std::count_if(changes.begin(), changes.end(), [&](const Change& c) { return c.outcome == o; }));
 }
 
 bool has_route(const std::vector<RouteInfo>& routes, const RouteInfo& want) {

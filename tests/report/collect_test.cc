@@ -366,8 +366,9 @@ TEST_CASE("collect: a chunked body is bounded like any other: 413, nothing store
   auto post_chunked = [&](int chunks) {
     RawClient c(rx.port());
     REQUIRE(c.connected());
-    c.send("POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-           "Transfer-Encoding: chunked\r\n\r\n");
+    c.send(
+        "POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n");
     const std::string chunk(8192, ' ');
     bool open = true;
     for (int i = 0; i < chunks && open; ++i) open = c.send("2000\r\n" + chunk + "\r\n");
@@ -446,7 +447,8 @@ TEST_CASE("collect: what the client sends reaches the log escaped: no forged lin
   test::TempDir dir;
   Receiver rx(dir.path());
   httplib::Client c("127.0.0.1", rx.port());
-  auto r = c.Post("/x%0d%0a127.0.0.1%20POST%20/api/v1/reports%20201%20stored%20evil/1.json%1b[2J", "{}", "application/json");
+  auto r =
+      c.Post("/x%0d%0a127.0.0.1%20POST%20/api/v1/reports%20201%20stored%20evil/1.json%1b[2J", "{}", "application/json");
   REQUIRE(r);
   CHECK(r->status == 404);
   auto log = rx.log();
@@ -532,10 +534,13 @@ TEST_CASE("report store: started_at must be RFC 3339 and not more than a day ahe
 
 TEST_CASE("report store: no stored name starts with a dot; node names are kept in lower case") {
   test::TempDir dir;
-  auto hidden = store_report(dir.path(), edited("hgx-pass", [](auto& j) {
-    j["host"]["boot_id"] = "";
-    j["started_at"] = ".hidden";
-  }), kNow);
+  auto hidden = store_report(dir.path(),
+                             edited("hgx-pass",
+                                    [](auto& j) {
+                                      j["host"]["boot_id"] = "";
+                                      j["started_at"] = ".hidden";
+                                    }),
+                             kNow);
   CHECK(hidden.status == 422);
   std::string why;
   CHECK(store_path("n1", ".x", ".y", why) == "");
@@ -573,7 +578,8 @@ TEST_CASE("report store: temporaries a killed receiver left are removed, reports
 }
 
 TEST_CASE("node_token: HMAC-SHA256 of the lower-cased host name, in hex") {
-  // python3 -c "import hmac,hashlib; print(hmac.new(b'0123456789abcdef-fleet', b'gpu-a01', hashlib.sha256).hexdigest())"
+  // python3 -c "import hmac,hashlib; print(hmac.new(b'0123456789abcdef-fleet', b'gpu-a01',
+  // hashlib.sha256).hexdigest())"
   const std::string want = "a7a3b512bbff859207b5641f505be8dca70b90a34d44c754e73d14b044e2fad3";
   CHECK(node_token("0123456789abcdef-fleet", "gpu-a01") == want);
   CHECK(node_token("0123456789abcdef-fleet", "GPU-A01") == want);
@@ -677,7 +683,7 @@ TEST_CASE("collect: the bodies of all requests at once are bounded; past the bud
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   // A second of that size does not fit beside it: refused before its body is read.
   httplib::Client c("127.0.0.1", rx.port());
-  auto busy = c.Post(kReportsPath, std::string(61440, ' ') , "application/json");
+  auto busy = c.Post(kReportsPath, std::string(61440, ' '), "application/json");
   REQUIRE(busy);
   CHECK(busy->status == 503);
   CHECK(busy->get_header_value("Retry-After") == "5");

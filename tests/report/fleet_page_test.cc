@@ -63,7 +63,8 @@ TEST_CASE("report fleet_page: a table row, a section and a rails picture per nod
   CHECK(h.substr(h.size() - 15) == "</body></html>\n");
 }
 
-TEST_CASE("report fleet_page: the first screen names each failed node with its first root cause, then every check kind") {
+TEST_CASE(
+    "report fleet_page: the first screen names each failed node with its first root cause, then every check kind") {
   Page p = page_of_goldens();
   const std::string& h = p.html;
   auto failed = h.find("<h2>Failed nodes</h2>");

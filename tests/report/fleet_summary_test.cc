@@ -20,15 +20,16 @@ std::string golden(const std::string& name) { return test::read_all(kGolden + na
 
 // A report of `node` with one failing check (or none), at `started_at`.
 std::string small(const std::string& node, const std::string& started_at, const std::string& failing,
-                  const std::string& recipe = "r1", const std::string& kernel = "6.8.0-49-generic", double verify_ms = 1000) {
+                  const std::string& recipe = "r1", const std::string& kernel = "6.8.0-49-generic",
+                  double verify_ms = 1000) {
   std::string checks = R"({"name":"rail.0.mtu","status":"pass","expected":"9000","observed":"9000","detail":""})";
   if (!failing.empty())
     checks += R"(,{"name":")" + failing + R"(","status":"fail","expected":"x","observed":"y","detail":""})";
   return R"({"schema":1,"node":")" + node + R"(","recipe":")" + recipe + R"(","result":")" +
-         (failing.empty() ? "pass" : "fail") + R"(","started_at":")" + started_at +
-         R"(","host":{"hostname":")" + node + R"(","kernel":")" + kernel +
-         R"(","boot_id":"","drivers":["doca-ofed-2.10.0","cuda-13.0"]},"checks":[)" + checks +
-         R"(],"phases":[{"phase":"discover","ms":100},{"phase":"verify","ms":)" + std::to_string(verify_ms) + "}]}";
+         (failing.empty() ? "pass" : "fail") + R"(","started_at":")" + started_at + R"(","host":{"hostname":")" + node +
+         R"(","kernel":")" + kernel + R"(","boot_id":"","drivers":["doca-ofed-2.10.0","cuda-13.0"]},"checks":[)" +
+         checks + R"(],"phases":[{"phase":"discover","ms":100},{"phase":"verify","ms":)" + std::to_string(verify_ms) +
+         "}]}";
 }
 
 // A passing report of `node` whose checks are `checks` (name, status), none of them required.
@@ -39,8 +40,8 @@ std::string with_checks(const std::string& node, const std::vector<std::pair<std
     list += std::string(list.empty() ? "" : ",") + R"({"name":")" + name + R"(","status":")" + status +
             R"(","required":)" + (required ? "true" : "false") + R"(,"expected":"x","observed":"y","detail":""})";
   return R"({"schema":1,"node":")" + node + R"(","recipe":"r1","result":")" + result +
-         R"(","started_at":"2026-03-10T08:00:00Z","host":{"hostname":")" + node + R"(","kernel":"k","boot_id":"","drivers":[]},)" +
-         R"("checks":[)" + list + "]}";
+         R"(","started_at":"2026-03-10T08:00:00Z","host":{"hostname":")" + node +
+         R"(","kernel":"k","boot_id":"","drivers":[]},)" + R"("checks":[)" + list + "]}";
 }
 
 }  // namespace
@@ -50,8 +51,11 @@ TEST_CASE("report summarize: a fleet that passes without proving lossless says s
   // Seven green nodes whose driver cannot set PFC, trust or ECN (Soft-RoCE, upstream mlx5).
   for (int i = 0; i < 7; ++i) {
     std::string n = "n" + std::to_string(i);
-    dir.write(n + ".json", with_checks(n, {{"rail.0.link", "pass"}, {"rail.0.pfc", "unsupported"}, {"rail.1.pfc", i < 2 ? "pass" : "unsupported"},
-                                          {"rail.0.ecn", i == 6 ? "skip" : "pass"}, {"rail.0.mtu", i == 3 ? "warn" : "pass"}}));
+    dir.write(n + ".json", with_checks(n, {{"rail.0.link", "pass"},
+                                           {"rail.0.pfc", "unsupported"},
+                                           {"rail.1.pfc", i < 2 ? "pass" : "unsupported"},
+                                           {"rail.0.ecn", i == 6 ? "skip" : "pass"},
+                                           {"rail.0.mtu", i == 3 ? "warn" : "pass"}}));
   }
   auto fleet = read_fleet(dir.path());
   REQUIRE(fleet.ok());
@@ -73,23 +77,32 @@ TEST_CASE("report summarize: a fleet that passes without proving lossless says s
 
   std::string text = to_text(s, TextStyle(false));
   CAPTURE(text);
-  CHECK(text.find("  pass 7 (100.0%)   fail 0 (0.0%)\n  7 of the 7 passing left a check unverified (unsupported or skipped)") !=
-        std::string::npos);
+  CHECK(
+      text.find(
+          "  pass 7 (100.0%)   fail 0 (0.0%)\n  7 of the 7 passing left a check unverified (unsupported or skipped)") !=
+      std::string::npos);
   CHECK(text.find("\nnot verified everywhere\n  rail.*.pfc: verified on 0 of 7 nodes, unsupported by the driver on 7\n"
                   "  rail.*.ecn: verified on 6 of 7 nodes, skipped on 1\n") != std::string::npos);
   CHECK(text.find("rail.*.link:") == std::string::npos);
 
   auto j = to_json(s);
   CHECK(j["pass_unverified"] == 7);
-  CHECK(j["checks"][2] == nlohmann::ordered_json{{"check", "rail.*.pfc"}, {"nodes", 7}, {"verified", 0}, {"pass", 0}, {"warn", 0},
-                                                  {"fail", 0}, {"unsupported", 7}, {"skip", 0}});
+  CHECK(j["checks"][2] == nlohmann::ordered_json{{"check", "rail.*.pfc"},
+                                                 {"nodes", 7},
+                                                 {"verified", 0},
+                                                 {"pass", 0},
+                                                 {"warn", 0},
+                                                 {"fail", 0},
+                                                 {"unsupported", 7},
+                                                 {"skip", 0}});
 }
 
 TEST_CASE("report summarize: apply's outcomes and unknown names leave no planned check unverified") {
   test::TempDir dir;
   // Every planned check passed; apply could not set PFC (its own outcome, not a check of
   // the plan) and a newer agent sent a kind this version does not know.
-  dir.write("a.json", with_checks("a", {{"rail.0.link", "pass"}, {"apply.pfc", "unsupported"}, {"rail.0.future", "skip"}}));
+  dir.write("a.json",
+            with_checks("a", {{"rail.0.link", "pass"}, {"apply.pfc", "unsupported"}, {"rail.0.future", "skip"}}));
   dir.write("b.json", with_checks("b", {{"rail.0.link", "pass"}, {"rail.0.pfc", "unsupported"}}));
   auto fleet = read_fleet(dir.path());
   REQUIRE(fleet.ok());
@@ -98,13 +111,14 @@ TEST_CASE("report summarize: apply's outcomes and unknown names leave no planned
   CHECK(s.passed_unverified == 1);  // b only
 }
 
-TEST_CASE("report summarize: every kind verified everywhere is one line; a report that contradicts itself counts as fail") {
+TEST_CASE(
+    "report summarize: every kind verified everywhere is one line; a report that contradicts itself counts as fail") {
   test::TempDir dir;
   dir.write("a.json", with_checks("a", {{"rail.0.pfc", "pass"}, {"gpu.count", "pass"}}));
   auto fleet = read_fleet(dir.path());
   REQUIRE(fleet.ok());
-  CHECK(to_text(summarize(*fleet), TextStyle(false)).find("  every check verified on every node that has it (2 kinds)\n") !=
-        std::string::npos);
+  CHECK(to_text(summarize(*fleet), TextStyle(false))
+            .find("  every check verified on every node that has it (2 kinds)\n") != std::string::npos);
   // Placed by hand (the receiver refuses it): "pass" with a required check failing.
   dir.write("b.json", with_checks("b", {{"rail.0.pfc", "fail"}}, "pass", true));
   fleet = read_fleet(dir.path());
@@ -182,7 +196,8 @@ TEST_CASE("read_fleet: unreadable reports are listed with the reason; the rest s
   CHECK(fleet->unreadable[0].path == dir / "bad/other.json");
   CHECK(fleet->unreadable[0].error == "not a railyard report: no 'schema'");
   CHECK(fleet->unreadable[1].path == dir / "bad/truncated.json");
-  CHECK(fleet->unreadable[1].error == "line 1, column 61: invalid string: missing closing quote; expected string literal");
+  CHECK(fleet->unreadable[1].error ==
+        "line 1, column 61: invalid string: missing closing quote; expected string literal");
 
   auto missing = read_fleet(dir / "nope");
   REQUIRE_FALSE(missing.ok());

@@ -66,9 +66,10 @@ TEST_CASE("report hints: the usual causes the operators asked for") {
 }
 
 TEST_CASE("report hints: failures that follow from a rail's link being down say so") {
-  std::vector<CheckResult> all = {failed("rail.7.link", "down"), failed("rail.7.rdma_port", "mlx5_0 port 1 DOWN"),
-                                  failed("rail.7.rdma_write", "failed"), failed("rails.cross_rdma_write", "failed"),
-                                  failed("rail.5.pfc", "pfc_en 0x00"), failed("rail.7.pcie_link", "8.0 GT/s PCIe x16")};
+  std::vector<CheckResult> all = {
+      failed("rail.7.link", "down"),         failed("rail.7.rdma_port", "mlx5_0 port 1 DOWN"),
+      failed("rail.7.rdma_write", "failed"), failed("rails.cross_rdma_write", "failed"),
+      failed("rail.5.pfc", "pfc_en 0x00"),   failed("rail.7.pcie_link", "8.0 GT/s PCIe x16")};
   CHECK(hint_for(all[0], all).find("reseat") != std::string::npos);
   CHECK(hint_for(all[1], all) == "follows from rail.7.link: the link is down");
   CHECK(hint_for(all[2], all) == "follows from rail.7.link: the link is down");
@@ -96,10 +97,14 @@ TEST_CASE("report hints: GPUs that never came during the wait for devices explai
 }
 
 TEST_CASE("report hints: root causes are the failures that follow from no other failure") {
-  std::vector<CheckResult> all = {failed("rail.0.speed", "unknown"),       failed("rail.0.link", "down"),
-                                  failed("rail.0.rdma_write", "failed"),    failed("rails.cross_rdma_write", "failed"),
-                                  failed("rail.1.rdma_write", "no RoCE v2 GID"), failed("rail.1.roce_v2_gid", "none"),
-                                  failed("nvmeof.0.namespace_read", "no controller"), failed("rail.2.pfc", "pfc_en 0x00")};
+  std::vector<CheckResult> all = {failed("rail.0.speed", "unknown"),
+                                  failed("rail.0.link", "down"),
+                                  failed("rail.0.rdma_write", "failed"),
+                                  failed("rails.cross_rdma_write", "failed"),
+                                  failed("rail.1.rdma_write", "no RoCE v2 GID"),
+                                  failed("rail.1.roce_v2_gid", "none"),
+                                  failed("nvmeof.0.namespace_read", "no controller"),
+                                  failed("rail.2.pfc", "pfc_en 0x00")};
   auto e = explain(all[0], all);
   REQUIRE(e.follows_from);
   CHECK(e.follows_from->name() == "rail.0.link");
@@ -108,7 +113,8 @@ TEST_CASE("report hints: root causes are the failures that follow from no other 
   // The speed leads the list but follows from the link; the namespace read's cause (the
   // connection) did not fail here, so it stands as its own. The link explains three
   // failures, the GID one: they come first.
-  CHECK(roots == std::vector<std::string>{"rail.0.link", "rail.1.roce_v2_gid", "nvmeof.0.namespace_read", "rail.2.pfc"});
+  CHECK(roots ==
+        std::vector<std::string>{"rail.0.link", "rail.1.roce_v2_gid", "nvmeof.0.namespace_read", "rail.2.pfc"});
   std::vector<CheckResult> pfc_first = {failed("rail.5.pfc", "pfc_en 0x00"), failed("rail.3.link", "down"),
                                         failed("rail.3.speed", "unknown")};
   CHECK(root_causes(pfc_first).front()->name() == "rail.3.link");
@@ -119,9 +125,11 @@ TEST_CASE("report hints: root causes are the failures that follow from no other 
 }
 
 TEST_CASE("report hints: planning problems") {
-  CHECK(hint_for_problem("the recipe wants 8 rails; 4 RDMA NIC(s) found").find("RDMA NICs are missing") != std::string::npos);
+  CHECK(hint_for_problem("the recipe wants 8 rails; 4 RDMA NIC(s) found").find("RDMA NICs are missing") !=
+        std::string::npos);
   CHECK(hint_for_problem("no RDMA NIC found for the rails").find("RDMA NICs are missing") != std::string::npos);
-  CHECK(hint_for_problem("hardware.rails names 'ens9', which is not on this node").find("interface") != std::string::npos);
+  CHECK(hint_for_problem("hardware.rails names 'ens9', which is not on this node").find("interface") !=
+        std::string::npos);
   CHECK(hint_for_problem("GPU 0000:1a:00.0 could not be pinned to a rail").find("slot") != std::string::npos);
   CHECK(hint_for_problem("anything else") != "");
 }

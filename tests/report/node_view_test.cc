@@ -183,8 +183,9 @@ TEST_CASE("report show: the driver bundles' modules as the node's kernel had the
      "srcversion": null}])");
   std::string text = node_text(r, TextStyle(false));
   std::size_t section = at(text, "\nDriver modules\n");
-  CHECK(at(text, "  labofed             1.1           loaded      labofed-1.1, DKMS 1.1, srcversion 0F1E2D3C4B5A69788796A5B\n") >
-        section);
+  CHECK(at(text,
+           "  labofed             1.1           loaded      labofed-1.1, DKMS 1.1, srcversion "
+           "0F1E2D3C4B5A69788796A5B\n") > section);
   CHECK(at(text, "  mlx5_core                         not loaded  debian12-inbox\n") > section);
   CHECK(text.find("\x1b[2J") == std::string::npos);
   r.report.modules = nlohmann::ordered_json::parse(R"([{"error": "drivers.json: not a drivers record"}])");
@@ -199,6 +200,7 @@ TEST_CASE("report show: a rail's far end says what else was heard on it, and a f
      "other_neighbors": [{"system_name": "rogue\u202e", "port_id": "eth0"}], "flood_per_s": 4987,
      "expected": {"system": "leaf0", "port": "swp1"}}])");
   std::string text = node_text(r, TextStyle(false));
-  at(text, "rail 0  ens1 → leaf0 port swp1; also heard rogue\\u202e port eth0; FLOODED, 4987 frames a second; "
-           "expected leaf0 port swp1\n");
+  at(text,
+     "rail 0  ens1 → leaf0 port swp1; also heard rogue\\u202e port eth0; FLOODED, 4987 frames a second; "
+     "expected leaf0 port swp1\n");
 }

@@ -115,8 +115,9 @@ TEST_CASE("digest: what is not a report is refused with the reason") {
         "line 1, column 71: checks[0].status: 'ok' is not one of pass, fail, skip, warn, unsupported");
   CHECK(digest_error(R"({"schema":1,"node":"n","result":"pass","checks":[{"status":"pass"}]})") ==
         "line 1, column 50: checks[0] has no 'name'");
-  CHECK(digest_error(R"({"schema":1,"node":"n","result":"pass","checks":[{"name":"a","status":"pass","observed":3}]})") ==
-        "line 1, column 89: checks[0].observed must be a string");
+  CHECK(
+      digest_error(R"({"schema":1,"node":"n","result":"pass","checks":[{"name":"a","status":"pass","observed":3}]})") ==
+      "line 1, column 89: checks[0].observed must be a string");
   CHECK(digest_error(R"({"schema":1,"node":"n","result":"pass","checks":[],"phases":[{"phase":"apply","ms":"1"}]})") ==
         "line 1, column 84: phases[].ms must be a number");
   CHECK(digest_error(R"({"schema":1,"node":"n","result":"pass","checks":[],"host":{"drivers":"x"}})") ==
@@ -186,12 +187,16 @@ TEST_CASE("report reader: text that is not JSON is refused where it goes wrong, 
   CHECK(error("") == "line 1, column 1: unexpected end of input; expected '[', '{', or a literal");
   CHECK(error("{\n  \"a\": 1,\n  \"b\" 2\n}") == "line 3, column 7: unexpected number literal; expected ':'");
   CHECK(error("{" + tail + " {}") == "line 1, column 61: unexpected '{'; expected end of input");
-  CHECK(error("{\"s\": \"tab\there\", " + tail) == "line 1, column 11: invalid string: control character U+0009 (HT) must be escaped to \\u0009 or \\t");
+  CHECK(error("{\"s\": \"tab\there\", " + tail) ==
+        "line 1, column 11: invalid string: control character U+0009 (HT) must be escaped to \\u0009 or \\t");
   // A whole report is checked in full: unknown keys, the plan, changes and inventory too.
-  CHECK(error(R"({"future": [1, 2,], )" + tail) == "line 1, column 18: unexpected ']'; expected '[', '{', or a literal");
+  CHECK(error(R"({"future": [1, 2,], )" + tail) ==
+        "line 1, column 18: unexpected ']'; expected '[', '{', or a literal");
   CHECK(error(R"({"plan": {"a": tru}, )" + tail) == "line 1, column 19: invalid literal");
-  CHECK(error(R"({"checks": [{"name": "a", "status": "pass", "new": [1 2]}], "schema": 1, "node": "n", "result": "pass"})") ==
-        "line 1, column 55: unexpected number literal; expected ']'");
+  CHECK(
+      error(
+          R"({"checks": [{"name": "a", "status": "pass", "new": [1 2]}], "schema": 1, "node": "n", "result": "pass"})") ==
+      "line 1, column 55: unexpected number literal; expected ']'");
   CHECK(error(R"({"host": {"gpu_driver": nul}, )" + tail) == "line 1, column 28: invalid literal");
 }
 
@@ -199,7 +204,8 @@ TEST_CASE("report reader: a digest checks what it reads and steps over the rest 
   ReportReader reader;
   const std::string tail = R"("schema": 1, "node": "n1", "result": "pass", "checks": []})";
   // What a digest reads is checked against the grammar...
-  auto bad = reader.digest(R"({"schema": 1, "node": "n1", "result": "pass", "checks": [{"name": "a", "status": "pass", "required": tru}]})");
+  auto bad = reader.digest(
+      R"({"schema": 1, "node": "n1", "result": "pass", "checks": [{"name": "a", "status": "pass", "required": tru}]})");
   REQUIRE_FALSE(bad.ok());
   CHECK(reader.fault() == ReportFault::malformed);
   CHECK(bad.error() == "line 1, column 105: invalid literal");
@@ -233,11 +239,13 @@ TEST_CASE("report reader: JSON that is not a report is not_a_report, not malform
 TEST_CASE("report reader: a number no double holds is an error at its place, never an exception") {
   ReportReader reader;
   const std::string tail = R"("schema": 1, "node": "n1", "result": "pass", "checks": []})";
-  for (const std::string& text :
-       {R"({"plan": {"rails": [1e999]}, )" + tail, R"({"future": -1e999, )" + tail,
-        std::string(R"({"schema": 1e999, "node": "n1", "result": "pass", "checks": []})"),
-        R"({"phases": [{"phase": "apply", "ms": 1e999}], )" + tail,
-        std::string(R"({"checks": [{"name": "a", "status": "pass", "x": 1e999}], "schema": 1, "node": "n", "result": "pass"})")}) {
+  for (
+      const std::string& text :
+      {R"({"plan": {"rails": [1e999]}, )" + tail, R"({"future": -1e999, )" + tail,
+       std::string(R"({"schema": 1e999, "node": "n1", "result": "pass", "checks": []})"),
+       R"({"phases": [{"phase": "apply", "ms": 1e999}], )" + tail,
+       std::string(
+           R"({"checks": [{"name": "a", "status": "pass", "x": 1e999}], "schema": 1, "node": "n", "result": "pass"})")}) {
     CAPTURE(text);
     auto whole = reader.whole(text);
     REQUIRE_FALSE(whole.ok());
@@ -259,7 +267,8 @@ TEST_CASE("report reader: numbers are range-checked before a view prints or cast
   const std::string tail = R"("schema": 1, "node": "n1", "result": "pass", "checks": []})";
   CHECK(digest_error(R"({"phases": [{"phase": "apply", "ms": -153722867280912930}], )" + tail) ==
         "line 1, column 38: phases[].ms is out of range; allowed: 0 to 604800000 (a week, in milliseconds)");
-  CHECK(digest_error(R"({"phases": [{"phase": "apply", "ms": 1e300}], )" + tail).find("out of range") != std::string::npos);
+  CHECK(digest_error(R"({"phases": [{"phase": "apply", "ms": 1e300}], )" + tail).find("out of range") !=
+        std::string::npos);
   CHECK(digest_error(R"({"phases": [{"phase": "apply", "ms": 604800000}], )" + tail) == "");
   CHECK(digest_error(R"({"schema": 1e300, "node": "n1", "result": "pass", "checks": []})") ==
         "line 1, column 12: 'schema' is out of range; allowed: a positive integer");
@@ -269,7 +278,8 @@ TEST_CASE("report reader: numbers are range-checked before a view prints or cast
 
 TEST_CASE("report reader: a key twice is refused: at the top level, and in any value read whole") {
   ReportReader reader;
-  auto twice = reader.whole(R"({"schema": 1, "node": "n1", "result": "pass", "checks": [], "checks": [{"name": "a", "status": "fail"}]})");
+  auto twice = reader.whole(
+      R"({"schema": 1, "node": "n1", "result": "pass", "checks": [], "checks": [{"name": "a", "status": "fail"}]})");
   REQUIRE_FALSE(twice.ok());
   CHECK(reader.fault() == ReportFault::not_a_report);
   CHECK(twice.error() == "line 1, column 71: the key 'checks' appears twice in the report");
@@ -328,9 +338,11 @@ TEST_CASE("report reader: the node a report is for, read without the rest") {
 TEST_CASE("report reader: what a report says is escaped in the reader's own errors") {
   CHECK(digest_error("{\"schema\": 1, \"node\": \"n\", \"result\": \"\\u001b]0;owned\\u0007\", \"checks\": []}") ==
         "line 1, column 38: 'result' must be \"pass\" or \"fail\", not \"\\x1b]0;owned\\x07\"");
-  CHECK(digest_error("{\"schema\":1,\"node\":\"n\",\"result\":\"pass\",\"checks\":[{\"name\":\"a\",\"status\":\"\\u202epass\"}]}") ==
+  CHECK(digest_error("{\"schema\":1,\"node\":\"n\",\"result\":\"pass\",\"checks\":[{\"name\":\"a\",\"status\":"
+                     "\"\\u202epass\"}]}") ==
         "line 1, column 71: checks[0].status: '\\u202epass' is not one of pass, fail, skip, warn, unsupported");
-  CHECK(digest_error("{\"schema\": 1, \"node\": \"n\", \"result\": \"pass\", \"checks\": [], \"\\u001b[2J\": 1, \"\\u001b[2J\": 2}")
+  CHECK(digest_error("{\"schema\": 1, \"node\": \"n\", \"result\": \"pass\", \"checks\": [], \"\\u001b[2J\": 1, "
+                     "\"\\u001b[2J\": 2}")
             .find("the key '\\x1b[2J' appears twice") != std::string::npos);
 }
 

@@ -43,7 +43,8 @@ TEST_CASE("report schema: describes every field the agent writes") {
   described(j["checks"][0], s["$defs"]["check"], "check");
   described(j["phases"][0], s["$defs"]["phase"], "phase");
   described(j["host"], s["$defs"]["host"], "host");
-  for (auto s_ : {CheckStatus::pass, CheckStatus::fail, CheckStatus::skip, CheckStatus::warn, CheckStatus::unsupported}) {
+  for (auto s_ :
+       {CheckStatus::pass, CheckStatus::fail, CheckStatus::skip, CheckStatus::warn, CheckStatus::unsupported}) {
     auto allowed = s["$defs"]["check"]["properties"]["status"]["enum"];
     CHECK(std::find(allowed.begin(), allowed.end(), to_string(s_)) != allowed.end());
   }

@@ -57,8 +57,8 @@ SlurmSpec spec() {
 SlurmNodeState controller_view(const test::TempRoot& root) {
   NativeJoinEffects fx;
   std::string out;
-  int rc = fx.run(scontrol_show_node_argv(env("RAILYARD_SLURM_NODE")), {"SLURM_CONF=" + (root / kSlurmClientConf).string()},
-                  &out);
+  int rc = fx.run(scontrol_show_node_argv(env("RAILYARD_SLURM_NODE")),
+                  {"SLURM_CONF=" + (root / kSlurmClientConf).string()}, &out);
   REQUIRE(rc == 0);
   return parse_scontrol_node(out);
 }
@@ -108,8 +108,8 @@ TEST_CASE("slurm: drain on a fail, register and resume on a pass, an operator's 
   }
 
   // 3. An operator drains it for maintenance; a pass does not resume that.
-  REQUIRE(fx.run(scontrol_drain_argv(node, "PSU swap, ticket 4411"), {"SLURM_CONF=" + (root / kSlurmClientConf).string()},
-                 nullptr) == 0);
+  REQUIRE(fx.run(scontrol_drain_argv(node, "PSU swap, ticket 4411"),
+                 {"SLURM_CONF=" + (root / kSlurmClientConf).string()}, nullptr) == 0);
   {
     std::vector<JoinLine> log;
     auto out = slurm_after_selftest(report(true), spec(), root.str(), fx, real_clock(), log);

@@ -62,7 +62,7 @@ inline void ports(FakeDcb& dcb, FakeEthtool& ethtool) {
 }
 
 inline std::vector<Change> run(void (*applier)(const Plan&, Kernel&, std::vector<Change>&), const Plan& plan, Dcb& dcb,
-                        Ethtool& ethtool) {
+                               Ethtool& ethtool) {
   DcbKernel k(dcb, ethtool);
   std::vector<Change> out;
   applier(plan, k.kernel, out);

@@ -28,8 +28,8 @@ class FakeDcb : public Dcb {
   // Injected errnos by operation ("pfc", "set_pfc", "apps", "add_apps"), for every interface
   // or for one ("set_pfc ens1f0np0").
   std::map<std::string, int> fail;
-  bool ignore_set_pfc = false;  // like a driver without ieee_setpfc: SET succeeds, nothing changes
-  int calls = 0;                // reads and writes
+  bool ignore_set_pfc = false;      // like a driver without ieee_setpfc: SET succeeds, nothing changes
+  int calls = 0;                    // reads and writes
   std::vector<std::string> writes;  // each successful write, "set_pfc ens1f0np0 pfc_en 0x08 delay 32"
 
   Outcome<IeeePfc> pfc(const std::string& ifname) override {
@@ -48,8 +48,7 @@ class FakeDcb : public Dcb {
   }
 
   Outcome<std::vector<DcbApp>> apps(const std::string& ifname) override {
-    if (Status s = check("apps", ifname, "RTM_GETDCB IEEE APP"); !s.ok())
-      return Outcome<std::vector<DcbApp>>::fail(s);
+    if (Status s = check("apps", ifname, "RTM_GETDCB IEEE APP"); !s.ok()) return Outcome<std::vector<DcbApp>>::fail(s);
     return Outcome<std::vector<DcbApp>>(tables[ifname]);
   }
 

@@ -16,17 +16,17 @@ class FakeHost : public Host {
  public:
   std::map<std::string, std::string> files;
   std::set<std::string> dirs;
-  std::set<std::string> modules;                // loaded
-  std::set<std::string> available_modules;      // load_module succeeds for these
-  std::map<std::string, int> read_errors;       // path → errno
-  std::map<std::string, int> write_errors;      // path → errno
-  std::vector<std::string> writes;              // "path=value", in order
+  std::set<std::string> modules;            // loaded
+  std::set<std::string> available_modules;  // load_module succeeds for these
+  std::map<std::string, int> read_errors;   // path → errno
+  std::map<std::string, int> write_errors;  // path → errno
+  std::vector<std::string> writes;          // "path=value", in order
   // Kernel files exist before they are written (/proc/sys): by default a write to a
   // missing path fails like the kernel's would. Set for ordinary files (/etc/nvme/...).
   bool writes_create = false;
   std::vector<std::pair<std::string, std::string>> rxe_added;  // name, netdev
-  std::set<std::string> answering;  // addresses that answer an ICMP echo
-  std::vector<std::string> echoes;  // "from>to", in order
+  std::set<std::string> answering;                             // addresses that answer an ICMP echo
+  std::vector<std::string> echoes;                             // "from>to", in order
   std::map<std::string, std::vector<std::uint8_t>> config;     // PCI config spaces
   std::vector<std::string> connects;                           // options written to /dev/nvme-fabrics
   int connect_errno = 0;

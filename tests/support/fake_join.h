@@ -1,7 +1,7 @@
 // Test helpers for report and join: RecordingJoin (JoinEffects that record every POST and
-// command with its environment and answer as told, systemctl's unit states included, and a FakeClock for the waits), a token reader for
-// report_and_join's callback, and TempRoot (a fresh directory per test, removed afterwards)
-// to write the report under.
+// command with its environment and answer as told, systemctl's unit states included, and a FakeClock for the waits), a
+// token reader for report_and_join's callback, and TempRoot (a fresh directory per test, removed afterwards) to write
+// the report under.
 #pragma once
 
 #include <unistd.h>
@@ -42,7 +42,7 @@ class RecordingJoin : public JoinEffects {
   std::map<std::string, std::vector<std::string>> unit_states;
   // What other commands print, by argv[0] ("sinfo"), call by call (the last one stays).
   std::map<std::string, std::vector<std::string>> outputs;
-  FakeClock clock;                                 // what report_and_join waits on
+  FakeClock clock;                                              // what report_and_join waits on
   std::function<void(const std::vector<std::string>&)> on_run;  // called before each command is answered
 
   std::string post(const std::string& url, const std::string& body, const std::string& ca_file,

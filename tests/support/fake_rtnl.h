@@ -183,7 +183,8 @@ class FakeRtnl : public Rtnl {
     std::string what = "route " + destination + " from " + source + ": lookup";
     if (Status s = check("route_get", destination, what); !s.ok()) return Result::fail(s);
     std::vector<RuleInfo> rules = rule_entries;
-    std::stable_sort(rules.begin(), rules.end(), [](const RuleInfo& a, const RuleInfo& b) { return a.priority < b.priority; });
+    std::stable_sort(rules.begin(), rules.end(),
+                     [](const RuleInfo& a, const RuleInfo& b) { return a.priority < b.priority; });
     std::vector<int> tables;
     for (const auto& r : rules)
       if (!source.empty() && r.from == source + "/32") tables.push_back(r.table);
@@ -243,9 +244,7 @@ class UnusedDcb : public Dcb {
   Outcome<std::vector<DcbApp>> apps(const std::string& ifname) override {
     return Outcome<std::vector<DcbApp>>::fail(used("read app table", ifname));
   }
-  Status add_apps(const std::string& ifname, const std::vector<DcbApp>&) override {
-    return used("add apps", ifname);
-  }
+  Status add_apps(const std::string& ifname, const std::vector<DcbApp>&) override { return used("add apps", ifname); }
 
  private:
   static Status used(const std::string& op, const std::string& ifname) {

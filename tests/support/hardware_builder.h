@@ -160,7 +160,8 @@ inline void bond_rails(Inventory& inv) {
     std::string bond = "bond" + std::to_string(n++);
     std::string second = nic.pci.bdf.substr(0, nic.pci.bdf.size() - 1) + "1";
     nic.bond_mode = "802.3ad";
-    nic.bond_ports = {{nic.ifname, nic.pci.bdf, "up", nic.speed_mbps}, {nic.ifname + "p1", second, "up", nic.speed_mbps}};
+    nic.bond_ports = {{nic.ifname, nic.pci.bdf, "up", nic.speed_mbps},
+                      {nic.ifname + "p1", second, "up", nic.speed_mbps}};
     for (auto& d : inv.rdma)
       if (nic.rdma_device && d.name == *nic.rdma_device) {
         d.netdev = bond;

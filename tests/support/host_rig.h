@@ -4,7 +4,6 @@
 
 #include <doctest/doctest.h>
 
-
 #include "apply/apply.h"
 #include "objects/acs.h"
 #include "objects/ecn.h"

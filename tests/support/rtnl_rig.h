@@ -21,14 +21,14 @@
 #include "support/fake_rtnl.h"
 
 using namespace railyard;
-using railyard::test::listing;
 using railyard::test::FakeKernel;
+using railyard::test::listing;
 
 namespace railyard::test::rtnl_rig {
 
 // A rail at MTU 9000 with the planner's sysctls; `table` makes it a shared-subnet rail.
 inline RailPlan rail(int index, const std::string& ifname, std::optional<int> vlan = std::nullopt,
-              std::optional<std::string> address = std::nullopt, std::optional<int> table = std::nullopt) {
+                     std::optional<std::string> address = std::nullopt, std::optional<int> table = std::nullopt) {
   RailPlan r;
   r.index = index;
   r.ifname = ifname;

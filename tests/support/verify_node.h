@@ -92,11 +92,12 @@ class FakeDataPath : public RdmaDataPath {
   std::size_t most_at_once = 0;
 
   Outcome<double> write_test(const std::string& from_dev, int from_gid, const std::string& to_dev, int to_gid,
-                              std::size_t bytes, int timeout_ms) override {
+                             std::size_t bytes, int timeout_ms) override {
     {
       std::lock_guard<std::mutex> hold(lock_);
       calls.push_back({from_dev, from_gid, to_dev, to_gid, bytes, timeout_ms});
-      for (const auto& d : from_dev == to_dev ? std::vector<std::string>{from_dev} : std::vector<std::string>{from_dev, to_dev})
+      for (const auto& d :
+           from_dev == to_dev ? std::vector<std::string>{from_dev} : std::vector<std::string>{from_dev, to_dev})
         if (!busy_.insert(d).second) overlapping.push_back(d);
       most_at_once = std::max(most_at_once, ++at_once_);
     }
@@ -107,8 +108,7 @@ class FakeDataPath : public RdmaDataPath {
       busy_.erase(to_dev);
       --at_once_;
     }
-    if (auto e = errors.find({from_dev, to_dev}); e != errors.end())
-      return Outcome<double>::fail(ETIMEDOUT, e->second);
+    if (auto e = errors.find({from_dev, to_dev}); e != errors.end()) return Outcome<double>::fail(ETIMEDOUT, e->second);
     if (auto r = rates.find({from_dev, to_dev}); r != rates.end()) return Outcome<double>(r->second);
     return Outcome<double>(mbps);
   }
@@ -173,7 +173,7 @@ inline std::vector<std::uint8_t> config_space(bool acs, int ctrl = 0) {
   put32(0x100, (acs ? 0x148u << 20 : 0u) | (2u << 16) | 0x0001u);  // AER, version 2
   if (acs) {
     put32(0x148, (1u << 16) | 0x000du);  // ACS, version 1, last
-    c[0x14c] = 0x5f;                      // capability register: every control implemented
+    c[0x14c] = 0x5f;                     // capability register: every control implemented
     c[0x14e] = static_cast<std::uint8_t>(ctrl & 0xff);
     c[0x14f] = static_cast<std::uint8_t>(ctrl >> 8);
   }
@@ -221,7 +221,7 @@ inline NvmlReading healthy_nvml(const Inventory& inv) {
     r.gpus.push_back(std::move(n));
   }
   static constexpr NvmlTopology kLevels[] = {NvmlTopology::single, NvmlTopology::multiple, NvmlTopology::hostbridge,
-                                              NvmlTopology::node, NvmlTopology::system};
+                                             NvmlTopology::node, NvmlTopology::system};
   for (std::size_t i = 0; i < inv.gpus.size(); ++i)
     for (std::size_t j = i + 1; j < inv.gpus.size(); ++j)
       r.topology.push_back({inv.gpus[i].pci.bdf, inv.gpus[j].pci.bdf,
@@ -242,7 +242,7 @@ struct Node {
   FakeLldp lldp;
   test::FakeClock clock;  // pause samples take no time
   Kernel kernel{rtnl, dcb, ethtool, host};
-  NvmlReading nvml;  // healthy GPUs, as NVML would report them (healthy_nvml)
+  NvmlReading nvml;             // healthy GPUs, as NVML would report them (healthy_nvml)
   std::optional<NcclRun> nccl;  // all_reduce_perf's run; none: as verify, which never runs it
 
   explicit Node(const std::function<void(Recipe&)>& tweak = {}, Inventory inventory = three_rails())
@@ -383,7 +383,9 @@ inline std::string listing(const std::vector<CheckResult>& results) {
 
 inline std::string text(const CheckResult& r) { return listing({r}); }
 
-inline bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+inline bool contains(const std::string& hay, const std::string& needle) {
+  return hay.find(needle) != std::string::npos;
+}
 
 // The node's result had verify's results been the whole report.
 inline bool node_passes(const std::vector<CheckResult>& results) {

@@ -129,7 +129,8 @@ TEST_CASE("device wait: a NIC that never appears fails devices.ready after the b
   CAPTURE(c.detail);
   CHECK(c.status == CheckStatus::fail);
   CHECK(c.observed.rfind("4 GPUs, 3 RDMA NICs (ens3f0np0 ens1f0np0 ens4f0np0) after 1.", 0) == 0);
-  CHECK(c.detail.find("4 rail NICs wanted, 3 with an RDMA device (ens3f0np0 ens1f0np0 ens4f0np0)") != std::string::npos);
+  CHECK(c.detail.find("4 rail NICs wanted, 3 with an RDMA device (ens3f0np0 ens1f0np0 ens4f0np0)") !=
+        std::string::npos);
 
   Recipe named = four_rails();
   named.hardware.rails = {"ens3f0np0", "ens1f0np0", "ens4f0np0", "ens2f0np0"};
@@ -177,11 +178,10 @@ TEST_CASE("device wait: an interface's name is final only once udev is done with
   net.renaming = {"eth1"};
   net.chosen = {{"enp0s2", "enp0s2"}, {"enp17s0", "enp17s0"}, {"eth0", "enp0s3"}, {"eth1", "enp0s4"}};
   const int renamed = 4, user = 3;  // NET_NAME_RENAMED, NET_NAME_USER
-  std::vector<PresentNic> present = {{"enp0s2", true, renamed}, {"enp17s0", true, renamed},
-                                     {"eth0", true, kNetNameEnum},  {"eth1", true, kNetNameEnum},
-                                     {"eth2", true, kNetNameEnum},  {"eth3", true, kNetNameEnum},
-                                     {"eth9", true, kNetNameEnum},  {"ib0", false, kNetNameEnum},
-                                     {"enp17s0.100", false, user}};
+  std::vector<PresentNic> present = {
+      {"enp0s2", true, renamed},    {"enp17s0", true, renamed},   {"eth0", true, kNetNameEnum},
+      {"eth1", true, kNetNameEnum}, {"eth2", true, kNetNameEnum}, {"eth3", true, kNetNameEnum},
+      {"eth9", true, kNetNameEnum}, {"ib0", false, kNetNameEnum}, {"enp17s0.100", false, user}};
   net.initialized.insert("enp17s0.100");
 
   std::vector<std::string> quiet = unnamed_interfaces(net, present, false);
@@ -203,7 +203,8 @@ TEST_CASE("device wait: an interface's name is final only once udev is done with
   // waiting. A PCI NIC named so still waits for udev.
   NetState bridged;
   bridged.pending = {"br-rails", "ens9", "lo"};
-  CHECK(unnamed_interfaces(bridged, {{"br-rails", false, user}, {"ens9", true, user}, {"lo", false, kNetNamePredictable}},
+  CHECK(unnamed_interfaces(bridged,
+                           {{"br-rails", false, user}, {"ens9", true, user}, {"lo", false, kNetNamePredictable}},
                            false) == std::vector<std::string>{"net ens9 not yet initialized by udev"});
   bridged.pending.clear();
   CHECK(unnamed_interfaces(bridged, {{"br-rails", false, user}}, true).empty());

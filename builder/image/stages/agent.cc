@@ -51,8 +51,11 @@ Status gate_join_units(StageContext& ctx) {
     });
     std::string at = unit_position(ctx.recipe, i) + ":";
     if (found == paths.end())
-      return Status::fail(at + " join.units: " + unit + " is in no package, driver bundle or overlay of the image "
-                          "(looked for " + join(paths, ", ") + "); add the package that ships it to image.packages, "
+      return Status::fail(at + " join.units: " + unit +
+                          " is in no package, driver bundle or overlay of the image "
+                          "(looked for " +
+                          join(paths, ", ") +
+                          "); add the package that ships it to image.packages, "
                           "or ship it in an overlay");
     if (fs::is_symlink(fs::symlink_status(fs::path(ctx.root) / found->substr(1), ec)) &&
         fs::read_symlink(fs::path(ctx.root) / found->substr(1), ec) == "/dev/null")
@@ -81,8 +84,9 @@ Status slurm_node_files(StageContext& ctx) {
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(ctx.root + "/usr/bin/dbus-daemon", ec)) &&
       !fs::exists(fs::symlink_status(ctx.root + "/usr/bin/dbus-broker", ec)))
-    return Status::fail(at + " join.slurm: the image has no D-Bus system bus (/usr/bin/dbus-daemon or dbus-broker), "
-                             "which slurmd's cgroup/v2 plugin needs to start; add dbus to image.packages");
+    return Status::fail(at +
+                        " join.slurm: the image has no D-Bus system bus (/usr/bin/dbus-daemon or dbus-broker), "
+                        "which slurmd's cgroup/v2 plugin needs to start; add dbus to image.packages");
   if (auto s = write_file_atomically(ctx.root + kSlurmdDropin, slurmd_dropin_text(slurm)); !s.ok()) return s;
   if (auto s = write_file_atomically(ctx.root + kMungeTmpfiles, munge_tmpfiles_text()); !s.ok()) return s;
   ctx.step("slurmd configless from " + slurm.controller + "; munge's key made munge's at boot");
@@ -104,7 +108,8 @@ Status run_agent(StageContext& ctx) {
     if (!installed.ok()) return installed;
   }
   // Enable every unit the package ships: each one's [Install] section says where it hangs.
-  auto listing = ctx.runner.capture(in_image(ctx.root, {"dpkg-query", "-L", "railyard-firstboot"}, "list the agent's files"));
+  auto listing =
+      ctx.runner.capture(in_image(ctx.root, {"dpkg-query", "-L", "railyard-firstboot"}, "list the agent's files"));
   if (!listing.ok()) return Status::fail(listing.error());
   std::vector<std::string> units;
   // A service a timer of its own name starts is the timer's (railyard-verify.timer): not enabled.
@@ -128,8 +133,9 @@ Status run_agent(StageContext& ctx) {
     return s;
   ctx.step("load " + join(recipe_modules(ctx.recipe.recipe), ", ") + " at early boot (" + kModulesLoadPath + ")");
   return write_file_atomically(ctx.root + "/etc/railyard/recipe.toml",
-                           "# " + ctx.recipe.recipe.name + ", resolved by railyard build (extends applied, defaults filled)\n" +
-                               render_recipe_toml(ctx.recipe.recipe));
+                               "# " + ctx.recipe.recipe.name +
+                                   ", resolved by railyard build (extends applied, defaults filled)\n" +
+                                   render_recipe_toml(ctx.recipe.recipe));
 }
 
 }  // namespace railyard

@@ -57,23 +57,25 @@ const std::string kDiverted = std::string(kInitramfsUpdater) + ".railyard";
 std::string divert_initramfs_script() {
   const std::string u = kInitramfsUpdater;
   return "chroot \"$1\" dpkg-divert --quiet --local --rename --divert " + kDiverted + " --add " + u +
-         " && printf '#!/bin/sh\\n# railyard build: the image is the initramfs; hygiene restores this\\nexit 0\\n' > \"$1" + u +
-         "\" && chmod 0755 \"$1" + u + "\"";
+         " && printf '#!/bin/sh\\n# railyard build: the image is the initramfs; hygiene restores this\\nexit 0\\n' > "
+         "\"$1" +
+         u + "\" && chmod 0755 \"$1" + u + "\"";
 }
 
 Status restore_initramfs(StageContext& ctx) {
   auto diversions = read_whole_file(ctx.root + "/var/lib/dpkg/diversions");
   if (!diversions.ok() || diversions->find(kDiverted + "\n") == std::string::npos) return success();
   const std::string u = kInitramfsUpdater;
-  Command c{{"sh", "-ec",
-             "rm -f \"$1" + u + "\" && chroot \"$1\" dpkg-divert --quiet --local --rename --remove " + u, "sh", ctx.root},
+  Command c{{"sh", "-ec", "rm -f \"$1" + u + "\" && chroot \"$1\" dpkg-divert --quiet --local --rename --remove " + u,
+             "sh", ctx.root},
             {},
             "restore update-initramfs in the image"};
   if (auto s = ctx.runner.run(c); !s.ok()) return s;
   std::error_code ec;
   for (const char* link : {"initrd.img", "initrd.img.old"}) {
     fs::path p = fs::path(ctx.root) / link;
-    if (fs::is_symlink(p, ec) && !fs::exists(fs::path(ctx.root) / fs::read_symlink(p, ec).relative_path(), ec)) fs::remove(p, ec);
+    if (fs::is_symlink(p, ec) && !fs::exists(fs::path(ctx.root) / fs::read_symlink(p, ec).relative_path(), ec))
+      fs::remove(p, ec);
   }
   return success();
 }

@@ -12,16 +12,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string describe(const PublicKey& k) {
-  return k.fingerprint + (k.uids.empty() ? "" : " (" + k.uids.front() + ")");
-}
+std::string describe(const PublicKey& k) { return k.fingerprint + (k.uids.empty() ? "" : " (" + k.uids.front() + ")"); }
 
 }  // namespace
 
 std::string normalized_fingerprint(const std::string& s) {
   std::string out;
   for (char c : s)
-    if (!std::isspace(static_cast<unsigned char>(c))) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return out;
 }
 
@@ -66,8 +65,8 @@ Outcome<std::vector<PublicKey>> read_public_keys(CommandRunner& runner, const st
     }
   } cleanup{tmpl};
   Command c;
-  c.argv = {"gpg", "--batch", "--no-tty", "--no-options", "--homedir", tmpl, "--with-colons", "--fixed-list-mode",
-            "--show-keys", path};
+  c.argv = {"gpg", "--batch",       "--no-tty",          "--no-options", "--homedir",
+            tmpl,  "--with-colons", "--fixed-list-mode", "--show-keys",  path};
   c.env = {{"LC_ALL", "C.UTF-8"}};
   c.what = "read the OpenPGP key " + path;
   auto out = runner.capture(c);

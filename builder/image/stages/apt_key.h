@@ -15,7 +15,7 @@
 namespace railyard {
 
 struct PublicKey {
-  std::string fingerprint;  // of the primary key, upper-case hex
+  std::string fingerprint;   // of the primary key, upper-case hex
   std::int64_t expires = 0;  // Unix seconds; 0 never
   bool revoked = false;
   std::vector<std::string> uids;

@@ -37,12 +37,9 @@ Command bootstrap_command(const ImageSpec& image, const std::string& root, const
   std::vector<std::string> include = image.packages;
   include.insert(include.begin(), image.kernel);
   Command c;
-  c.argv = {"mmdebstrap",
-            "--mode=root",
-            "--variant=minbase",
+  c.argv = {"mmdebstrap", "--mode=root", "--variant=minbase",
             std::string("--arch=") + (image.arch == Arch::amd64 ? "amd64" : "arm64"),
-            "--components=" + join(image.components, ","),
-            "--include=" + join(include, ","),
+            "--components=" + join(image.components, ","), "--include=" + join(include, ","),
             "--aptopt=Acquire::Retries \"3\"",
             // Recommends would make the image depend on apt's mood; recipes list what they need.
             "--aptopt=APT::Install-Recommends \"false\"",
@@ -57,10 +54,8 @@ Command bootstrap_command(const ImageSpec& image, const std::string& root, const
   if (image.distro == Distro::ubuntu) c.argv.push_back(std::string("--keyring=") + kUbuntuKeyring);
   c.argv.push_back(image.suite);
   c.argv.push_back(root);
-  if (image.mirror == "host")
-    c.argv.insert(c.argv.end(), sources.begin(), sources.end());
-  else
-    c.argv.push_back(image.mirror);
+  if (image.mirror == "host") c.argv.insert(c.argv.end(), sources.begin(), sources.end());
+  else c.argv.push_back(image.mirror);
   c.env = {{"SOURCE_DATE_EPOCH", std::to_string(source_date_epoch)}, {"LC_ALL", "C.UTF-8"}};
   c.what = "bootstrap " + image.suite;
   return c;
@@ -115,7 +110,8 @@ Status base_from_archive(StageContext& ctx, const ImageSpec& image) {
   }
   // apt leaves its binary caches behind (nothing cleans them up here), for the drivers stage.
   AptSession session(ctx.root);
-  if (auto s = ctx.runner.run(Command{{"sh", "-ec", divert_initramfs_script(), "sh", ctx.root}, {},
+  if (auto s = ctx.runner.run(Command{{"sh", "-ec", divert_initramfs_script(), "sh", ctx.root},
+                                      {},
                                       "divert update-initramfs while the image is built"});
       !s.ok())
     return s;
@@ -152,7 +148,8 @@ Status run_base(StageContext& ctx) {
   // mmdebstrap wants an empty or absent target.
   fs::remove_all(ctx.root, ec);
   Command c = bootstrap_command(image, ctx.root, sources, ctx.plan.settings.source_date_epoch);
-  ctx.step("mmdebstrap " + image.suite + ": " + std::to_string(image.packages.size() + 1) + " packages and their dependencies");
+  ctx.step("mmdebstrap " + image.suite + ": " + std::to_string(image.packages.size() + 1) +
+           " packages and their dependencies");
   if (auto s = ctx.runner.run(c); !s.ok()) return s;
   return keep_apt_caches(ctx);
 }

@@ -31,8 +31,8 @@ std::vector<std::string> simulated_purges(const std::string& apt_output) {
 }
 
 Outcome<BuildTools> remove_build_tools(StageContext& ctx, const std::set<std::string>& added,
-                                       const std::set<std::string>& stage_added, const std::vector<std::string>& modules,
-                                       const std::string& kver) {
+                                       const std::set<std::string>& stage_added,
+                                       const std::vector<std::string>& modules, const std::string& kver) {
   using Result = Outcome<BuildTools>;
   BuildTools t;
   if (added.empty()) return t;
@@ -119,7 +119,8 @@ Outcome<BuildTools> parse_build_tools_record(const std::string& text, const std:
   BuildTools t;
   if (j.is_discarded() || !j.is_object() || !names("removed", t.removed) || !names("kept", t.kept) ||
       !j.contains("why_kept") || !j["why_kept"].is_string())
-    return Result::fail(path + ": not a build tools record ({\"removed\": [...], \"kept\": [...], \"why_kept\": \"...\"})");
+    return Result::fail(path +
+                        ": not a build tools record ({\"removed\": [...], \"kept\": [...], \"why_kept\": \"...\"})");
   t.why_kept = j["why_kept"].get<std::string>();
   if (j.contains("sources_removed") && !names("sources_removed", t.sources_removed))
     return Result::fail(path + ": sources_removed is not a list of names");

@@ -33,8 +33,8 @@ std::vector<std::string> simulated_purges(const std::string& apt_output);
 // and indexed again (depmod for `kver`); one the base had keeps them all, and says so in
 // why_kept.
 Outcome<BuildTools> remove_build_tools(StageContext& ctx, const std::set<std::string>& added,
-                                       const std::set<std::string>& stage_added, const std::vector<std::string>& modules,
-                                       const std::string& kver);
+                                       const std::set<std::string>& stage_added,
+                                       const std::vector<std::string>& modules, const std::string& kver);
 
 // The record the pack stage reads back into manifest.json's build_tools.
 std::string render_build_tools_record(const BuildTools& t);

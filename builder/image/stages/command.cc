@@ -46,8 +46,9 @@ std::string shell_quote(const std::vector<std::string>& argv) {
   std::string out;
   for (const auto& a : argv) {
     if (!out.empty()) out += ' ';
-    bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                                                   "-_./=:,+@%") == std::string::npos;
+    bool plain = !a.empty() && a.find_first_not_of(
+                                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                   "-_./=:,+@%") == std::string::npos;
     if (plain) {
       out += a;
       continue;
@@ -121,10 +122,10 @@ Outcome<std::string> ProcessRunner::execute(const Command& cmd, bool capture_std
   (void)!::write(log, took, static_cast<std::size_t>(n));
   ::close(log);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return out;
-  std::string how = WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
-                                      : "signal " + std::to_string(WTERMSIG(status));
-  return Outcome<std::string>::fail((cmd.what.empty() ? cmd.argv[0] : cmd.what) + " failed (" + how + "): " +
-                                    shell_quote(cmd.argv) + "\n  last lines of " + log_path_ + ":" +
+  std::string how =
+      WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : "signal " + std::to_string(WTERMSIG(status));
+  return Outcome<std::string>::fail((cmd.what.empty() ? cmd.argv[0] : cmd.what) + " failed (" + how +
+                                    "): " + shell_quote(cmd.argv) + "\n  last lines of " + log_path_ + ":" +
                                     tail_of(log_path_, 15));
 }
 
@@ -147,9 +148,7 @@ Command in_image(const std::string& root, std::vector<std::string> argv, std::st
   Command c;
   c.argv = {"unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", script, root};
   for (auto& a : argv) c.argv.push_back(std::move(a));
-  c.env = {{"DEBIAN_FRONTEND", "noninteractive"},
-           {"LC_ALL", "C.UTF-8"},
-           {"PATH", "/usr/sbin:/usr/bin:/sbin:/bin"}};
+  c.env = {{"DEBIAN_FRONTEND", "noninteractive"}, {"LC_ALL", "C.UTF-8"}, {"PATH", "/usr/sbin:/usr/bin:/sbin:/bin"}};
   c.what = std::move(what);
   return c;
 }

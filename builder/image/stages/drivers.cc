@@ -47,8 +47,10 @@ std::string apt_pin(const DriverManifest& m) {
   if (auto at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
   if (host.starts_with('[')) host = host.substr(0, host.find(']') + 1);
   else host = host.substr(0, host.find(':'));
-  return "# " + m.name + " " + m.version + ": prefer its packages over the distribution's\n"
-         "Package: *\nPin: origin " + host + "\nPin-Priority: " + std::to_string(m.apt.pin_priority) + "\n";
+  return "# " + m.name + " " + m.version +
+         ": prefer its packages over the distribution's\n"
+         "Package: *\nPin: origin " +
+         host + "\nPin-Priority: " + std::to_string(m.apt.pin_priority) + "\n";
 }
 
 std::string apt_pin_path(const DriverManifest& m) { return "/etc/apt/preferences.d/railyard-" + m.name + ".pref"; }
@@ -119,7 +121,8 @@ std::string explain_apt_failure(const std::string& apt_output, const std::vector
         add(b, "its repository " + b->apt.uri + " is signed by key " + k->second + ", not by the bundle's key (" +
                    fingerprint(*b) + "): a wrong key_url or key_fingerprint, or a repository that is not the vendor's");
       else
-        add(b, "its repository " + b->apt.uri + " is not signed (no InRelease, no Release.gpg); apt installs from "
+        add(b, "its repository " + b->apt.uri +
+                   " is not signed (no InRelease, no Release.gpg); apt installs from "
                    "signed repositories only");
     } else if (b && (line.find("BADSIG") != std::string::npos ||
                      line.find("signatures were invalid") != std::string::npos)) {
@@ -131,7 +134,8 @@ std::string explain_apt_failure(const std::string& apt_output, const std::vector
         add(b, "apt found nothing at " + uri + " (404): check apt.uri and apt.suite");
     }
     std::string missing = word_after(line, "E: Unable to locate package");
-    if (missing.empty() && line.starts_with("E: Package '") && line.find("has no installation candidate") != std::string::npos)
+    if (missing.empty() && line.starts_with("E: Package '") &&
+        line.find("has no installation candidate") != std::string::npos)
       missing = word_after(line, "E: Package");
     if (!missing.empty()) {
       const DriverManifest* owner = nullptr;
@@ -141,17 +145,19 @@ std::string explain_apt_failure(const std::string& apt_output, const std::vector
         for (const auto& c : bundles)
           if (c.name == installing) owner = &c;
       if (owner)
-        add(owner, "package " + missing + " is in none of the image's repositories" +
-                       (owner->kind == DriverKind::apt ? " (its own, " + owner->apt.uri + ", nor the distribution's)"
-                                                       : ""));
+        add(owner,
+            "package " + missing + " is in none of the image's repositories" +
+                (owner->kind == DriverKind::apt ? " (its own, " + owner->apt.uri + ", nor the distribution's)" : ""));
     }
   }
   std::vector<std::string> out;
-  for (const auto& [b, cause] : causes) out.push_back(b->path + ": bundle " + b->name + " " + b->version + ": " + cause);
+  for (const auto& [b, cause] : causes)
+    out.push_back(b->path + ": bundle " + b->name + " " + b->version + ": " + cause);
   return join(out, "\n");
 }
 
-std::vector<std::string> dkms_module_files(const std::vector<std::string>& updates, const std::vector<std::string>& built) {
+std::vector<std::string> dkms_module_files(const std::vector<std::string>& updates,
+                                           const std::vector<std::string>& built) {
   std::vector<std::string> out;
   for (const auto& f : updates) {
     std::string base = f.substr(f.rfind('/') + 1);
@@ -205,7 +211,8 @@ Outcome<std::string> repository_key(StageContext& ctx, const DriverManifest& m) 
   std::string dest = ctx.downloads + "/keys/" + (pinned.empty() ? m.name + ".unpinned" : pinned) + ".key";
   if (pinned.empty() || !fs::is_regular_file(dest, ec) || !check(dest).ok()) {
     if (pinned.empty()) fs::remove(dest, ec);  // authenticated by TLS only: never reused
-    ctx.step("fetch " + m.name + "'s signing key " + m.apt.key_url + (pinned.empty() ? "" : " (pinned " + pinned + ")"));
+    ctx.step("fetch " + m.name + "'s signing key " + m.apt.key_url +
+             (pinned.empty() ? "" : " (pinned " + pinned + ")"));
     auto got = fetch_checked(m.apt.key_url, check, dest, stage_fetch_options(ctx));
     if (!got.ok()) return Result::fail(m.path + ": apt.key_url: " + got.error());
   }
@@ -222,7 +229,7 @@ Status add_repository(StageContext& ctx, const LoadedManifest& lm) {
   std::string keyring = keyring_path(m, armored);
   if (auto s = write_file_atomically(ctx.root + keyring, *key); !s.ok()) return s;
   if (auto s = write_file_atomically(ctx.root + "/etc/apt/sources.list.d/railyard-" + m.name + ".sources",
-                                 apt_source_deb822(m, keyring));
+                                     apt_source_deb822(m, keyring));
       !s.ok())
     return s;
   if (std::string pin = apt_pin(m); !pin.empty())
@@ -252,7 +259,8 @@ Outcome<std::vector<ManifestDkms>> installed_dkms(StageContext& ctx, const Drive
     // among what it installed: each bundle records its own modules, not every DKMS module.
     std::vector<std::string> built, updates;
     const fs::path kept = fs::path(ctx.root) / "var/lib/dkms" / want / b.version / kver;
-    for (auto e = fs::recursive_directory_iterator(kept, ec); !ec && e != fs::recursive_directory_iterator(); e.increment(ec))
+    for (auto e = fs::recursive_directory_iterator(kept, ec); !ec && e != fs::recursive_directory_iterator();
+         e.increment(ec))
       if (is_module(e->path())) built.push_back(e->path().filename().string());
     fs::path dir = fs::path(ctx.root) / "lib/modules" / kver;
     for (auto e = fs::recursive_directory_iterator(dir / "updates", ec); !ec && e != fs::recursive_directory_iterator();
@@ -260,8 +268,8 @@ Outcome<std::vector<ManifestDkms>> installed_dkms(StageContext& ctx, const Drive
       if (is_module(e->path())) updates.push_back(e->path().lexically_relative(ctx.root).string());
     b.files = dkms_module_files(updates, built);
     if (b.files.empty())
-      return Result::fail("DKMS module " + want + " " + b.version + " reports installed, but no .ko is under /lib/modules/" +
-                          kver + "/updates");
+      return Result::fail("DKMS module " + want + " " + b.version +
+                          " reports installed, but no .ko is under /lib/modules/" + kver + "/updates");
     std::sort(b.files.begin(), b.files.end());
     out.push_back(std::move(b));
   }
@@ -290,9 +298,11 @@ Status install_source_module(StageContext& ctx, const DriverManifest& m, const s
   fs::create_directories(ctx.root + dest, ec);
   if (ec) return Status::fail(ctx.root + dest + ": " + ec.message());
   const fs::path from = m.source_dir();
-  for (auto e = fs::recursive_directory_iterator(from, ec); !ec && e != fs::recursive_directory_iterator(); e.increment(ec)) {
+  for (auto e = fs::recursive_directory_iterator(from, ec); !ec && e != fs::recursive_directory_iterator();
+       e.increment(ec)) {
     fs::path to = fs::path(ctx.root + dest) / e->path().lexically_relative(from);
-    if (e->is_symlink()) return Status::fail(e->path().string() + ": a symbolic link; a source bundle holds plain files");
+    if (e->is_symlink())
+      return Status::fail(e->path().string() + ": a symbolic link; a source bundle holds plain files");
     if (e->is_directory()) fs::create_directories(to, ec);
     else if (e->is_regular_file()) fs::copy_file(e->path(), to, fs::copy_options::overwrite_existing, ec);
     else return Status::fail(e->path().string() + ": not a regular file or directory");
@@ -301,7 +311,8 @@ Status install_source_module(StageContext& ctx, const DriverManifest& m, const s
   if (ec) return Status::fail(from.string() + ": " + ec.message());
   std::string nv = module + "/" + m.version;
   if (auto s = ctx.runner.run(in_image(ctx.root, {"dkms", "add", nv}, "dkms add " + nv)); !s.ok()) return s;
-  if (auto s = ctx.runner.run(in_image(ctx.root, {"dkms", "install", nv, "-k", kver}, "dkms install " + nv + " for " + kver));
+  if (auto s = ctx.runner.run(
+          in_image(ctx.root, {"dkms", "install", nv, "-k", kver}, "dkms install " + nv + " for " + kver));
       !s.ok())
     return Status::fail(m.path + ": DKMS build of " + nv + " for " + kver + " failed: " + s.error() +
                         make_log_tail(ctx, module, m.version));
@@ -328,7 +339,8 @@ Status install_build_tools(StageContext& ctx, const std::string& kver, std::opti
   auto after = installed_package_names(ctx.root);
   if (!after.ok()) return Status::fail(after.error());
   added.emplace();
-  std::set_difference(after->begin(), after->end(), before->begin(), before->end(), std::inserter(*added, added->end()));
+  std::set_difference(after->begin(), after->end(), before->begin(), before->end(),
+                      std::inserter(*added, added->end()));
   return write_file_atomically(ctx.root + kDkmsNoSigning, kDkmsNoSigningText);
 }
 
@@ -342,7 +354,8 @@ Outcome<std::vector<ManifestDkms>> build_dkms(StageContext& ctx, const DriverMan
     if (auto s = install_build_tools(ctx, kver, added); !s.ok()) return Result::fail(s.error());
   if (m.kind == DriverKind::source) {
     if (auto s = install_source_module(ctx, m, kver); !s.ok()) return Result::fail(s.error());
-  } else if (auto s = ctx.runner.run(in_image(ctx.root, {"dkms", "autoinstall", "-k", kver}, "dkms autoinstall for " + kver));
+  } else if (auto s = ctx.runner.run(
+                 in_image(ctx.root, {"dkms", "autoinstall", "-k", kver}, "dkms autoinstall for " + kver));
              !s.ok()) {
     // Which of the bundle's modules failed, with the end of its make log.
     std::string why;
@@ -418,7 +431,8 @@ Status run_drivers(StageContext& ctx) {
     auto update = [&]() -> Status {
       ctx.step("apt-get update");
       updated = true;
-      return explained(ctx.runner.run(in_image(ctx.root, {"apt-get", "update", "-q"}, "apt-get update in the image")), "");
+      return explained(ctx.runner.run(in_image(ctx.root, {"apt-get", "update", "-q"}, "apt-get update in the image")),
+                       "");
     };
     if (vendor_repos || !has_package_index(ctx.root))
       if (auto s = update(); !s.ok()) return s;
@@ -445,8 +459,9 @@ Status run_drivers(StageContext& ctx) {
       if (m.kind == DriverKind::tarball)
         if (auto s = install_tarball(ctx, m); !s.ok()) return s;
       ctx.step(m.name + " " + m.version + ": " + std::to_string(m.packages.size()) + " packages");
-      Status installed =
-          m.packages.empty() ? success() : with_fresh_index([&] { return apt_install(ctx, m.packages, "install " + m.name + " packages"); });
+      Status installed = m.packages.empty() ? success() : with_fresh_index([&] {
+        return apt_install(ctx, m.packages, "install " + m.name + " packages");
+      });
       if (!installed.ok()) return explained(installed, m.name);
       if (!m.dkms.empty()) {
         ctx.step(m.name + ": DKMS " + join(m.dkms, ", ") + " for " + *kver);

@@ -34,6 +34,7 @@ std::string explain_apt_failure(const std::string& apt_output, const std::vector
 
 // Of the .ko files under `updates` (relative paths, as in an image), those DKMS built for a
 // module whose files are named `built` (the basenames in /var/lib/dkms/M/V/KVER/ARCH/module).
-std::vector<std::string> dkms_module_files(const std::vector<std::string>& updates, const std::vector<std::string>& built);
+std::vector<std::string> dkms_module_files(const std::vector<std::string>& updates,
+                                           const std::vector<std::string>& built);
 
 }  // namespace railyard

@@ -54,9 +54,10 @@ Status mark_etc_updated(StageContext& ctx) {
   if (auto s = ctx.runner.run(in_image(ctx.root, {"systemd-sysusers"}, "create the system users of sysusers.d"));
       !s.ok())
     return s;
-  return write_file_atomically(ctx.root + "/etc/.updated",
-                               "# Written by the railyard build once /etc was complete for this /usr: units with\n"
-                               "# ConditionNeedsUpdate=/etc (see systemd-update-done.service(8)) have nothing to do.\n");
+  return write_file_atomically(
+      ctx.root + "/etc/.updated",
+      "# Written by the railyard build once /etc was complete for this /usr: units with\n"
+      "# ConditionNeedsUpdate=/etc (see systemd-update-done.service(8)) have nothing to do.\n");
 }
 
 // A mask rule: `rule.pattern` made a link to /dev/null where the image has what it masks
@@ -70,7 +71,8 @@ Outcome<bool> apply_mask(const fs::path& root, const HygieneRule& rule) {
   fs::remove_all(link, ec);
   fs::create_directories(link.parent_path(), ec);
   if (!ec) fs::create_symlink("/dev/null", link, ec);
-  if (ec) return Outcome<bool>::fail(link.string() + ": " + ec.message() + " (masking " + rule.masks + ": " + rule.why + ")");
+  if (ec)
+    return Outcome<bool>::fail(link.string() + ": " + ec.message() + " (masking " + rule.masks + ": " + rule.why + ")");
   return true;
 }
 

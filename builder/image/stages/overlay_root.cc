@@ -37,7 +37,8 @@ Outcome<std::unique_ptr<OverlayRoot>> OverlayRoot::mount(const std::string& lowe
   }
   std::string options = overlay_options(fs::absolute(lower, ec).string(), upper, work);
   if (options.empty())
-    return Result::fail(lower + " or " + layers + ": a path holds ',', ':' or '\\', which overlayfs options cannot carry");
+    return Result::fail(lower + " or " + layers +
+                        ": a path holds ',', ':' or '\\', which overlayfs options cannot carry");
   // "volatile" (Linux 5.10+): the upper layer is thrown away with the work directory, so
   // nothing needs to reach the disk: dpkg's fsyncs become no-ops and unmounting does not
   // flush the whole upper filesystem (a quarter of a second after writing the image).

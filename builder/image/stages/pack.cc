@@ -54,7 +54,8 @@ Status run_pack(StageContext& ctx) {
   ctx.step(std::to_string(cpio->entries) + " entries, " + std::to_string(cpio->content_bytes >> 20) + " MiB in " +
            std::to_string(initrds.size()) + " archive(s)");
 
-  if (auto s = write_file_atomically(ctx.image_dir + "/boot.ipxe", boot_ipxe(r.name, *kver, r.image.cmdline, initrds)); !s.ok())
+  if (auto s = write_file_atomically(ctx.image_dir + "/boot.ipxe", boot_ipxe(r.name, *kver, r.image.cmdline, initrds));
+      !s.ok())
     return s;
 
   auto status = read_whole_file(ctx.root + "/var/lib/dpkg/status");
@@ -111,8 +112,9 @@ Status run_pack(StageContext& ctx) {
     std::string path = ctx.image_dir + "/" + n;
     // The archives were hashed as they were written; the rest is small.
     auto written = std::find(initrds.begin(), initrds.end(), n);
-    auto digest = written != initrds.end() ? Outcome<std::string>(cpio->sha256[static_cast<std::size_t>(written - initrds.begin())])
-                                           : ctx.hasher.sha256_file(path);
+    auto digest = written != initrds.end()
+                      ? Outcome<std::string>(cpio->sha256[static_cast<std::size_t>(written - initrds.begin())])
+                      : ctx.hasher.sha256_file(path);
     if (!digest.ok()) return Status::fail(digest.error());
     m.artifacts.push_back({n, *digest, fs::file_size(path, ec)});
   }

@@ -127,13 +127,14 @@ const std::map<std::string, std::set<std::string>>& PackagePool::index_digests(c
   std::string signature;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(root + "/var/lib/apt/lists", ec))
-    if (e.path().filename().string().ends_with("_Packages")) lists.push_back(e.path());  // compressed ones: nothing lent
+    if (e.path().filename().string().ends_with("_Packages"))
+      lists.push_back(e.path());  // compressed ones: nothing lent
   std::sort(lists.begin(), lists.end());
   for (const auto& p : lists) {
     struct stat st {};
     if (::stat(p.c_str(), &st) != 0) continue;
-    signature += p.filename().string() + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
-                 std::to_string(st.st_mtim.tv_nsec) + "\n";
+    signature += p.filename().string() + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) +
+                 "." + std::to_string(st.st_mtim.tv_nsec) + "\n";
   }
   if (signature == memo_.lists && std::includes(memo_.wanted.begin(), memo_.wanted.end(), wanted.begin(), wanted.end()))
     return memo_.digests;

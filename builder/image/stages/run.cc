@@ -141,7 +141,8 @@ Outcome<BuildReport> run_build_stages(const BuildRequest& req, OpenSslHasher& ha
         reused_bytes = l.size;
         break;
       }
-      if (l.why_not != "absent") progress("note: " + to_string(s.stage) + " entry " + s.key.substr(0, kKeyPrefix) + " not used: " + l.why_not);
+      if (l.why_not != "absent")
+        progress("note: " + to_string(s.stage) + " entry " + s.key.substr(0, kKeyPrefix) + " not used: " + l.why_not);
     }
   }
   std::vector<StageAction> actions =
@@ -167,10 +168,8 @@ Outcome<BuildReport> run_build_stages(const BuildRequest& req, OpenSslHasher& ha
       // (they are few, and the output must not share the cache's files).
       if (sp.stage != Stage::pack && req.private_mounts) {
         auto mounted = OverlayRoot::mount(reused_output, (*work)->path + "/layers", output);
-        if (mounted.ok())
-          layered = std::move(*mounted);
-        else
-          progress("      " + mounted.error() + "; copying the entry instead");
+        if (mounted.ok()) layered = std::move(*mounted);
+        else progress("      " + mounted.error() + "; copying the entry instead");
       }
       if (!layered)
         if (auto s = copy_tree(reused_output, output); !s.ok()) return Result::fail(s.error());
@@ -180,9 +179,10 @@ Outcome<BuildReport> run_build_stages(const BuildRequest& req, OpenSslHasher& ha
       continue;
     }
     progress(label + ": building " + sp.key.substr(0, kKeyPrefix) + " (" + sp.summary + ")");
-    StageContext ctx{req.recipe,  req.plan, root,   image,  downloads,
-                     req.where,   req.digests, runner, hasher, [&](const std::string& line) { progress("      " + line); },
-                     &packages};
+    StageContext ctx{
+        req.recipe, req.plan,    root,   image,  downloads,
+        req.where,  req.digests, runner, hasher, [&](const std::string& line) { progress("      " + line); },
+        &packages};
     if (auto s = run_stage(sp.stage, ctx); !s.ok()) return Result::fail(label + ": " + s.error());
     double built = since(t0);
     std::uint64_t bytes = 0;
@@ -190,7 +190,8 @@ Outcome<BuildReport> run_build_stages(const BuildRequest& req, OpenSslHasher& ha
     if (store) {
       auto pending = cache->begin(sp.stage, sp.key);
       if (!pending.ok()) return Result::fail(label + ": " + pending.error());
-      if (auto s = copy_tree(output, pending->output()); !s.ok()) return Result::fail(label + ": caching: " + s.error());
+      if (auto s = copy_tree(output, pending->output()); !s.ok())
+        return Result::fail(label + ": caching: " + s.error());
       auto committed = cache->commit(std::move(*pending));
       if (!committed.ok()) return Result::fail(label + ": caching: " + committed.error());
     }
@@ -199,7 +200,7 @@ Outcome<BuildReport> run_build_stages(const BuildRequest& req, OpenSslHasher& ha
     if (store || sp.stage == Stage::pack) bytes = tree_bytes(output);
     report.stages.push_back({sp.stage, "built", since(t0), bytes});
     progress(label + ": built in " + seconds_text(built) +
-             (store                                           ? " (cached in " + seconds_text(since(t0) - built) + ")"
+             (store                                ? " (cached in " + seconds_text(since(t0) - built) + ")"
               : cache && stage_is_stored(sp.stage) ? " (not cached: quicker to redo than to store)"
                                                    : ""));
   }

@@ -27,7 +27,7 @@ struct StageContext {
   CommandRunner& runner;
   OpenSslHasher& hasher;
   std::function<void(const std::string&)> step;  // one line of progress ("installing 8 packages")
-  PackagePool* packages = nullptr;  // the build's kept packages (package_pool.h); null: one per install
+  PackagePool* packages = nullptr;               // the build's kept packages (package_pool.h); null: one per install
 };
 
 Status run_base(StageContext& ctx);

@@ -93,8 +93,8 @@ Status run_trim(StageContext& ctx) {
     ++record.trim_files;
     record.trim_bytes += size;
   }
-  ctx.step("dropped " + std::to_string(record.trim_files) + " module files (" + std::to_string(record.trim_bytes >> 20) +
-           " MiB), " + std::to_string(stranded.size()) +
+  ctx.step("dropped " + std::to_string(record.trim_files) + " module files (" +
+           std::to_string(record.trim_bytes >> 20) + " MiB), " + std::to_string(stranded.size()) +
            " of them elsewhere but needing a dropped module; depmod " + *kver);
   if (auto s = ctx.runner.run(in_image(ctx.root, {"depmod", "-a", *kver}, "depmod " + *kver)); !s.ok()) return s;
   return write_file_atomically(ctx.root + "/" + kImageRecordDir + "/trim.json", render_trim_record(record));

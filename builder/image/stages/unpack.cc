@@ -34,7 +34,8 @@ class Utf8Names {
 
 }  // namespace
 
-Outcome<UnpackResult> unpack_archive(const std::string& archive_path, const std::string& dir, const UnpackOptions& options) {
+Outcome<UnpackResult> unpack_archive(const std::string& archive_path, const std::string& dir,
+                                     const UnpackOptions& options) {
   using Result = Outcome<UnpackResult>;
   Utf8Names utf8;
   UnpackResult done;
@@ -43,7 +44,8 @@ Outcome<UnpackResult> unpack_archive(const std::string& archive_path, const std:
   archive_read_support_filter_all(in.get());
   archive_read_support_format_all(in.get());
   // Entries are re-rooted under `dir` below, after refusing absolute names and "..".
-  int flags = ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS;
+  int flags =
+      ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS;
   if (options.root_filesystem) flags |= ARCHIVE_EXTRACT_OWNER | ARCHIVE_EXTRACT_ACL | ARCHIVE_EXTRACT_XATTR;
   archive_write_disk_set_options(out.get(), flags);
   // No user/group lookup is set: owners stay the archive's numbers, whatever the build
@@ -56,8 +58,8 @@ Outcome<UnpackResult> unpack_archive(const std::string& archive_path, const std:
     if (r == ARCHIVE_EOF) break;
     if (r != ARCHIVE_OK) return Result::fail(archive_path + ": " + archive_error_string(in.get()));
     auto outside = [](const std::string& name) {
-      return name.starts_with("/") || name == ".." || name.starts_with("../") || name.find("/../") != std::string::npos ||
-             name.ends_with("/..");
+      return name.starts_with("/") || name == ".." || name.starts_with("../") ||
+             name.find("/../") != std::string::npos || name.ends_with("/..");
     };
     std::string name = archive_entry_pathname(e);
     const char* hl = archive_entry_hardlink(e);

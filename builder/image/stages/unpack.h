@@ -21,6 +21,7 @@ struct UnpackResult {
 
 // Any format and compression libarchive reads. Absolute names, ".." and paths through a
 // symlink already unpacked are refused, so nothing lands outside `dir`.
-Outcome<UnpackResult> unpack_archive(const std::string& archive_path, const std::string& dir, const UnpackOptions& options);
+Outcome<UnpackResult> unpack_archive(const std::string& archive_path, const std::string& dir,
+                                     const UnpackOptions& options);
 
 }  // namespace railyard

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "apply/change.h"
+#include "objects/change.h"
 #include "kernel/kernel.h"
 #include "plan.h"
 

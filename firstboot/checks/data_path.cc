@@ -8,7 +8,7 @@
 
 #include "checks/hardware.h"
 #include "text.h"
-#include "verify/result.h"
+#include "objects/result.h"
 
 namespace railyard::checks {
 

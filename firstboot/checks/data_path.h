@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "verify/verify.h"
+#include "objects/verify_context.h"
 
 namespace railyard::checks {
 

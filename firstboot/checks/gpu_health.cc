@@ -7,7 +7,7 @@
 #include "gpu/nccl.h"
 #include "gpu/nvml.h"
 #include "text.h"
-#include "verify/result.h"
+#include "objects/result.h"
 
 namespace railyard::checks {
 

@@ -3,7 +3,7 @@
 // each rail GPU's place against railyard's affinity. Pure functions of the reading.
 #pragma once
 
-#include "verify/verify.h"
+#include "objects/verify_context.h"
 
 namespace railyard::checks {
 

@@ -4,7 +4,7 @@
 
 #include "nccl.h"
 #include "text.h"
-#include "verify/result.h"
+#include "objects/result.h"
 
 namespace railyard::checks {
 

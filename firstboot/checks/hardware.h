@@ -2,7 +2,7 @@
 // and their PCIe links, the rail NICs, their affinity, speed, RDMA ports and GIDs.
 #pragma once
 
-#include "verify/verify.h"
+#include "objects/verify_context.h"
 
 namespace railyard::checks {
 

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "gpu/cuda.h"
-#include "verify/verify.h"
+#include "kernel/rdma_data_path.h"
 
 namespace railyard {
 

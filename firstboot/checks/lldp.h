@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "verify/verify.h"
+#include "objects/verify_context.h"
 
 namespace railyard::checks {
 

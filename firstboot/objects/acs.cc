@@ -5,7 +5,7 @@
 
 #include "kernel/pci_capability.h"
 #include "text.h"
-#include "verify/result.h"
+#include "objects/result.h"
 
 namespace railyard {
 

@@ -5,13 +5,13 @@
 #include <algorithm>
 
 #include "net.h"
-#include "verify/result.h"
+#include "objects/result.h"
 
 namespace railyard {
 
 namespace {
 
-std::string join(const std::vector<std::string>& items) {
+std::string join_or_none(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
   return out.empty() ? "none" : out;
@@ -41,13 +41,13 @@ void apply_addresses(const Plan& plan, Kernel& kernel, std::vector<Change>& out)
       if (a->address == planned->address && a->prefix == planned->prefix) present = true;
       else if (planned->subnet().contains(a->address)) neighbours.push_back(a->str());
     }
-    std::string before = join(*current);
+    std::string before = join_or_none(*current);
     Change c = present
                    ? Change{object, ChangeOutcome::unchanged, before, planned->str(), ""}
                    : change_from(object, kernel.rtnl.add_address(rail.netdev, planned->str()), before, planned->str());
     if (!neighbours.empty()) {
       std::string note =
-          rail.netdev + " also has " + join(neighbours) + " in " + planned->subnet().str() + "; left as is";
+          rail.netdev + " also has " + join_or_none(neighbours) + " in " + planned->subnet().str() + "; left as is";
       c.detail = c.detail.empty() ? note : c.detail + "; " + note;
     }
     out.push_back(c);

@@ -5,7 +5,7 @@
 #include "support/fake_clock.h"
 #include "support/rtnl_rig.h"
 #include "support/verify_node.h"
-#include "verify/result.h"
+#include "objects/result.h"
 
 using railyard::test::FakeClock;
 using railyard::test::verify_node::FakeDataPath;

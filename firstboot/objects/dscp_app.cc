@@ -11,7 +11,7 @@
 #include <set>
 
 #include "kernel/dcb_message.h"
-#include "verify/result.h"
+#include "objects/result.h"
 
 namespace railyard {
 

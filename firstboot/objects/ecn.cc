@@ -3,7 +3,7 @@
 #include "objects/ecn.h"
 
 #include "text.h"
-#include "verify/result.h"
+#include "objects/result.h"
 
 namespace railyard {
 

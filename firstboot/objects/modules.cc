@@ -4,7 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "verify/result.h"
+#include "objects/result.h"
 
 namespace railyard {
 

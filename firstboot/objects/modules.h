@@ -8,10 +8,10 @@
 #include <thread>
 #include <vector>
 
-#include "apply/change.h"
+#include "objects/change.h"
 #include "kernel/kernel.h"
 #include "plan.h"
-#include "verify/verify.h"
+#include "objects/verify_context.h"
 
 namespace railyard {
 

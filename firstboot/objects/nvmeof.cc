@@ -7,7 +7,7 @@
 #include <cctype>
 
 #include "text.h"
-#include "verify/result.h"
+#include "objects/result.h"
 
 namespace railyard {
 

@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "apply/change.h"
+#include "objects/change.h"
 #include "clock.h"
 #include "kernel/kernel.h"
 #include "plan.h"
-#include "verify/verify.h"
+#include "objects/verify_context.h"
 
 namespace railyard {
 

@@ -7,7 +7,7 @@
 
 #include "text.h"
 #include "kernel/dcb_message.h"
-#include "verify/result.h"
+#include "objects/result.h"
 
 namespace railyard {
 

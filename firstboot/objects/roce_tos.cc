@@ -2,7 +2,7 @@
 // (/sys/kernel/config/rdma_cm/DEV/ports/1/): what cma_roce_tos does.
 #include "objects/roce_tos.h"
 
-#include "verify/result.h"
+#include "objects/result.h"
 
 namespace railyard {
 

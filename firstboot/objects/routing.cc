@@ -9,7 +9,7 @@
 
 #include "net.h"
 #include "text.h"
-#include "verify/result.h"
+#include "objects/result.h"
 
 namespace railyard {
 

@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <chrono>
 
-#include "verify/result.h"
+#include "objects/result.h"
 
 namespace railyard {
 

@@ -8,10 +8,10 @@
 
 #include "clock.h"
 
-#include "apply/change.h"
+#include "objects/change.h"
 #include "kernel/kernel.h"
 #include "plan.h"
-#include "verify/verify.h"
+#include "objects/verify_context.h"
 
 namespace railyard {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "apply/change.h"
+#include "objects/change.h"
 #include "kernel/kernel.h"
 #include "plan.h"
 

@@ -6,10 +6,10 @@
 
 #include <vector>
 
-#include "apply/change.h"
+#include "objects/change.h"
 #include "kernel/kernel.h"
 #include "plan.h"
-#include "verify/verify.h"
+#include "objects/verify_context.h"
 
 namespace railyard {
 

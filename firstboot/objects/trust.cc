@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "kernel/dcb_message.h"
-#include "verify/result.h"
+#include "objects/result.h"
 
 namespace railyard {
 

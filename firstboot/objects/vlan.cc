@@ -2,7 +2,7 @@
 // and admin state. A device of that name that is something else is reported, never changed.
 #include "objects/vlan.h"
 
-#include "verify/result.h"
+#include "objects/result.h"
 
 #include <cerrno>
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "apply/change.h"
+#include "objects/change.h"
 #include "configfs.h"
 
 namespace railyard {

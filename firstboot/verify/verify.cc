@@ -27,7 +27,7 @@
 #include "objects/trust.h"
 #include "objects/vlan.h"
 #include "text.h"
-#include "verify/result.h"
+#include "objects/result.h"
 
 namespace railyard {
 

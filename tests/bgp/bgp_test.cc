@@ -32,7 +32,7 @@
 #include "recipe_loader.h"
 #include "io/disk_source.h"
 #include "support/hardware_builder.h"
-#include "verify/result.h"
+#include "objects/result.h"
 
 using namespace railyard;
 

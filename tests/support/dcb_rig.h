@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "apply/change.h"
+#include "objects/change.h"
 #include "kernel/dry_run_dcb.h"
 #include "objects/dscp_app.h"
 #include "objects/pfc.h"

@@ -1,4 +1,4 @@
-#include "verify/result.h"
+#include "objects/result.h"
 
 namespace railyard::checks {
 

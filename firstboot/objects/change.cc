@@ -1,4 +1,4 @@
-#include "apply/change.h"
+#include "objects/change.h"
 
 namespace railyard {
 

@@ -7,67 +7,162 @@ namespace railyard {
 
 namespace {
 
-struct KindInfo {
-  CheckKind kind;
-  CheckScope scope;
-  std::string_view word;  // node scope: the whole name; gpu, rail, nvmeof: after the index
-};
+using K = CheckKind;
+using S = CheckScope;
 
-// One row per kind, in enum order (kinds() checks it at compile time).
-constexpr std::array kKinds = {
-    KindInfo{CheckKind::devices_ready, CheckScope::node, "devices.ready"},
-    KindInfo{CheckKind::gpu_count, CheckScope::node, "gpu.count"},
-    KindInfo{CheckKind::gpu_model, CheckScope::node, "gpu.model"},
-    KindInfo{CheckKind::gpu_pcie_link, CheckScope::gpu, "pcie_link"},
-    KindInfo{CheckKind::gpu_nvml, CheckScope::gpu, "nvml"},
-    KindInfo{CheckKind::gpu_persistence, CheckScope::gpu, "persistence"},
-    KindInfo{CheckKind::gpu_ecc, CheckScope::gpu, "ecc"},
-    KindInfo{CheckKind::gpu_row_remap, CheckScope::gpu, "row_remap"},
-    KindInfo{CheckKind::gpu_xid, CheckScope::gpu, "xid"},
-    KindInfo{CheckKind::gpu_throttle, CheckScope::gpu, "throttle"},
-    KindInfo{CheckKind::gpu_temperature, CheckScope::gpu, "temperature"},
-    KindInfo{CheckKind::gpu_nvml_pcie, CheckScope::gpu, "nvml_pcie"},
-    KindInfo{CheckKind::gpu_nvlink, CheckScope::gpu, "nvlink"},
-    KindInfo{CheckKind::rails_count, CheckScope::node, "rails.count"},
-    KindInfo{CheckKind::rail_affinity, CheckScope::rail, "affinity"},
-    KindInfo{CheckKind::rail_gpu_topology, CheckScope::rail, "gpu_topology"},
-    KindInfo{CheckKind::rail_pcie_link, CheckScope::rail, "pcie_link"},
-    KindInfo{CheckKind::rail_link, CheckScope::rail, "link"},
-    KindInfo{CheckKind::rail_speed, CheckScope::rail, "speed"},
-    KindInfo{CheckKind::rail_mtu, CheckScope::rail, "mtu"},
-    KindInfo{CheckKind::rail_vlan, CheckScope::rail, "vlan"},
-    KindInfo{CheckKind::rail_address, CheckScope::rail, "address"},
-    KindInfo{CheckKind::rail_no_default_route, CheckScope::rail, "no_default_route"},
-    KindInfo{CheckKind::rail_pfc, CheckScope::rail, "pfc"},
-    KindInfo{CheckKind::rail_trust, CheckScope::rail, "trust"},
-    KindInfo{CheckKind::rail_dscp_map, CheckScope::rail, "dscp_map"},
-    KindInfo{CheckKind::rail_ecn, CheckScope::rail, "ecn"},
-    KindInfo{CheckKind::rail_roce_tos, CheckScope::rail, "roce_tos"},
-    KindInfo{CheckKind::rail_storm_prevention, CheckScope::rail, "storm_prevention"},
-    KindInfo{CheckKind::rail_rdma_port, CheckScope::rail, "rdma_port"},
-    KindInfo{CheckKind::rail_roce_v2_gid, CheckScope::rail, "roce_v2_gid"},
-    KindInfo{CheckKind::rail_rdma_write, CheckScope::rail, "rdma_write"},
-    KindInfo{CheckKind::rail_gpudirect_write, CheckScope::rail, "gpudirect_write"},
-    KindInfo{CheckKind::rail_pause_storm, CheckScope::rail, "pause_storm"},
-    KindInfo{CheckKind::rail_lldp, CheckScope::rail, "lldp"},
-    KindInfo{CheckKind::rail_lldp_pfc, CheckScope::rail, "lldp_pfc"},
-    KindInfo{CheckKind::rail_lldp_mtu, CheckScope::rail, "lldp_mtu"},
-    KindInfo{CheckKind::rail_lldp_vlan, CheckScope::rail, "lldp_vlan"},
-    KindInfo{CheckKind::rail_bgp, CheckScope::rail, "bgp"},
-    KindInfo{CheckKind::rail_bgp_prefixes, CheckScope::rail, "bgp_prefixes"},
-    KindInfo{CheckKind::rail_route, CheckScope::rail, "route"},
-    KindInfo{CheckKind::rails_cross_rdma_write, CheckScope::node, "rails.cross_rdma_write"},
-    KindInfo{CheckKind::tenant_vxlan, CheckScope::node, "tenant.vxlan"},
-    KindInfo{CheckKind::tenant_vtep, CheckScope::node, "tenant.vtep"},
-    KindInfo{CheckKind::tenant_isolation, CheckScope::node, "tenant.isolation"},
-    KindInfo{CheckKind::nvmeof_connected, CheckScope::nvmeof, "connected"},
-    KindInfo{CheckKind::nvmeof_namespace_read, CheckScope::nvmeof, "namespace_read"},
-    KindInfo{CheckKind::gpudirect_peermem, CheckScope::node, "gpudirect.peermem"},
-    KindInfo{CheckKind::gpudirect_acs, CheckScope::bridge, "gpudirect.acs."},
-    KindInfo{CheckKind::nccl_all_reduce, CheckScope::node, "nccl.all_reduce"},
-    KindInfo{CheckKind::apply_failed, CheckScope::apply, "apply."},
-    KindInfo{CheckKind::other, CheckScope::other, ""},
-};
+// One row per kind, in enum order (the static_asserts below check it at compile time): its
+// scope, its name's word, what it reads and when it is evaluated, and the usual cause of its
+// failure for operators (refined from what was observed in builder/report/hints.cc).
+constexpr std::array<CheckKindInfo, kCheckKinds> kKinds = {{
+    {K::devices_ready, S::node, "devices.ready", 0,
+     "devices the recipe needs never appeared: a card not seated or dead (lspci), a driver that did not bind "
+     "or failed its firmware load (dmesg), or a recipe written for other hardware"},
+    {K::gpu_count, S::node, "gpu.count", 0,
+     "GPUs missing from the bus: fallen off (Xid 79 in dmesg), not seated, or the driver did not bind; check "
+     "nvidia-smi, dmesg and the BMC's event log"},
+    {K::gpu_model, S::node, "gpu.model", 0,
+     "a GPU of another model than the recipe's: the wrong SKU's recipe for this node, or a swapped board"},
+    {K::gpu_pcie_link, S::gpu, "pcie_link", 0,
+     "the GPU's PCIe link is slower or narrower than the recipe wants: reseat the GPU or its riser, check the "
+     "slot and the BIOS PCIe generation setting"},
+    {K::gpu_nvml, S::gpu, "nvml", kReadsNvml,
+     "NVML cannot reach the GPU: the nvidia module not loaded or failed (dmesg: NVRM), libnvidia-ml.so.1 of "
+     "another driver version than the module, or the GPU fell off the bus"},
+    {K::gpu_persistence, S::gpu, "persistence", kReadsNvml,
+     "persistence mode off: enable nvidia-persistenced so the driver keeps the GPU initialised between jobs"},
+    {K::gpu_ecc, S::gpu, "ecc", kReadsNvml,
+     "uncorrectable memory errors or ECC off: keep the node out of jobs, run dcgmi diag -r 3; a GPU that "
+     "keeps having them goes back to the vendor"},
+    {K::gpu_row_remap, S::gpu, "row_remap", kReadsNvml,
+     "a row remap waits for a GPU reset (reset the GPU or reboot), or failed (no spare rows: the GPU needs "
+     "service)"},
+    {K::gpu_xid, S::gpu, "xid", 0,
+     "the driver logged a GPU fault since boot: look the XID up in NVIDIA's XID catalog; 79 is a GPU fallen "
+     "off the bus (power, riser, thermal), 48/63/64 memory, 74 NVLink"},
+    {K::gpu_throttle, S::gpu, "throttle", kReadsNvml,
+     "the GPU slows itself down in hardware: cooling (fans, airflow, heatsink) or power (a power brake "
+     "asserted by the system, PSU cabling)"},
+    {K::gpu_temperature, S::gpu, "temperature", kReadsNvml,
+     "hot before any job runs: a failed fan, blocked airflow, or a heatsink off its die"},
+    {K::gpu_nvml_pcie, S::gpu, "nvml_pcie", kReadsNvml,
+     "the GPU's link trained narrower than it can: reseat the GPU or its riser, check the slot"},
+    {K::gpu_nvlink, S::gpu, "nvlink", kReadsNvml,
+     "NVLinks down: check nvidia-fabricmanager and the NVSwitch trays (nvidia-smi nvlink -s); a link that "
+     "stays down after a reset needs service"},
+    {K::rails_count, S::node, "rails.count", 0,
+     "rail NICs disappeared after planning: a NIC reset or firmware fault (dmesg: mlx5_core), or the driver "
+     "was unloaded"},
+    {K::rail_affinity, S::rail, "affinity", 0,
+     "the GPU and its rail NIC are far apart in the PCIe tree: a card in the wrong slot or riser; compare the "
+     "slot population with the vendor's layout"},
+    {K::rail_gpu_topology, S::rail, "gpu_topology", kReadsNvml,
+     "NVML and the PCI tree railyard read disagree on where the GPU sits: compare nvidia-smi topo -m with the "
+     "plan's rails (a BIOS that hides PCIe switches?)"},
+    {K::rail_pcie_link, S::rail, "pcie_link", 0,
+     "the NIC's PCIe link downtrained: reseat the NIC or its riser, check the slot and the BIOS PCIe "
+     "generation setting"},
+    {K::rail_link, S::rail, "link", 0,
+     "no carrier: reseat or swap the cable and transceiver, and check that the switch port is enabled (not "
+     "admin-down or err-disabled)"},
+    {K::rail_speed, S::rail, "speed", 0,
+     "the link negotiated below the rail speed: a lower-grade cable or transceiver, a switch port configured "
+     "slower, or an autonegotiation/FEC mismatch"},
+    {K::rail_mtu, S::rail, "mtu", 0,
+     "the interface MTU is not the planned jumbo MTU: something reset it (NetworkManager, netplan, "
+     "cloud-init); the switch port must carry the same MTU"},
+    {K::rail_vlan, S::rail, "vlan", 0,
+     "the rail's VLAN device is missing or has another id: 8021q not loaded, or another network manager owns "
+     "the interface; the switch port must trunk the VLAN"},
+    {K::rail_address, S::rail, "address", 0,
+     "the rail address is missing: DHCP, netplan or NetworkManager manages the rail and removed it, or the "
+     "address is a duplicate on the rail"},
+    {K::rail_no_default_route, S::rail, "no_default_route", 0,
+     "a default route over a rail: DHCP is running on the rail interface; rails must never carry the default "
+     "route (disable DHCP/netplan on rails)"},
+    {K::rail_pfc, S::rail, "pfc", kReadsDcb,
+     "the NIC's DCBX is in firmware (willing) mode, or lldpad rewrote PFC: set the NIC to host-controlled "
+     "DCBX (mlxconfig LLDP_NB_DCBX_P1=0) or stop lldpad, or make the switch port advertise PFC on the RoCE "
+     "priority"},
+    {K::rail_trust, S::rail, "trust", kReadsDcb,
+     "the NIC does not trust DSCP: the driver lacks qos/trust (upstream mlx5: the DSCP app entry implies it) "
+     "or a tool (mlnx_qos) reset it"},
+    {K::rail_dscp_map, S::rail, "dscp_map", kReadsDcb,
+     "the DSCP application entry is missing: firmware DCBX or lldpad replaced the NIC's app table; use "
+     "host-controlled DCBX"},
+    {K::rail_ecn, S::rail, "ecn", kReadsDcb,
+     "ECN is not enabled on the RoCE priority: the driver has no ECN controls (upstream mlx5) or they were "
+     "reset; DOCA-OFED has them"},
+    {K::rail_roce_tos, S::rail, "roce_tos", 0,
+     "the RDMA-CM ToS is not set: configfs is not mounted at /sys/kernel/config or rdma_cm is not loaded"},
+    {K::rail_storm_prevention, S::rail, "storm_prevention", kReadsDcb,
+     "PFC storm prevention is not set: the NIC firmware is too old for the pfc-prevention-tout tunable; "
+     "update the firmware"},
+    {K::rail_rdma_port, S::rail, "rdma_port", 0,
+     "the RDMA port is not ACTIVE: the link under it is down, mlx5_ib did not bind, or (Soft-RoCE) no rxe "
+     "device was created on the interface"},
+    {K::rail_roce_v2_gid, S::rail, "roce_v2_gid", 0,
+     "no RoCE v2 GID for the rail address: the address is not on the rail's VLAN device (the GID table "
+     "mirrors the addresses of the interface), or the VLAN is missing; check rail.N.address and rail.N.vlan"},
+    {K::rail_rdma_write, S::rail, "rdma_write", 0,
+     "the RDMA WRITE self-test failed or was slow: PFC/ECN differ between the NIC and the switch, an MTU "
+     "mismatch, or the port pauses; see this rail's pfc, mtu and pause_storm checks"},
+    {K::rail_gpudirect_write, S::rail, "gpudirect_write", 0,
+     "the NIC could not read or write the GPU's memory: with dma-buf it needs the open NVIDIA kernel modules "
+     "and a kernel with dma-buf support; without, nvidia-peermem loaded (gpudirect.peermem). Slow: the GPU "
+     "and NIC meet at the host bridge (see this rail's affinity and gpudirect.acs)"},
+    {K::rail_pause_storm, S::rail, "pause_storm", kReadsDcb, "a pause storm on the RoCE priority"},
+    {K::rail_lldp, S::rail, "lldp", kWaitsForFarEnd,
+     "the rail's cable does not reach the leaf and port it must: cabling (rail i of every node to leaf i), or "
+     "LLDP off on the switch port or kept from the host by the NIC's firmware agent"},
+    {K::rail_lldp_pfc, S::rail, "lldp_pfc", kWaitsForFarEnd,
+     "the leaf port's PFC differs from the host's: configure the port from railyard fabric leaf-config; the "
+     "host is not DCBX-willing and keeps its own"},
+    {K::rail_lldp_mtu, S::rail, "lldp_mtu", kWaitsForFarEnd,
+     "the leaf port's MTU is below the rail's frames: raise it (railyard fabric leaf-config's mtu)"},
+    {K::rail_lldp_vlan, S::rail, "lldp_vlan", kWaitsForFarEnd,
+     "the leaf port does not carry the rail's VLAN: add it to the port (railyard fabric leaf-config's vlans)"},
+    {K::rail_bgp, S::rail, "bgp", 0,
+     "the rail's BGP session with its leaf is not Established: the leaf port has no BGP unnumbered neighbour "
+     "(configure it from railyard fabric leaf-config), expects another AS for this node, or the cable reaches "
+     "another port"},
+    {K::rail_bgp_prefixes, S::rail, "bgp_prefixes", 0,
+     "the leaf sends fewer fabric routes than the recipe expects: the other nodes are not up yet, or the leaf "
+     "filters the fabric's prefixes"},
+    {K::rail_route, S::rail, "route", 0,
+     "from this rail's address some of the fabric leaves by another rail: the rail's table or source rule is "
+     "missing (see apply's changes), so RoCE traffic would cross rails"},
+    {K::rails_cross_rdma_write, S::node, "rails.cross_rdma_write", 0,
+     "RDMA between rails fails while each rail works alone: routing between the rail subnets (policy routing, "
+     "arp_ignore/arp_announce on shared subnets) or the spine does not carry the RoCE priority losslessly"},
+    {K::tenant_vxlan, S::node, "tenant.vxlan", 0,
+     "the tenant VXLAN device is missing, down or on another VNI or VTEP: see apply's changes; another "
+     "network manager may hold the device"},
+    {K::tenant_vtep, S::node, "tenant.vtep", 0,
+     "a remote VTEP of the tenant is not flooded to or not routed: its node's VTEP /32 is not announced (no "
+     "[tenant] there, or its sessions are down) or the leaves filter it"},
+    {K::tenant_isolation, S::node, "tenant.isolation", 0,
+     "an address of another tenant's VNI answers: the two VNIs are bridged or routed together somewhere (a "
+     "VTEP in both, a leaf or gateway leaking between them)"},
+    {K::nvmeof_connected, S::nvmeof, "connected", 0,
+     "NVMe-oF is not live: the target is unreachable on the rail, its ACL lacks this host's NQN "
+     "(allowed_hosts), the subsystem NQN is wrong, or nvme-rdma is not loaded"},
+    {K::nvmeof_namespace_read, S::nvmeof, "namespace_read", 0,
+     "the controller is live but no namespace is readable: the namespace is not enabled on the target or not "
+     "mapped to this host's NQN"},
+    {K::gpudirect_peermem, S::node, "gpudirect.peermem", 0,
+     "nvidia-peermem is not loaded: GPUDirect RDMA falls back to host memory; the module must be built "
+     "against the RDMA stack in the image (OFED vs inbox)"},
+    {K::gpudirect_acs, S::bridge, "gpudirect.acs.", 0,
+     "ACS still redirects peer-to-peer traffic at this PCIe port: the BIOS re-enables ACS at boot, or the "
+     "write did not stick; disable ACS in the BIOS"},
+    {K::nccl_all_reduce, S::node, "nccl.all_reduce", 0,
+     "NCCL's all-reduce across the GPUs is slow or wrong: NVLinks down or fabric manager not running "
+     "(gpu.N.nvlink), a GPU throttled or on a narrow link; wrong results need the GPU or NVSwitch serviced"},
+    {K::apply_failed, S::apply, "apply.", 0,
+     "the kernel refused the change (see the detail): the driver lacks the knob, or another network manager "
+     "holds the interface"},
+    {K::other, S::other, "", 0, ""},
+}};
 
 constexpr bool in_enum_order() {
   for (std::size_t i = 0; i < kKinds.size(); ++i)
@@ -76,7 +171,12 @@ constexpr bool in_enum_order() {
 }
 static_assert(in_enum_order(), "kKinds must list every CheckKind once, in enum order");
 
-const KindInfo& info(CheckKind k) { return kKinds[static_cast<std::size_t>(k)]; }
+constexpr bool every_kind_has_a_hint() {
+  for (const auto& k : kKinds)
+    if (k.kind != CheckKind::other && k.hint.empty()) return false;
+  return true;
+}
+static_assert(every_kind_has_a_hint(), "every check kind tells operators its usual cause");
 
 std::string_view prefix_of(CheckScope s) {
   switch (s) {
@@ -156,10 +256,12 @@ bool read_index(std::string_view s, int& out) {
 
 }  // namespace
 
-CheckScope scope_of(CheckKind k) { return info(k).scope; }
+const CheckKindInfo& kind_info(CheckKind k) { return kKinds[static_cast<std::size_t>(k)]; }
+
+CheckScope scope_of(CheckKind k) { return kind_info(k).scope; }
 
 std::string CheckId::name() const {
-  const KindInfo& i = info(kind);
+  const CheckKindInfo& i = kind_info(kind);
   switch (i.scope) {
     case CheckScope::node: return std::string(i.word);
     case CheckScope::gpu:
@@ -173,7 +275,7 @@ std::string CheckId::name() const {
 }
 
 std::string CheckId::pattern() const {
-  const KindInfo& i = info(kind);
+  const CheckKindInfo& i = kind_info(kind);
   switch (i.scope) {
     case CheckScope::node: return std::string(i.word);
     case CheckScope::gpu:
@@ -196,11 +298,11 @@ CheckId CheckId::parse(std::string_view name) {
     int index = 0;
     if (dot == std::string_view::npos || !read_index(rest.substr(0, dot), index)) break;
     std::string_view word = rest.substr(dot + 1);
-    for (const KindInfo& i : kKinds)
+    for (const CheckKindInfo& i : kKinds)
       if (i.scope == scope && i.word == word) return {i.kind, index, ""};
     break;
   }
-  for (const KindInfo& i : kKinds) {
+  for (const CheckKindInfo& i : kKinds) {
     switch (i.scope) {
       case CheckScope::node:
         if (name == i.word) return node(i.kind);

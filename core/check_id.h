@@ -78,7 +78,27 @@ enum class CheckKind {
 
 inline constexpr std::size_t kCheckKinds = static_cast<std::size_t>(CheckKind::other) + 1;
 
+// What a kind's check reads and when it runs, beside its name.
+enum CheckTrait : unsigned {
+  kReadsDcb = 1u << 0,        // answered from the NIC's DCB, which a lab stand-in may emulate
+  kWaitsForFarEnd = 1u << 1,  // may wait for the rail's far end to speak: evaluated after the rest
+  kReadsNvml = 1u << 2,       // read through NVML, which a test double may stand in for
+};
+
+// Everything known about a kind, in its one row of check_id.cc. A new kind is a row there,
+// its place in the plan (planner.cc) and its evaluator (firstboot/verify/verify.cc);
+// a kind missing from either table fails to compile.
+struct CheckKindInfo {
+  CheckKind kind;
+  CheckScope scope;
+  std::string_view word;  // node scope: the whole name; gpu, rail, nvmeof: after the index
+  unsigned traits = 0;    // CheckTrait bits
+  std::string_view hint;  // the usual cause of a failure, in one line an operator can act on
+};
+
+const CheckKindInfo& kind_info(CheckKind k);
 CheckScope scope_of(CheckKind k);
+inline bool has_trait(CheckKind k, CheckTrait t) { return (kind_info(k).traits & t) != 0; }
 
 struct CheckId {
   CheckKind kind = CheckKind::other;

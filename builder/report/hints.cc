@@ -13,114 +13,21 @@ Explanation follows(const CheckId& cause, std::string_view why) {
   return {"follows from " + cause.name() + ": " + std::string(why), cause};
 }
 
-struct Hint {
+// A more precise cause than the kind's usual one (core/check_id.cc), from what was
+// observed; an empty hint when it has none.
+struct Refinement {
   CheckKind kind;
-  // The usual cause; `refine` may give a more precise one from what was observed (an
-  // empty hint when it has none).
-  std::string_view text;
-  Explanation (*refine)(const CheckResult& c) = nullptr;
+  Explanation (*refine)(const CheckResult& c);
 };
 
-const std::vector<Hint>& hints() {
-  static const std::vector<Hint> table = {
-      {CheckKind::gpu_count,
-       "GPUs missing from the bus: fallen off (Xid 79 in dmesg), not seated, or the driver did not bind; "
-       "check nvidia-smi, dmesg and the BMC's event log"},
-      {CheckKind::gpu_model,
-       "a GPU of another model than the recipe's: the wrong SKU's recipe for this node, or a swapped board"},
-      {CheckKind::gpu_pcie_link,
-       "the GPU's PCIe link is slower or narrower than the recipe wants: reseat the GPU or its riser, "
-       "check the slot and the BIOS PCIe generation setting"},
-      {CheckKind::gpu_nvml,
-       "NVML cannot reach the GPU: the nvidia module not loaded or failed (dmesg: NVRM), "
-       "libnvidia-ml.so.1 of another driver version than the module, or the GPU fell off the bus"},
-      {CheckKind::gpu_persistence,
-       "persistence mode off: enable nvidia-persistenced so the driver keeps the GPU "
-       "initialised between jobs"},
-      {CheckKind::gpu_ecc,
-       "uncorrectable memory errors or ECC off: keep the node out of jobs, run dcgmi diag -r 3; a GPU "
-       "that keeps having them goes back to the vendor"},
-      {CheckKind::gpu_row_remap,
-       "a row remap waits for a GPU reset (reset the GPU or reboot), or failed (no spare rows: "
-       "the GPU needs service)"},
-      {CheckKind::gpu_xid,
-       "the driver logged a GPU fault since boot: look the XID up in NVIDIA's XID catalog; 79 is a "
-       "GPU fallen off the bus (power, riser, thermal), 48/63/64 memory, 74 NVLink"},
-      {CheckKind::gpu_throttle,
-       "the GPU slows itself down in hardware: cooling (fans, airflow, heatsink) or power "
-       "(a power brake asserted by the system, PSU cabling)"},
-      {CheckKind::gpu_temperature, "hot before any job runs: a failed fan, blocked airflow, or a heatsink off its die"},
-      {CheckKind::gpu_nvml_pcie,
-       "the GPU's link trained narrower than it can: reseat the GPU or its riser, check the slot"},
-      {CheckKind::gpu_nvlink,
-       "NVLinks down: check nvidia-fabricmanager and the NVSwitch trays (nvidia-smi nvlink -s); a "
-       "link that stays down after a reset needs service"},
-      {CheckKind::nccl_all_reduce,
-       "NCCL's all-reduce across the GPUs is slow or wrong: NVLinks down or fabric manager not "
-       "running (gpu.N.nvlink), a GPU throttled or on a narrow link; wrong results need the GPU "
-       "or NVSwitch serviced"},
-      {CheckKind::rail_gpu_topology,
-       "NVML and the PCI tree railyard read disagree on where the GPU sits: compare "
-       "nvidia-smi topo -m with the plan's rails (a BIOS that hides PCIe switches?)"},
-      {CheckKind::devices_ready,
-       "devices the recipe needs never appeared: a card not seated or dead (lspci), a driver that "
-       "did not bind or failed its firmware load (dmesg), or a recipe written for other hardware"},
-      {CheckKind::rails_count,
-       "rail NICs disappeared after planning: a NIC reset or firmware fault (dmesg: mlx5_core), or the "
-       "driver was unloaded"},
-      {CheckKind::rails_cross_rdma_write,
-       "RDMA between rails fails while each rail works alone: routing between the rail subnets (policy routing, "
-       "arp_ignore/arp_announce on shared subnets) or the spine does not carry the RoCE priority losslessly"},
-      {CheckKind::rail_affinity,
-       "the GPU and its rail NIC are far apart in the PCIe tree: a card in the wrong slot or riser; "
-       "compare the slot population with the vendor's layout"},
-      {CheckKind::rail_pcie_link,
-       "the NIC's PCIe link downtrained: reseat the NIC or its riser, check the slot and the BIOS "
-       "PCIe generation setting"},
-      {CheckKind::rail_link,
-       "no carrier: reseat or swap the cable and transceiver, and check that the switch port is enabled "
-       "(not admin-down or err-disabled)"},
+const std::vector<Refinement>& refinements() {
+  static const std::vector<Refinement> table = {
       {CheckKind::rail_speed,
-       "the link negotiated below the rail speed: a lower-grade cable or transceiver, a switch port "
-       "configured slower, or an autonegotiation/FEC mismatch",
        [](const CheckResult& c) -> Explanation {
          if (c.observed != "unknown") return {};
          return follows(CheckId::rail(CheckKind::rail_link, c.id.index), "no speed without a link");
        }},
-      {CheckKind::rail_mtu,
-       "the interface MTU is not the planned jumbo MTU: something reset it (NetworkManager, netplan, "
-       "cloud-init); the switch port must carry the same MTU"},
-      {CheckKind::rail_vlan,
-       "the rail's VLAN device is missing or has another id: 8021q not loaded, or another network "
-       "manager owns the interface; the switch port must trunk the VLAN"},
-      {CheckKind::rail_address,
-       "the rail address is missing: DHCP, netplan or NetworkManager manages the rail and removed "
-       "it, or the address is a duplicate on the rail"},
-      {CheckKind::rail_no_default_route,
-       "a default route over a rail: DHCP is running on the rail interface; rails must "
-       "never carry the default route (disable DHCP/netplan on rails)"},
-      {CheckKind::rail_pfc,
-       "the NIC's DCBX is in firmware (willing) mode, or lldpad rewrote PFC: set the NIC to host-controlled "
-       "DCBX (mlxconfig LLDP_NB_DCBX_P1=0) or stop lldpad, or make the switch port advertise PFC on the "
-       "RoCE priority"},
-      {CheckKind::rail_dscp_map,
-       "the DSCP application entry is missing: firmware DCBX or lldpad replaced the NIC's app "
-       "table; use host-controlled DCBX"},
-      {CheckKind::rail_trust,
-       "the NIC does not trust DSCP: the driver lacks qos/trust (upstream mlx5: the DSCP app entry "
-       "implies it) or a tool (mlnx_qos) reset it"},
-      {CheckKind::rail_ecn,
-       "ECN is not enabled on the RoCE priority: the driver has no ECN controls (upstream mlx5) or they "
-       "were reset; DOCA-OFED has them"},
-      {CheckKind::rail_roce_tos,
-       "the RDMA-CM ToS is not set: configfs is not mounted at /sys/kernel/config or rdma_cm is "
-       "not loaded"},
-      {CheckKind::rail_storm_prevention,
-       "PFC storm prevention is not set: the NIC firmware is too old for the "
-       "pfc-prevention-tout tunable; update the firmware"},
       {CheckKind::rail_rdma_port,
-       "the RDMA port is not ACTIVE: the link under it is down, mlx5_ib did not bind, or (Soft-RoCE) "
-       "no rxe device was created on the interface",
        [](const CheckResult& c) -> Explanation {
          if (contains(c.observed, "no RDMA device"))
            return {
@@ -129,13 +36,7 @@ const std::vector<Hint>& hints() {
                std::nullopt};
          return {};
        }},
-      {CheckKind::rail_roce_v2_gid,
-       "no RoCE v2 GID for the rail address: the address is not on the rail's VLAN device "
-       "(the GID table mirrors the addresses of the interface), or the VLAN is missing; check "
-       "rail.N.address and rail.N.vlan"},
       {CheckKind::rail_rdma_write,
-       "the RDMA WRITE self-test failed or was slow: PFC/ECN differ between the NIC and the switch, "
-       "an MTU mismatch, or the port pauses; see this rail's pfc, mtu and pause_storm checks",
        [](const CheckResult& c) -> Explanation {
          if (contains(c.observed, "no RoCE v2 GID"))
            return follows(CheckId::rail(CheckKind::rail_roce_v2_gid, c.id.index), "no GID to address the test to");
@@ -144,16 +45,12 @@ const std::vector<Hint>& hints() {
          return {};
        }},
       {CheckKind::rail_gpudirect_write,
-       "the NIC could not read or write the GPU's memory: with dma-buf it needs the open "
-       "NVIDIA kernel modules and a kernel with dma-buf support; without, nvidia-peermem "
-       "loaded (gpudirect.peermem). Slow: the GPU and NIC meet at the host bridge (see "
-       "this rail's affinity and gpudirect.acs)",
        [](const CheckResult& c) -> Explanation {
          if (contains(c.observed, "no RoCE v2 GID"))
            return follows(CheckId::rail(CheckKind::rail_roce_v2_gid, c.id.index), "no GID to address the test to");
          return {};
        }},
-      {CheckKind::rail_pause_storm, "a pause storm on the RoCE priority",
+      {CheckKind::rail_pause_storm,
        [](const CheckResult& c) -> Explanation {
          if (contains(c.detail, "sending"))
            return {
@@ -170,8 +67,6 @@ const std::vector<Hint>& hints() {
          return {};
        }},
       {CheckKind::rail_lldp,
-       "the rail's cable does not reach the leaf and port it must: cabling (rail i of every node to "
-       "leaf i), or LLDP off on the switch port or kept from the host by the NIC's firmware agent",
        [](const CheckResult& c) -> Explanation {
          if (contains(c.detail, "swapped"))
            return {
@@ -197,19 +92,7 @@ const std::vector<Hint>& hints() {
                std::nullopt};
          return {};
        }},
-      {CheckKind::rail_lldp_pfc,
-       "the leaf port's PFC differs from the host's: configure the port from railyard fabric "
-       "leaf-config; the host is not DCBX-willing and keeps its own"},
-      {CheckKind::rail_lldp_mtu,
-       "the leaf port's MTU is below the rail's frames: raise it (railyard fabric leaf-config's "
-       "mtu)"},
-      {CheckKind::rail_lldp_vlan,
-       "the leaf port does not carry the rail's VLAN: add it to the port (railyard fabric "
-       "leaf-config's vlans)"},
       {CheckKind::rail_bgp,
-       "the rail's BGP session with its leaf is not Established: the leaf port has no BGP "
-       "unnumbered neighbour (configure it from railyard fabric leaf-config), expects another AS for "
-       "this node, or the cable reaches another port",
        [](const CheckResult& c) -> Explanation {
          if (contains(c.detail, "Bad Peer AS"))
            return {
@@ -223,60 +106,26 @@ const std::vector<Hint>& hints() {
                std::nullopt};
          return {};
        }},
-      {CheckKind::rail_bgp_prefixes,
-       "the leaf sends fewer fabric routes than the recipe expects: the other nodes are not "
-       "up yet, or the leaf filters the fabric's prefixes"},
-      {CheckKind::rail_route,
-       "from this rail's address some of the fabric leaves by another rail: the rail's table or "
-       "source rule is missing (see apply's changes), so RoCE traffic would cross rails"},
-      {CheckKind::tenant_vxlan,
-       "the tenant VXLAN device is missing, down or on another VNI or VTEP: see apply's "
-       "changes; another network manager may hold the device"},
-      {CheckKind::tenant_vtep,
-       "a remote VTEP of the tenant is not flooded to or not routed: its node's VTEP /32 is not "
-       "announced (no [tenant] there, or its sessions are down) or the leaves filter it"},
-      {CheckKind::tenant_isolation,
-       "an address of another tenant's VNI answers: the two VNIs are bridged or routed "
-       "together somewhere (a VTEP in both, a leaf or gateway leaking between them)"},
-      {CheckKind::nvmeof_connected,
-       "NVMe-oF is not live: the target is unreachable on the rail, its ACL lacks this host's NQN "
-       "(allowed_hosts), the subsystem NQN is wrong, or nvme-rdma is not loaded"},
       {CheckKind::nvmeof_namespace_read,
-       "the controller is live but no namespace is readable: the namespace is not enabled on "
-       "the target or not mapped to this host's NQN",
        [](const CheckResult& c) -> Explanation {
          if (!contains(c.observed, "no controller")) return {};
          return follows(CheckId::nvmeof(CheckKind::nvmeof_connected, c.id.index), "no controller to read from");
        }},
-      {CheckKind::gpudirect_peermem,
-       "nvidia-peermem is not loaded: GPUDirect RDMA falls back to host memory; the module must be "
-       "built against the RDMA stack in the image (OFED vs inbox)"},
-      {CheckKind::gpudirect_acs,
-       "ACS still redirects peer-to-peer traffic at this PCIe port: the BIOS re-enables ACS at boot, "
-       "or the write did not stick; disable ACS in the BIOS"},
   };
   return table;
 }
 
 Explanation explain_alone(const CheckResult& c) {
   const CheckKind kind = c.id.kind;
-  if (kind == CheckKind::apply_failed)
-    return {
-        "the kernel refused the change (see the detail): the driver lacks the knob, or another network manager "
-        "holds the interface",
-        std::nullopt};
   if ((kind == CheckKind::gpu_pcie_link || kind == CheckKind::rail_pcie_link) && contains(c.detail, "downtrained"))
     return {
         "the link trained below what the device can do: reseat the card and its riser, then check the slot "
         "(a damaged or dusty connector downtrains)",
         std::nullopt};
-  for (const auto& h : hints())
-    if (h.kind == kind) {
-      if (h.refine)
-        if (Explanation r = h.refine(c); !r.hint.empty()) return r;
-      return {std::string(h.text), std::nullopt};
-    }
-  return {};
+  for (const auto& r : refinements())
+    if (r.kind == kind)
+      if (Explanation e = r.refine(c); !e.hint.empty()) return e;
+  return {std::string(kind_info(kind).hint), std::nullopt};
 }
 
 }  // namespace

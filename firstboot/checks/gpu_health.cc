@@ -91,12 +91,7 @@ const Gpu* inventory_gpu(const Inventory& inv, const std::string& pci) {
 
 }  // namespace
 
-bool reads_nvml(CheckKind k) {
-  using K = CheckKind;
-  return k == K::gpu_nvml || k == K::gpu_persistence || k == K::gpu_ecc || k == K::gpu_row_remap ||
-         k == K::gpu_throttle || k == K::gpu_temperature || k == K::gpu_nvml_pcie || k == K::gpu_nvlink ||
-         k == K::rail_gpu_topology;
-}
+bool reads_nvml(CheckKind k) { return has_trait(k, kReadsNvml); }
 
 bool plans_gpu_health(const Plan& plan) {
   return std::any_of(plan.checks.begin(), plan.checks.end(),

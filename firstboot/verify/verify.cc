@@ -1,6 +1,7 @@
 #include "verify/verify.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <numeric>
 #include <optional>
@@ -81,101 +82,139 @@ void on_ports(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r, Ra
   r.detail = join(details, "; ");
 }
 
-// Evaluates one check; false when this agent has no evaluator for it (a kind without one,
-// or a rail or target the plan does not have).
+// An evaluator fills in one check's result; false when this agent cannot evaluate it (a
+// kind planned by no one, or a rail, target or tenant the plan does not have). The adapters
+// below find what the check is about by its scope and call the object's or check's function.
+using Evaluate = bool (*)(const VerifyContext&, const CheckId&, CheckResult&);
+
+template <void (*F)(const VerifyContext&, CheckResult&)>
+bool node(const VerifyContext& ctx, const CheckId&, CheckResult& r) {
+  F(ctx, r);
+  return true;
+}
+template <void (*F)(const VerifyContext&, int, CheckResult&)>
+bool gpu(const VerifyContext& ctx, const CheckId& id, CheckResult& r) {
+  F(ctx, id.index, r);
+  return true;
+}
+template <void (*F)(const VerifyContext&, const RailPlan&, CheckResult&)>
+bool rail(const VerifyContext& ctx, const CheckId& id, CheckResult& r) {
+  const RailPlan* rail = rail_of(ctx.plan, id.index);
+  if (!rail) return false;
+  F(ctx, *rail, r);
+  return true;
+}
+// A per-port setting: on every port of a bonded rail (on_ports).
+template <void (*F)(const VerifyContext&, const RailPlan&, CheckResult&)>
+bool ports(const VerifyContext& ctx, const CheckId& id, CheckResult& r) {
+  const RailPlan* rail = rail_of(ctx.plan, id.index);
+  if (!rail) return false;
+  on_ports(ctx, *rail, r, F);
+  return true;
+}
+template <void (*F)(const VerifyContext&, const NvmeofConnection&, CheckResult&)>
+bool nvmeof(const VerifyContext& ctx, const CheckId& id, CheckResult& r) {
+  const NvmeofConnection* c = connection_of(ctx.plan, id.index);
+  if (!c) return false;
+  F(ctx, *c, r);
+  return true;
+}
+template <void (*F)(const VerifyContext&, CheckResult&)>
+bool tenant(const VerifyContext& ctx, const CheckId&, CheckResult& r) {
+  if (!ctx.plan.tenant) return false;
+  F(ctx, r);
+  return true;
+}
+bool bridge_acs(const VerifyContext& ctx, const CheckId& id, CheckResult& r) {
+  verify_acs(ctx, id.subject, r);
+  return true;
+}
+// devices.ready (the wait before planning), apply's own results and names this agent does
+// not know: never planned, so never evaluated.
+bool not_planned(const VerifyContext&, const CheckId&, CheckResult&) { return false; }
+
+struct Evaluator {
+  CheckKind kind;
+  Evaluate evaluate;
+};
+
+using K = CheckKind;
+// One row per check kind, in enum order: a kind added to core/check_id.h without its row here
+// fails the static_assert below.
+constexpr std::array<Evaluator, kCheckKinds> kEvaluators = {{
+    {K::devices_ready, not_planned},
+    {K::gpu_count, node<checks::gpu_count>},
+    {K::gpu_model, node<checks::gpu_model>},
+    {K::gpu_pcie_link, gpu<checks::gpu_pcie_link>},
+    {K::gpu_nvml, gpu<checks::gpu_nvml>},
+    {K::gpu_persistence, gpu<checks::gpu_persistence>},
+    {K::gpu_ecc, gpu<checks::gpu_ecc>},
+    {K::gpu_row_remap, gpu<checks::gpu_row_remap>},
+    {K::gpu_xid, gpu<checks::gpu_xid>},
+    {K::gpu_throttle, gpu<checks::gpu_throttle>},
+    {K::gpu_temperature, gpu<checks::gpu_temperature>},
+    {K::gpu_nvml_pcie, gpu<checks::gpu_nvml_pcie>},
+    {K::gpu_nvlink, gpu<checks::gpu_nvlink>},
+    {K::rails_count, node<checks::rails_count>},
+    {K::rail_affinity, rail<checks::rail_affinity>},
+    {K::rail_gpu_topology, rail<checks::rail_gpu_topology>},
+    {K::rail_pcie_link, rail<checks::rail_pcie_link>},
+    {K::rail_link, rail<verify_link>},
+    {K::rail_speed, rail<checks::rail_speed>},
+    {K::rail_mtu, rail<verify_mtu>},
+    {K::rail_vlan, rail<verify_vlan>},
+    {K::rail_address, rail<verify_address>},
+    {K::rail_no_default_route, rail<verify_no_default_route>},
+    {K::rail_pfc, ports<verify_pfc>},
+    {K::rail_trust, ports<verify_trust>},
+    {K::rail_dscp_map, ports<verify_dscp_map>},
+    {K::rail_ecn, ports<verify_ecn>},
+    {K::rail_roce_tos, rail<verify_roce_tos>},
+    {K::rail_storm_prevention, ports<verify_storm_prevention>},
+    {K::rail_rdma_port, rail<checks::rdma_port>},
+    {K::rail_roce_v2_gid, rail<checks::roce_v2_gid>},
+    {K::rail_rdma_write, rail<checks::rdma_write>},
+    {K::rail_gpudirect_write, rail<checks::gpudirect_write>},
+    {K::rail_pause_storm, ports<verify_pause_storm>},
+    {K::rail_lldp, rail<checks::rail_lldp>},
+    {K::rail_lldp_pfc, rail<checks::rail_lldp_pfc>},
+    {K::rail_lldp_mtu, rail<checks::rail_lldp_mtu>},
+    {K::rail_lldp_vlan, rail<checks::rail_lldp_vlan>},
+    {K::rail_bgp, rail<verify_bgp_session>},
+    {K::rail_bgp_prefixes, rail<verify_bgp_prefixes>},
+    {K::rail_route, rail<verify_rail_route>},
+    {K::rails_cross_rdma_write, node<checks::cross_rdma_write>},
+    {K::tenant_vxlan, tenant<verify_tenant_vxlan>},
+    {K::tenant_vtep, tenant<verify_tenant_vtep>},
+    {K::tenant_isolation, tenant<verify_tenant_isolation>},
+    {K::nvmeof_connected, nvmeof<verify_nvmeof_connected>},
+    {K::nvmeof_namespace_read, nvmeof<verify_nvmeof_namespace>},
+    {K::gpudirect_peermem, node<verify_peermem>},
+    {K::gpudirect_acs, bridge_acs},
+    {K::nccl_all_reduce, node<checks::nccl_all_reduce>},
+    {K::apply_failed, not_planned},
+    {K::other, not_planned},
+}};
+
+constexpr bool evaluators_in_enum_order() {
+  for (std::size_t i = 0; i < kEvaluators.size(); ++i)
+    if (static_cast<std::size_t>(kEvaluators[i].kind) != i || !kEvaluators[i].evaluate) return false;
+  return true;
+}
+static_assert(evaluators_in_enum_order(), "kEvaluators must give every CheckKind its evaluator, in enum order");
+
 bool evaluate(const VerifyContext& ctx, CheckResult& r) {
-  using K = CheckKind;
-  const CheckId& id = r.id;
-  const RailPlan* rail = id.scope() == CheckScope::rail ? rail_of(ctx.plan, id.index) : nullptr;
-  const NvmeofConnection* nvme = id.scope() == CheckScope::nvmeof ? connection_of(ctx.plan, id.index) : nullptr;
-  if ((id.scope() == CheckScope::rail && !rail) || (id.scope() == CheckScope::nvmeof && !nvme)) return false;
-  switch (id.kind) {
-    case K::gpu_count: checks::gpu_count(ctx, r); return true;
-    case K::gpu_model: checks::gpu_model(ctx, r); return true;
-    case K::gpu_pcie_link: checks::gpu_pcie_link(ctx, id.index, r); return true;
-    case K::gpu_nvml: checks::gpu_nvml(ctx, id.index, r); return true;
-    case K::gpu_persistence: checks::gpu_persistence(ctx, id.index, r); return true;
-    case K::gpu_ecc: checks::gpu_ecc(ctx, id.index, r); return true;
-    case K::gpu_row_remap: checks::gpu_row_remap(ctx, id.index, r); return true;
-    case K::gpu_xid: checks::gpu_xid(ctx, id.index, r); return true;
-    case K::gpu_throttle: checks::gpu_throttle(ctx, id.index, r); return true;
-    case K::gpu_temperature: checks::gpu_temperature(ctx, id.index, r); return true;
-    case K::gpu_nvml_pcie: checks::gpu_nvml_pcie(ctx, id.index, r); return true;
-    case K::gpu_nvlink: checks::gpu_nvlink(ctx, id.index, r); return true;
-    case K::rails_count: checks::rails_count(ctx, r); return true;
-    case K::rail_affinity: checks::rail_affinity(ctx, *rail, r); return true;
-    case K::rail_gpu_topology: checks::rail_gpu_topology(ctx, *rail, r); return true;
-    case K::rail_pcie_link: checks::rail_pcie_link(ctx, *rail, r); return true;
-    case K::rail_link: verify_link(ctx, *rail, r); return true;
-    case K::rail_speed: checks::rail_speed(ctx, *rail, r); return true;
-    case K::rail_mtu: verify_mtu(ctx, *rail, r); return true;
-    case K::rail_vlan: verify_vlan(ctx, *rail, r); return true;
-    case K::rail_address: verify_address(ctx, *rail, r); return true;
-    case K::rail_no_default_route: verify_no_default_route(ctx, *rail, r); return true;
-    case K::rail_pfc: on_ports(ctx, *rail, r, verify_pfc); return true;
-    case K::rail_trust: on_ports(ctx, *rail, r, verify_trust); return true;
-    case K::rail_dscp_map: on_ports(ctx, *rail, r, verify_dscp_map); return true;
-    case K::rail_ecn: on_ports(ctx, *rail, r, verify_ecn); return true;
-    case K::rail_roce_tos: verify_roce_tos(ctx, *rail, r); return true;
-    case K::rail_storm_prevention: on_ports(ctx, *rail, r, verify_storm_prevention); return true;
-    case K::rail_rdma_port: checks::rdma_port(ctx, *rail, r); return true;
-    case K::rail_roce_v2_gid: checks::roce_v2_gid(ctx, *rail, r); return true;
-    case K::rail_rdma_write: checks::rdma_write(ctx, *rail, r); return true;
-    case K::rail_gpudirect_write: checks::gpudirect_write(ctx, *rail, r); return true;
-    case K::rail_pause_storm: on_ports(ctx, *rail, r, verify_pause_storm); return true;
-    case K::rail_lldp: checks::rail_lldp(ctx, *rail, r); return true;
-    case K::rail_lldp_pfc: checks::rail_lldp_pfc(ctx, *rail, r); return true;
-    case K::rail_lldp_mtu: checks::rail_lldp_mtu(ctx, *rail, r); return true;
-    case K::rail_lldp_vlan: checks::rail_lldp_vlan(ctx, *rail, r); return true;
-    case K::rail_bgp: verify_bgp_session(ctx, *rail, r); return true;
-    case K::rail_bgp_prefixes: verify_bgp_prefixes(ctx, *rail, r); return true;
-    case K::rail_route: verify_rail_route(ctx, *rail, r); return true;
-    case K::rails_cross_rdma_write: checks::cross_rdma_write(ctx, r); return true;
-    case K::tenant_vxlan:
-      if (!ctx.plan.tenant) return false;
-      verify_tenant_vxlan(ctx, r);
-      return true;
-    case K::tenant_vtep:
-      if (!ctx.plan.tenant) return false;
-      verify_tenant_vtep(ctx, r);
-      return true;
-    case K::tenant_isolation:
-      if (!ctx.plan.tenant) return false;
-      verify_tenant_isolation(ctx, r);
-      return true;
-    case K::nvmeof_connected: verify_nvmeof_connected(ctx, *nvme, r); return true;
-    case K::nvmeof_namespace_read: verify_nvmeof_namespace(ctx, *nvme, r); return true;
-    case K::gpudirect_peermem: verify_peermem(ctx, r); return true;
-    case K::gpudirect_acs: verify_acs(ctx, id.subject, r); return true;
-    case K::nccl_all_reduce: checks::nccl_all_reduce(ctx, r); return true;
-    case K::devices_ready:  // the wait before planning, never planned
-    case K::apply_failed:   // apply's own results, never planned
-    case K::other: return false;
-  }
-  return false;
-}
-
-// The checks that may wait for the far end of a rail to speak.
-bool waits_for_far_end(CheckKind k) {
-  using K = CheckKind;
-  return k == K::rail_lldp || k == K::rail_lldp_pfc || k == K::rail_lldp_mtu || k == K::rail_lldp_vlan;
-}
-
-// The checks whose answer comes from the NIC's DCB, which a lab stand-in may emulate.
-bool reads_dcb(CheckKind k) {
-  using K = CheckKind;
-  return k == K::rail_pfc || k == K::rail_trust || k == K::rail_dscp_map || k == K::rail_ecn ||
-         k == K::rail_storm_prevention || k == K::rail_pause_storm;
+  return kEvaluators[static_cast<std::size_t>(r.id.kind)].evaluate(ctx, r.id, r);
 }
 
 // So that no one reads a lab pass as hardware's: the emulating module is named on the check.
 void name_emulation(const VerifyContext& ctx, CheckResult& r) {
-  if (ctx.nvml && ctx.nvml->stand_in && checks::reads_nvml(r.id.kind)) {
+  if (ctx.nvml && ctx.nvml->stand_in && has_trait(r.id.kind, kReadsNvml)) {
     r.detail += std::string(r.detail.empty() ? "" : "; ") + "read from " + *ctx.nvml->stand_in + ", not from a GPU";
     return;
   }
   const RailPlan* rail = r.id.scope() == CheckScope::rail ? rail_of(ctx.plan, r.id.index) : nullptr;
-  if (!rail || !reads_dcb(r.id.kind)) return;
+  if (!rail || !has_trait(r.id.kind, kReadsDcb)) return;
   std::vector<std::string> ports = rail->bond_ports.empty() ? std::vector<std::string>{rail->ifname} : rail->bond_ports;
   for (const auto& nic : ctx.now.nics)
     if (nic.dcb_emulated_by && std::find(ports.begin(), ports.end(), nic.ifname) != ports.end()) {
@@ -204,7 +243,7 @@ std::vector<CheckResult> verify(const VerifyContext& given) {
   std::vector<std::size_t> order(planned.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_partition(order.begin(), order.end(),
-                        [&](std::size_t i) { return !waits_for_far_end(planned[i].id.kind); });
+                        [&](std::size_t i) { return !has_trait(planned[i].id.kind, kWaitsForFarEnd); });
   std::vector<std::optional<CheckResult>> results(planned.size());
   for (std::size_t i : order) {
     CheckResult r = checks::start(planned[i]);

@@ -42,7 +42,14 @@ std::optional<std::int64_t> source_date_epoch(std::string& text) {
   return v;
 }
 
-}  // namespace
+struct BuildOptions {
+  std::string recipe;
+  std::string out_dir;    // "" = out/<recipe name>/
+  std::string cache_dir;  // "" = default_cache_dir()
+  bool no_cache = false;
+  bool dry_run = false;
+  bool explain = false;  // with --dry-run: each stage's canonical inputs
+};
 
 int run_build(const FileSource& files, const BuildOptions& opt, const CommonOptions& common) {
   Diagnostics diags;
@@ -147,8 +154,6 @@ int run_build(const FileSource& files, const BuildOptions& opt, const CommonOpti
   std::cout << render_build_summary(*built, out.string());
   return kExitOk;
 }
-
-namespace {
 
 const bool build_registered = register_subcommand(40, [](CLI::App& app) {
   auto opt = std::make_shared<BuildOptions>();

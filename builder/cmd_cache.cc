@@ -57,8 +57,6 @@ std::string pad(const std::string& s, std::size_t w) {
   return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' ');
 }
 
-}  // namespace
-
 int run_cache_ls(const std::string& cache_dir, bool json) {
   OpenSslHasher hasher;
   StageCache cache(cache_dir, hasher);
@@ -126,8 +124,6 @@ int run_cache_prune(const std::string& cache_dir, std::size_t keep, bool downloa
               << human_size(report->downloads_removed.bytes) << " freed\n";
   return kExitOk;
 }
-
-namespace {
 
 const bool cache_registered = register_subcommand(45, [](CLI::App& app) {
   struct Options {

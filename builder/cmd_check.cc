@@ -28,8 +28,6 @@ nlohmann::json check_json(const std::vector<CheckedFile>& results, const Diagnos
   return {{"ok", diags.empty()}, {"files", files}, {"errors", errors}};
 }
 
-}  // namespace
-
 int run_check(const FileSource& files, const std::vector<std::string>& paths, const CommonOptions& common, bool json) {
   Diagnostics diags;
   auto results = check_files(files, paths, common.recipe_options(), diags);
@@ -49,8 +47,6 @@ int run_check(const FileSource& files, const std::vector<std::string>& paths, co
                      false);
   return diags.empty() ? kExitOk : kExitFailed;
 }
-
-namespace {
 
 const bool check_registered = register_subcommand(10, [](CLI::App& app) {
   struct Options {

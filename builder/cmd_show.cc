@@ -10,6 +10,8 @@
 
 namespace railyard {
 
+namespace {
+
 int run_show(const FileSource& files, const std::string& recipe_path, const CommonOptions& common, bool json) {
   Diagnostics diags;
   auto lr = load_recipe(files, recipe_path, common.recipe_options(), diags);
@@ -24,8 +26,6 @@ int run_show(const FileSource& files, const std::string& recipe_path, const Comm
   }
   return kExitOk;
 }
-
-namespace {
 
 const bool show_registered = register_subcommand(20, [](CLI::App& app) {
   struct Options {

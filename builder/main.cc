@@ -24,8 +24,7 @@ int main(int argc, char** argv) {
   app.add_option("--overlays", common.overlays_dir,
                  "Overlays directory (default: overlays/ beside or above the recipe)");
 
-  std::vector<Subcommand> registered;
-  for (const auto& factory : registered_subcommands()) registered.push_back(factory(app));
+  std::vector<Subcommand> registered = BuilderCommands::attach(app);
 
   try {
     app.parse(argc, argv);

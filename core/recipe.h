@@ -261,6 +261,5 @@ std::string to_string(Trust t);
 std::string to_string(GdrLevel g);
 std::string to_string(Distro d);
 std::string to_string(RoutingMode m);
-std::optional<Affinity> parse_affinity(std::string_view s);
 
 }  // namespace railyard

@@ -555,10 +555,4 @@ std::optional<std::string> check_asn(std::int64_t v) {
   return std::nullopt;
 }
 
-std::optional<Affinity> parse_affinity(std::string_view s) {
-  for (auto& [w, v] : kAffinities)
-    if (w == s) return v;
-  return std::nullopt;
-}
-
 }  // namespace railyard

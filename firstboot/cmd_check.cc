@@ -1,4 +1,5 @@
 // `railyard-firstboot check`: the recipe and node identity the image carries, validated.
+#include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "commands.h"
@@ -7,6 +8,8 @@
 #include "recipe_loader.h"
 
 namespace railyard {
+
+namespace {
 
 int cmd_check(const InputPaths& paths) {
   DiskSource disk;
@@ -23,5 +26,12 @@ int cmd_check(const InputPaths& paths) {
   else std::cout << paths.node << ": absent; rail addresses will be left out of the plan\n";
   return kExitOk;
 }
+
+const bool check_registered = AgentCommands::add(10, [](CLI::App& app) {
+  auto* sub = app.add_subcommand("check", "Validate the recipe and node identity this node boots with");
+  return AgentCommands::Subcommand{sub, [](const AgentContext& ctx) { return cmd_check(ctx.paths); }};
+});
+
+}  // namespace
 
 }  // namespace railyard

@@ -1,4 +1,6 @@
 // `railyard-firstboot discover [--json]`: what is on this node and how it maps to rails.
+#include <memory>
+#include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "commands.h"
@@ -6,6 +8,8 @@
 #include "rails.h"
 
 namespace railyard {
+
+namespace {
 
 int cmd_discover(const InputPaths& paths, bool json) {
   int rc = kExitOk;
@@ -29,5 +33,14 @@ int cmd_discover(const InputPaths& paths, bool json) {
   }
   return kExitOk;
 }
+
+const bool discover_registered = AgentCommands::add(20, [](CLI::App& app) {
+  auto json = std::make_shared<bool>(false);
+  auto* sub = app.add_subcommand("discover", "Print the GPUs, NICs, RDMA devices and rails of this node");
+  sub->add_flag("--json", *json, "JSON (the inventory contract) instead of a table");
+  return AgentCommands::Subcommand{sub, [json](const AgentContext& ctx) { return cmd_discover(ctx.paths, *json); }};
+});
+
+}  // namespace
 
 }  // namespace railyard

@@ -1,4 +1,6 @@
 // `railyard-firstboot plan` and `run`: discover, plan, and (for run) write the rendered files.
+#include <memory>
+#include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "commands.h"
@@ -13,8 +15,6 @@ void print(const Plan& plan, bool json) {
   else std::cout << to_text(plan);
 }
 
-}  // namespace
-
 int cmd_plan(const InputPaths& paths, bool json) {
   int rc = kExitOk;
   auto in = load_inputs(paths, rc);
@@ -23,5 +23,14 @@ int cmd_plan(const InputPaths& paths, bool json) {
   print(plan, json);
   return plan.ok() ? kExitOk : kExitFailed;
 }
+
+const bool plan_registered = AgentCommands::add(30, [](CLI::App& app) {
+  auto json = std::make_shared<bool>(false);
+  auto* sub = app.add_subcommand("plan", "Print what first boot would do on this node");
+  sub->add_flag("--json", *json, "JSON instead of text");
+  return AgentCommands::Subcommand{sub, [json](const AgentContext& ctx) { return cmd_plan(ctx.paths, *json); }};
+});
+
+}  // namespace
 
 }  // namespace railyard

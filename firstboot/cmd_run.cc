@@ -1,6 +1,7 @@
 // `railyard-firstboot run`: discover, plan, apply, verify, report, join. With --dry-run it
 // changes no kernel state (the dry-run kernel records what it would do), still writes the
 // rendered files under --root, and prints the plan.
+#include <CLI/CLI.hpp>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -172,8 +173,6 @@ void log_join(const JoinOutcome& joined) {
                 "{}", line.text);
 }
 
-}  // namespace
-
 Outcome<std::string> make_preview_root() {
   const char* tmp = std::getenv("TMPDIR");
   std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/railyard-dry-run.XXXXXX";
@@ -315,5 +314,39 @@ int cmd_run(const InputPaths& paths, const std::string& root, bool dry, bool jso
   std::cout << result_marker(report) << std::endl;
   return joined.joined ? kExitOk : kExitFailed;
 }
+
+struct RunOptions {
+  std::string root = "/";
+  bool dry_run = false;
+  bool json = false;
+};
+
+int run_with(const InputPaths& paths, RunOptions opt, bool root_given) {
+  if (opt.dry_run && !root_given) {
+    // A preview never changes the live node: without --root, its files go somewhere new.
+    auto dir = make_preview_root();
+    if (!dir.ok()) {
+      spdlog::error("--dry-run without --root: {}", dir.error());
+      return kExitFailed;
+    }
+    opt.root = *dir;
+    spdlog::info("dry run: no --root given; the rendered files go under {}", opt.root);
+  }
+  return cmd_run(paths, opt.root, opt.dry_run, opt.json);
+}
+
+const bool run_registered = AgentCommands::add(40, [](CLI::App& app) {
+  auto opt = std::make_shared<RunOptions>();
+  auto* sub = app.add_subcommand("run", "Discover, plan, apply, verify, report and join");
+  auto* root = sub->add_option("--root", opt->root,
+                               "Prefix of every file written (default /; with --dry-run, a new "
+                               "temporary directory)");
+  sub->add_flag("--dry-run", opt->dry_run, "Change no kernel state; write the rendered files under --root");
+  sub->add_flag("--json", opt->json, "Print the plan as JSON");
+  return AgentCommands::Subcommand{
+      sub, [opt, root](const AgentContext& ctx) { return run_with(ctx.paths, *opt, root->count() > 0); }};
+});
+
+}  // namespace
 
 }  // namespace railyard

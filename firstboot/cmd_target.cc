@@ -2,6 +2,8 @@
 // railyard.role=storage-target). Brings up the recipe's storage rails the way a node's
 // appliers do, then exports a namespace per [[nvmeof]] target through nvmet. Idempotent;
 // the outcome goes to /var/lib/railyard/target.json and the last console line.
+#include <memory>
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <iostream>
 
@@ -30,8 +32,6 @@ nlohmann::ordered_json exports_json(const std::vector<NvmetExport>& exports) {
         {{"nqn", e.nqn}, {"transport", e.transport}, {"address", e.address}, {"port", e.port}, {"device", e.device}});
   return out;
 }
-
-}  // namespace
 
 int cmd_target(const InputPaths& paths, const std::string& root) {
   int rc = kExitOk;
@@ -98,5 +98,14 @@ int cmd_target(const InputPaths& paths, const std::string& root) {
   std::cout << "railyard: target=" << (ok ? "ready" : "failed") << " exports=" << plan.exports.size() << std::endl;
   return ok ? kExitOk : kExitFailed;
 }
+
+const bool target_registered = AgentCommands::add(60, [](CLI::App& app) {
+  auto root = std::make_shared<std::string>("/");
+  auto* sub = app.add_subcommand("target", "Lab storage target: serve the recipe's NVMe-oF targets on its rails");
+  sub->add_option("--root", *root, "Prefix of every file written (default /)");
+  return AgentCommands::Subcommand{sub, [root](const AgentContext& ctx) { return cmd_target(ctx.paths, *root); }};
+});
+
+}  // namespace
 
 }  // namespace railyard

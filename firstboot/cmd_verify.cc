@@ -4,6 +4,8 @@
 // HealthCheckProgram and what railyard-verify.timer runs. A node that had joined and now
 // fails (a rail link down, a pause storm, an NVMe-oF controller lost) is drained in Slurm
 // with the failing checks, at most once per join.slurm.drain_interval_s.
+#include <memory>
+#include <CLI/CLI.hpp>
 #include <ctime>
 #include <filesystem>
 #include <optional>
@@ -70,8 +72,6 @@ std::string verify_textfile(const Report& r, long now) {
     if (c.failing()) out += "railyard_verify_check_failing{check=\"" + c.name() + "\"} 1\n";
   return out;
 }
-
-}  // namespace
 
 int cmd_verify(const InputPaths& paths, const std::string& root, bool json) {
   int rc = kExitOk;
@@ -143,5 +143,22 @@ int cmd_verify(const InputPaths& paths, const std::string& root, bool json) {
   }
   return kExitFailed;
 }
+
+const bool verify_registered = AgentCommands::add(50, [](CLI::App& app) {
+  struct Options {
+    std::string root = "/";
+    bool json = false;
+  };
+  auto opt = std::make_shared<Options>();
+  auto* sub = app.add_subcommand("verify",
+                                 "Verify the node against its plan without changing anything (exit 0 pass, 1 fail); "
+                                 "a joined node that fails is drained ([join.slurm])");
+  sub->add_option("--root", opt->root, "Prefix of every file read and written (default /)");
+  sub->add_flag("--json", opt->json, "The verification as a report (JSON) instead of the summary");
+  return AgentCommands::Subcommand{
+      sub, [opt](const AgentContext& ctx) { return cmd_verify(ctx.paths, opt->root, opt->json); }};
+});
+
+}  // namespace
 
 }  // namespace railyard

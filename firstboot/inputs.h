@@ -6,15 +6,12 @@
 #include <string>
 
 #include "discover/device_wait.h"
+#include "exit_code.h"
 #include "inventory.h"
 #include "node_inventory.h"
 #include "recipe.h"
 
 namespace railyard {
-
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailed = 1;
-inline constexpr int kExitBadInput = 2;
 
 struct InputPaths {
   std::string recipe = "/etc/railyard/recipe.toml";

@@ -1,4 +1,4 @@
-// builder/build_inputs.cc, and the dry run's path through plan and cache with real digests.
+// builder/image/build_inputs.cc, and the dry run's path through plan and cache with real digests.
 #include <doctest/doctest.h>
 
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-// builder/cache.cc, builder/cache_entry.cc: entries appear whole, are verified before use,
+// builder/image/cache.cc, builder/image/cache_entry.cc: entries appear whole, are verified before use,
 // survive killed builds, and are pruned newest-first.
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// builder/cpio_writer.cc: reproducible newc + zstd archives, read back with libarchive.
+// builder/image/cpio_writer.cc: reproducible newc + zstd archives, read back with libarchive.
 #include <doctest/doctest.h>
 
 #include <fcntl.h>

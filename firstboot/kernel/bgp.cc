@@ -54,7 +54,13 @@ Outcome<std::vector<BgpSession>> parse_frr_neighbors(std::string_view text) {
     // An interface peer whose AS is not known yet says "external" or nothing.
     s.remote_as = number_of(n, "remoteAs", 0);
     s.last_error = text_of(n, "lastResetDueTo");
-    s.notification = text_of(n, "lastNotificationReason");
+    // FRR keeps one NOTIFICATION, the last sent or received: lastResetDueTo says which. Only a
+    // received one is the leaf's word. The node's own (a collision resolved, an OPEN in the
+    // wrong state while the leaf keeps refusing) goes with the reset's reason instead, so that
+    // it neither poses as the leaf's nor hides the leaf's refusal kept from an earlier poll.
+    std::string reason = text_of(n, "lastNotificationReason");
+    if (s.last_error == "BGP Notification received") s.notification = reason;
+    else if (s.last_error == "BGP Notification send" && !reason.empty()) s.last_error += ": " + reason;
     if (s.established()) s.up_ms = number_of(n, "bgpTimerUpMsec", -1);
     if (auto af = n.find("addressFamilyInfo"); af != n.end() && af->is_object())
       if (auto v4 = af->find("ipv4Unicast"); v4 != af->end() && v4->is_object())

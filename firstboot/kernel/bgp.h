@@ -18,8 +18,8 @@ struct BgpSession {
   std::string peer;            // the leaf's IPv6 link-local address, once its router advertisement came
   std::int64_t remote_as = 0;  // 0 until an OPEN told it
   long long prefixes = -1;     // IPv4 unicast routes accepted from the leaf; -1: not known
-  std::string last_error;      // why it last went down ("Waiting for peer OPEN", "BGP Notification received")
-  std::string notification;    // the last NOTIFICATION the leaf sent ("OPEN Message Error/Bad Peer AS")
+  std::string last_error;      // why it last went down ("Waiting for peer OPEN", "BGP Notification send: …")
+  std::string notification;    // the last NOTIFICATION received from the leaf ("OPEN Message Error/Bad Peer AS")
   long long up_ms = -1;        // time Established; -1 when not
   bool established() const { return state == "Established"; }
 };

@@ -57,6 +57,18 @@ TEST_CASE("bgpd's neighbours: a leaf that refuses the node's AS says so") {
   CHECK(on(*s, "rail0").established());
 }
 
+TEST_CASE("bgpd's neighbours: a NOTIFICATION the node sent is not the leaf's") {
+  // Both ends open a connection; while the leaf refuses the node's AS, the node may answer an
+  // OPEN in the wrong state itself, and FRR then keeps only that one.
+  auto s = parse_frr_neighbors(R"({"rail0":{"bgpState":"Idle","hostForeign":"fe80::1","remoteAs":65100,
+    "lastResetDueTo":"BGP Notification send",
+    "lastNotificationReason":"Neighbor Events Error\/Receive Unexpected Message in OpenSent State"}})");
+  REQUIRE(s.ok());
+  const BgpSession& r0 = on(*s, "rail0");
+  CHECK(r0.notification == "");
+  CHECK(r0.last_error == "BGP Notification send: Neighbor Events Error/Receive Unexpected Message in OpenSent State");
+}
+
 TEST_CASE("bgpd's neighbours: a leaf without a neighbour on the port leaves the session Active") {
   auto s = parse_frr_neighbors(fixture("neighbors-leaf-down.json"));
   REQUIRE(s.ok());

@@ -121,6 +121,22 @@ TEST_CASE("bgp bring-up: the leaf's NOTIFICATION is kept when the session cycles
   CHECK(b.sessions[1].notification == "OPEN Message Error/Bad Peer AS");
 }
 
+TEST_CASE("bgp bring-up: the node's own NOTIFICATION after the leaf's refusal does not hide it") {
+  FakeBgp bgp;
+  bgp.answers = {
+      std::vector<BgpSession>{up("rail0", "fe80::1"), down("rail1", "Idle", "fe80::2", "BGP Notification received",
+                                                           "OPEN Message Error/Bad Peer AS")},
+      std::vector<BgpSession>{up("rail0", "fe80::1"),
+                              down("rail1", "Idle", "fe80::2",
+                                   "BGP Notification send: Neighbor Events Error/Receive Unexpected Message in "
+                                   "OpenSent State")}};
+  FakeClock clock;
+  BgpBringUp b = bring_up_bgp(routed_plan(), bgp, clock);
+  REQUIRE(b.sessions.size() == 2);
+  CHECK(b.sessions[1].notification == "OPEN Message Error/Bad Peer AS");
+  CHECK(b.sessions[1].last_error.find("BGP Notification send") == 0);
+}
+
 TEST_CASE("bgp bring-up: a session that never comes stops the wait at session_wait_s, not later") {
   FakeBgp bgp;
   bgp.answers = {

@@ -30,6 +30,7 @@
 #include "join/join.h"
 #include "kernel/dcb_native.h"
 #include "kernel/dry_run_dcb.h"
+#include "kernel/dry_run_ethtool.h"
 #include "kernel/dry_run_host.h"
 #include "kernel/dry_run_rtnl.h"
 #include "kernel/ethtool_native.h"

@@ -6,28 +6,9 @@
 
 #include "kernel/dcb.h"
 #include "kernel/dcb_message.h"
-
-struct nl_sock;
+#include "kernel/route_socket.h"
 
 namespace railyard {
-
-// One rtnetlink request and its answer at a time, over a NETLINK_ROUTE socket (libnl)
-// connected on first use.
-class RouteSocket {
- public:
-  RouteSocket() = default;
-  ~RouteSocket();
-  RouteSocket(const RouteSocket&) = delete;
-  RouteSocket& operator=(const RouteSocket&) = delete;
-
-  // Sends `payload` (what follows struct nlmsghdr) as a `type` request and returns the payload
-  // of the answer of type `reply_type`, or the kernel's errno with `what` in front of its text.
-  Outcome<Bytes> transact(int type, int reply_type, const Bytes& payload, const std::string& what);
-
- private:
-  void close();
-  nl_sock* sock_ = nullptr;
-};
 
 // Errors carry the kernel's errno (EOPNOTSUPP for a device without DCB, ENODEV for no such
 // device) and say which interface and operation, e.g.

@@ -1,4 +1,4 @@
-// Dry-run Dcb and Ethtool: reads go to the real kernel, writes are logged instead of made.
+// Dry-run Dcb: reads go to the real kernel, writes are logged instead of made.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "kernel/dcb.h"
-#include "kernel/ethtool.h"
 
 namespace railyard {
 
@@ -27,21 +26,6 @@ class DryRunDcb : public Dcb {
   std::vector<std::string>& log_;
   std::map<std::string, IeeePfc> pfc_;                // would-be PFC per interface
   std::map<std::string, std::vector<DcbApp>> added_;  // would-be app entries per interface
-};
-
-class DryRunEthtool : public Ethtool {
- public:
-  DryRunEthtool(Ethtool& real, std::vector<std::string>& log) : real_(real), log_(log) {}
-  Outcome<std::uint16_t> tunable_u16(const std::string& ifname, std::uint32_t id) override;
-  Status set_tunable_u16(const std::string& ifname, std::uint32_t id, std::uint16_t value) override;
-  Outcome<std::map<std::string, std::uint64_t>> stats(const std::string& ifname) override {
-    return real_.stats(ifname);
-  }
-
- private:
-  Ethtool& real_;
-  std::vector<std::string>& log_;
-  std::map<std::pair<std::string, std::uint32_t>, std::uint16_t> tunables_;  // would-be values
 };
 
 }  // namespace railyard

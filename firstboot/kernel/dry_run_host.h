@@ -28,6 +28,10 @@ class DryRunHost : public Host {
   Outcome<std::vector<std::uint8_t>> pci_config(const std::string& bdf) override { return real_.pci_config(bdf); }
   Status write_pci_config_u16(const std::string& bdf, std::uint32_t offset, std::uint16_t value) override;
   Outcome<std::string> nvme_fabrics_connect(const std::string& options) override;
+  // One echo changes nothing on the node: the real host sends it.
+  Outcome<bool> echo(const std::string& from, const std::string& to, int timeout_ms) override {
+    return real_.echo(from, to, timeout_ms);
+  }
 
  private:
   Host& real_;

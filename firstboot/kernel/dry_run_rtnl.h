@@ -25,6 +25,10 @@ class DryRunRtnl : public Rtnl {
   Status add_route(const RouteInfo& route) override;
   Outcome<std::vector<RuleInfo>> rules() override;
   Status add_rule(const RuleInfo& rule) override;
+  // A lookup changes nothing: the real kernel answers (without the routes a dry run only logs).
+  Outcome<RouteLookup> route_get(const std::string& destination, const std::string& source) override {
+    return real_.route_get(destination, source);
+  }
   Status add_vxlan(const std::string& name, int vni, const std::string& local) override;
   Outcome<std::vector<std::string>> flood_list(const std::string& name) override;
   Status add_flood(const std::string& name, const std::string& vtep) override;

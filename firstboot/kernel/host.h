@@ -28,10 +28,7 @@ class Host {
   virtual Outcome<std::string> nvme_fabrics_connect(const std::string& options) = 0;
   // One ICMP echo from the local address `from` to `to`: whether a reply came within
   // `timeout_ms`. Only the tenant network's isolation probe needs it.
-  virtual Outcome<bool> echo(const std::string& from, const std::string& to, int timeout_ms) {
-    (void)timeout_ms;
-    return Outcome<bool>::from_errno(ENOSYS, "echo " + to + " from " + from);
-  }
+  virtual Outcome<bool> echo(const std::string& from, const std::string& to, int timeout_ms) = 0;
 };
 
 }  // namespace railyard

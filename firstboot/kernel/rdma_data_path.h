@@ -28,10 +28,8 @@ class RdmaDataPath {
     std::string registration;             // how the NIC was given the GPU's memory: "dma-buf", "nvidia-peermem"
     std::optional<std::string> stand_in;  // a test double of libcuda says what it is
   };
-  virtual Outcome<GpuWrite> gpu_write_test(const std::string& /*dev*/, int /*gid*/, const std::string& /*gpu_pci*/,
-                                           std::size_t /*bytes*/, int /*timeout_ms*/) {
-    return Outcome<GpuWrite>::fail(EOPNOTSUPP, "this data path cannot use GPU memory");
-  }
+  virtual Outcome<GpuWrite> gpu_write_test(const std::string& dev, int gid, const std::string& gpu_pci,
+                                           std::size_t bytes, int timeout_ms) = 0;
 };
 
 }  // namespace railyard

@@ -60,21 +60,13 @@ class Rtnl {
   virtual Status add_rule(const RuleInfo& rule) = 0;
   // The route the kernel picks for `destination` from the local address `source` (rules
   // included); "" as source: from any. Only routed rails need it.
-  virtual Outcome<RouteLookup> route_get(const std::string& destination, const std::string& source) {
-    return Outcome<RouteLookup>::from_errno(ENOSYS, "route " + destination + " from " + source + ": lookup");
-  }
+  virtual Outcome<RouteLookup> route_get(const std::string& destination, const std::string& source) = 0;
   // The tenant network's VXLAN device (UDP 4789, learning on) and its flood list: the remote
   // VTEPs of its all-zero forwarding entries (`bridge fdb append 00:00:00:00:00:00 dst VTEP`).
   // Only a tenant network needs them.
-  virtual Status add_vxlan(const std::string& name, int vni, const std::string& local) {
-    return Status::from_errno(ENOSYS, name + ": add VXLAN " + std::to_string(vni) + " from " + local);
-  }
-  virtual Outcome<std::vector<std::string>> flood_list(const std::string& name) {
-    return Outcome<std::vector<std::string>>::from_errno(ENOSYS, name + ": read flood list");
-  }
-  virtual Status add_flood(const std::string& name, const std::string& vtep) {
-    return Status::from_errno(ENOSYS, name + ": flood to " + vtep);
-  }
+  virtual Status add_vxlan(const std::string& name, int vni, const std::string& local) = 0;
+  virtual Outcome<std::vector<std::string>> flood_list(const std::string& name) = 0;
+  virtual Status add_flood(const std::string& name, const std::string& vtep) = 0;
 };
 
 }  // namespace railyard

@@ -141,14 +141,20 @@ struct NativeKernel {
   Kernel kernel{rtnl, dcb, ethtool, host};
 };
 
+// The routing checks send no RDMA traffic.
+struct NoDataPath : RdmaDataPath {
+  Outcome<double> write_test(const std::string&, int, const std::string&, int, std::size_t, int) override {
+    return Outcome<double>::fail(ENOSYS, "unused");
+  }
+  Outcome<GpuWrite> gpu_write_test(const std::string&, int, const std::string&, std::size_t, int) override {
+    return Outcome<GpuWrite>::fail(ENOSYS, "unused");
+  }
+};
+
 CheckResult check(void (*fn)(const VerifyContext&, const RailPlan&, CheckResult&), const Plan& plan, int rail,
                   Kernel& kernel, const BgpBringUp& bgp, CheckKind kind) {
   Inventory now;
-  struct NoData : RdmaDataPath {
-    Outcome<double> write_test(const std::string&, int, const std::string&, int, std::size_t, int) override {
-      return Outcome<double>::fail(ENOSYS, "unused");
-    }
-  } rdma;
+  NoDataPath rdma;
   VerifyContext ctx{plan, now, kernel, rdma, real_clock(), nullptr, &bgp};
   CheckResult r;
   r.id = CheckId::rail(kind, rail);
@@ -209,11 +215,7 @@ TEST_CASE("routed rails: sessions with both leaves, each rail's traffic on its r
   REQUIRE(plan.tenant);
   auto tenant_check = [&](void (*fn)(const VerifyContext&, CheckResult&)) {
     Inventory now;
-    struct NoData : RdmaDataPath {
-      Outcome<double> write_test(const std::string&, int, const std::string&, int, std::size_t, int) override {
-        return Outcome<double>::fail(ENOSYS, "unused");
-      }
-    } rdma;
+    NoDataPath rdma;
     VerifyContext ctx{plan, now, k.kernel, rdma, real_clock(), nullptr, &up};
     CheckResult r;
     fn(ctx, r);

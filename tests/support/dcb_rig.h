@@ -11,6 +11,7 @@
 
 #include "objects/change.h"
 #include "kernel/dry_run_dcb.h"
+#include "kernel/dry_run_ethtool.h"
 #include "objects/dscp_app.h"
 #include "objects/pfc.h"
 #include "objects/storm.h"

@@ -135,6 +135,14 @@ class UnusedRtnl : public Rtnl {
   Status add_route(const RouteInfo& route) override { return used("add_route", route.destination); }
   Outcome<std::vector<RuleInfo>> rules() override { return Outcome<std::vector<RuleInfo>>::fail(used("rules", "")); }
   Status add_rule(const RuleInfo& rule) override { return used("add_rule", rule.from); }
+  Outcome<RouteLookup> route_get(const std::string& destination, const std::string&) override {
+    return Outcome<RouteLookup>::fail(used("route_get", destination));
+  }
+  Status add_vxlan(const std::string& name, int, const std::string&) override { return used("add_vxlan", name); }
+  Outcome<std::vector<std::string>> flood_list(const std::string& name) override {
+    return Outcome<std::vector<std::string>>::fail(used("flood_list", name));
+  }
+  Status add_flood(const std::string& name, const std::string&) override { return used("add_flood", name); }
 
  private:
   static Status used(const std::string& op, const std::string& about) {
@@ -171,6 +179,9 @@ class UnusedHost : public Host {
   }
   Outcome<std::string> nvme_fabrics_connect(const std::string& options) override {
     return Outcome<std::string>::fail(used("nvme_fabrics_connect", options));
+  }
+  Outcome<bool> echo(const std::string&, const std::string& to, int) override {
+    return Outcome<bool>::fail(used("echo", to));
   }
 
  private:

@@ -32,6 +32,10 @@ struct NoRtnl : Rtnl {
   Status add_route(const RouteInfo&) override { return bad(); }
   Outcome<std::vector<RuleInfo>> rules() override { return fail<std::vector<RuleInfo>>(); }
   Status add_rule(const RuleInfo&) override { return bad(); }
+  Outcome<RouteLookup> route_get(const std::string&, const std::string&) override { return fail<RouteLookup>(); }
+  Status add_vxlan(const std::string&, int, const std::string&) override { return bad(); }
+  Outcome<std::vector<std::string>> flood_list(const std::string&) override { return fail<std::vector<std::string>>(); }
+  Status add_flood(const std::string&, const std::string&) override { return bad(); }
   template <class T>
   static Outcome<T> fail() {
     FAIL("rtnetlink used");

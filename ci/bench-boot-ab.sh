@@ -47,7 +47,7 @@ fi
 
 # One run of SIDE: its files in $log/SIDE-N; prints its figures (figures.py's line).
 one() {
-  local side=$1 n=$2 dir=$log/$1-$2 railyard=${build[$1]}/railyard collector= pid _ rc=0
+  local side=$1 n=$2 dir=$log/$1-$2 railyard=${build[$1]}/railyard collector='' pid _ rc=0
   rm -rf "$dir" && mkdir -p "$dir"
   "$railyard" collect --listen 127.0.0.1:0 --dir "$dir/collected" >"$dir/collect.out" 2>"$dir/collect.err" &
   pid=$!

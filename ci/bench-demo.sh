@@ -23,6 +23,7 @@ run() {
   eval "${name}_s=$took"
 }
 echo "ci/demo.sh on $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+cold_s=0 warm_s=0  # set by run, through eval
 run cold
 run warm
 printf '\n%-34s %6s %s\n' "demo" "time" "target"

@@ -39,6 +39,7 @@ time_runs umockdev-run -d "$fixture" -- "$agent" "${args[@]}" discover --json | 
 time_runs umockdev-run -d "$fixture" -- "$agent" "${args[@]}" plan --json | report "umockdev-run -- plan --json"
 
 # Inside one testbed, so its set-up is paid once: the agent's own time and peak RSS.
+# shellcheck disable=SC2016  # the script is for the inner bash; its $1 is not ours
 inside=$(umockdev-run -d "$fixture" -- bash -c '
   agent=$1; shift; runs=$1; shift
   "$agent" "$@" plan --json >/dev/null  # warm the page cache

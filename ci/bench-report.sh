@@ -36,11 +36,12 @@ median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2
 
 "$railyard" report summary "$fleet" >/dev/null || true  # warm the page cache
 for mode in text json; do
-  flag=$([[ $mode == json ]] && echo --json || true)
+  flag=()
+  [[ $mode == json ]] && flag=(--json)
   results=()
   for ((i = 0; i < runs; i++)); do
     s=$(date +%s%N)
-    /usr/bin/time -f '%M %U %S' -o /tmp/railyard-bench.$$ "$railyard" report summary $flag "$fleet" >/dev/null || true
+    /usr/bin/time -f '%M %U %S' -o /tmp/railyard-bench.$$ "$railyard" report summary "${flag[@]}" "$fleet" >/dev/null || true
     e=$(date +%s%N)
     results+=("$(( (e - s) / 1000000 )) $(tail -1 /tmp/railyard-bench.$$)")  # after "exited with 1" (failing nodes)
   done

@@ -21,7 +21,7 @@ work=$(mktemp -d /tmp/railyard-bgp.XXXXXX)
 tag=$$
 node=ry-bgp-n1-$tag peer=ry-bgp-n2-$tag leaf0=ry-bgp-l0-$tag leaf1=ry-bgp-l1-$tag
 cleanup() {
-  for p in "$work"/*/*.pid; do [[ -e $p ]] && kill "$(cat "$p")" 2>/dev/null || true; done
+  for p in "$work"/*/*.pid; do if [[ -e $p ]]; then kill "$(cat "$p")" 2>/dev/null || true; fi; done
   sleep 0.3
   for ns in "$node" "$peer" "$leaf0" "$leaf1"; do ip netns del "$ns" 2>/dev/null || true; done
   rm -rf "$work"

@@ -4,7 +4,7 @@
 # the exit code must be 1 when errors are expected, 0 when NAME.expected is empty.
 set -uo pipefail
 railyard=$1 dir=$2
-cd "$dir"
+cd "$dir" || exit 2
 src=../..  # relative, so that the golden output names the same paths on every machine
 failed=0 n=0
 stdout=$(mktemp)

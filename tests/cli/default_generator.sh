@@ -7,7 +7,8 @@ set -euo pipefail
 src=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-export MAKEFLAGS=-j"$(nproc)"
+MAKEFLAGS=-j"$(nproc)"
+export MAKEFLAGS
 cmake -S "$src" -B "$tmp/b" -DCMAKE_BUILD_TYPE=Release >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; exit 1; }
 grep -q 'CMAKE_GENERATOR:INTERNAL=Unix Makefiles' "$tmp/b/CMakeCache.txt" || { echo "default generator is not Unix Makefiles"; exit 1; }
 # timeout signals its whole process group: a recursion is stopped with everything it spawned.

@@ -8,6 +8,9 @@ lab_image "$SRC/recipes/qemu-virt.toml"
 
 "$RAILYARD" audit "$LAB_IMAGE" || lab_fail "railyard audit found problems in $LAB_IMAGE"
 
+# count_entries DIR: how many names DIR holds, dot files aside (as ls lists them).
+count_entries() { find "$1" -mindepth 1 -maxdepth 1 -not -name '.*' | wc -l; }
+
 again=$LAB_WORK/again
 SOURCE_DATE_EPOCH=0 timeout 2400 "$RAILYARD" build "$SRC/recipes/qemu-virt.toml" -o "$again" --no-cache \
   >"$LAB_WORK/again.log" 2>&1 || {
@@ -32,7 +35,7 @@ same_image() {
       lab_fail "$name differs between $a_dir and $b_dir, built from the same inputs ($a vs $b)"
     fi
   done
-  [[ $(ls "$a_dir" | wc -l) -eq $(ls "$b_dir" | wc -l) ]] || lab_fail "$a_dir and $b_dir have different files"
+  [[ $(count_entries "$a_dir") -eq $(count_entries "$b_dir") ]] || lab_fail "$a_dir and $b_dir have different files"
 }
 same_image "$LAB_IMAGE" "$again"
 
@@ -54,4 +57,4 @@ for how in layered copied; do
   same_image "$again" "$out"
 done
 grep -F "$LAB_WORK" /proc/self/mountinfo && lab_fail "a build left a mount behind"
-echo "build_reproducible: $(ls "$again" | wc -l) artifacts identical, from the cache (layered and copied) and from nothing"
+echo "build_reproducible: $(count_entries "$again") artifacts identical, from the cache (layered and copied) and from nothing"

@@ -105,7 +105,8 @@ refused labofed-broken "a DKMS build that fails" \
 
 # modinfo_of OUT FIELD MODULE: a field of MODULE's .ko as packed into OUT's image.
 modinfo_of() {
-  local out=$1 field=$2 module=$3 ko dir=$LAB_WORK/unpacked-$(basename "$1")
+  local out=$1 field=$2 module=$3 ko dir
+  dir=$LAB_WORK/unpacked-$(basename "$1")
   if [[ ! -d $dir ]]; then
     mkdir -p "$dir"
     (cd "$dir" && zstd -dc "$out"/rootfs*.cpio.zst | cpio -idm --quiet '*updates/dkms/*.ko' '*/modules.dep' 2>/dev/null)

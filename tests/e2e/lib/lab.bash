@@ -14,7 +14,6 @@ lab_fail() {
 # test's own work directory (removed on exit) and the shared cache beside railyard.
 lab_init() {
   RAILYARD=$(realpath "$1")
-  FIRSTBOOT=$(realpath "$2")
   SRC=$(realpath "$3")
   LAB_CACHE=${RAILYARD_E2E_CACHE:-$(dirname "$RAILYARD")/e2e}
   local missing=()

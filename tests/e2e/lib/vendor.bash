@@ -54,6 +54,7 @@ vendor_deb() {
     local mod=${name%-dkms}
     # As dh_dkms' scripts: register the source; building is the image builder's (for the
     # image's kernel, not the build host's).
+    # shellcheck disable=SC2016  # $1 is the postinst's own argument
     printf '#!/bin/sh\nset -e\nif [ "$1" = configure ]; then dkms status -m %s -v %s | grep -q . || dkms add -m %s -v %s; fi\n' \
       "$mod" "$version" "$mod" "$version" >"$d/DEBIAN/postinst"
     printf '#!/bin/sh\nset -e\ndkms remove -m %s -v %s --all >/dev/null 2>&1 || true\n' "$mod" "$version" >"$d/DEBIAN/prerm"
@@ -178,9 +179,7 @@ with open(portfile + ".tmp", "w") as f:
 os.rename(portfile + ".tmp", portfile)
 srv.serve_forever()
 PY
-  VENDOR_HTTP_PID=$!
-  local i
-  for i in $(seq 50); do [[ -s $portfile ]] && break; sleep 0.1; done
+  for _ in $(seq 50); do [[ -s $portfile ]] && break; sleep 0.1; done
   [[ -s $portfile ]] || lab_fail "the vendor repositories' HTTP server did not start"
   VENDOR_URL=http://127.0.0.1:$(cat "$portfile")
 }

@@ -1,7 +1,7 @@
 // The agent's subcommands, one cmd_*.cc each, registered there (io/subcommand.h).
 #pragma once
 
-#include "inputs.h"
+#include "discover/inputs.h"
 #include "io/subcommand.h"
 
 namespace railyard {

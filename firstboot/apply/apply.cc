@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <optional>
 
 #include "objects/acs.h"
 #include "objects/address.h"
@@ -23,18 +24,31 @@
 
 namespace railyard {
 
-std::vector<Change> apply_plan(const Plan& plan, Kernel& kernel) {
-  std::vector<Change> out;
-  if (!plan.ok()) {
-    out.push_back({"plan", ChangeOutcome::failed, "", "", "the plan has problems; nothing is applied"});
-    return out;
-  }
+namespace {
+
+// Why nothing of the plan is applied, if something forbids it.
+std::optional<Change> refusal(const Plan& plan) {
+  if (!plan.ok()) return Change{"plan", ChangeOutcome::failed, "", "", "the plan has problems; nothing is applied"};
   for (const auto& rail : plan.rails)
-    if (!plan.management.empty() && (rail.ifname == plan.management || rail.netdev == plan.management)) {
-      out.push_back({"plan", ChangeOutcome::failed, "", "",
-                     "the plan would touch the management interface " + plan.management + "; refused"});
-      return out;
-    }
+    if (!plan.management.empty() && (rail.ifname == plan.management || rail.netdev == plan.management))
+      return Change{"plan", ChangeOutcome::failed, "", "",
+                    "the plan would touch the management interface " + plan.management + "; refused"};
+  return std::nullopt;
+}
+
+void timed(const char* what, Applier apply, const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
+  auto t = std::chrono::steady_clock::now();
+  apply(plan, kernel, out);
+  // --verbose: where a slow first boot spends its apply phase.
+  spdlog::debug("apply: {} took {} ms", what,
+                std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t).count());
+}
+
+}  // namespace
+
+std::vector<Change> apply_node(const Plan& plan, Kernel& kernel) {
+  if (auto no = refusal(plan)) return {*no};
+  std::vector<Change> out;
   // What a NIC keeps per physical port is set on every port of a bonded rail.
   Plan ports = plan;
   ports.rails.clear();
@@ -61,18 +75,18 @@ std::vector<Change> apply_plan(const Plan& plan, Kernel& kernel) {
                                {"RoCE ToS", apply_roce_tos, false},
                                {"storm", apply_storm, true},
                                {"ACS", apply_acs, false},
-                               {"tenant", apply_tenant, false},
-                               {"NVMe-oF", apply_nvmeof, false}};
-  for (const Step& s : steps) {
-    // Routed rails reach the storage targets through their leaves: NVMe-oF connects once the
-    // BGP sessions are up and the rails' tables filled (cmd_run.cc), not before.
-    if (s.apply == apply_nvmeof && plan.bgp) continue;
-    auto t = std::chrono::steady_clock::now();
-    s.apply(s.per_port ? ports : plan, kernel, out);
-    // --verbose: where a slow first boot spends its apply phase.
-    spdlog::debug("apply: {} took {} ms", s.what,
-                  std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t).count());
-  }
+                               {"tenant", apply_tenant, false}};
+  for (const Step& s : steps) timed(s.what, s.apply, s.per_port ? ports : plan, kernel, out);
+  return out;
+}
+
+void apply_storage(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
+  if (!refusal(plan)) timed("NVMe-oF", apply_nvmeof, plan, kernel, out);
+}
+
+std::vector<Change> apply_plan(const Plan& plan, Kernel& kernel) {
+  std::vector<Change> out = apply_node(plan, kernel);
+  apply_storage(plan, kernel, out);
   return out;
 }
 

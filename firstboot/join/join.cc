@@ -38,7 +38,7 @@ long ms_between(Clock::time_point a, Clock::time_point b) {
 
 // POSTs `body`, retrying with bounded backoff; every attempt is recorded in `attempts`.
 bool post_with_retries(const std::string& body, const JoinSpec& join, const std::string& token, JoinEffects& fx,
-                       Clock& clock, std::vector<JoinLine>& log, json& attempts) {
+                       Clock& clock, std::vector<JoinLine>& log, std::vector<PostAttempt>& attempts) {
   int delay_ms = 1000;
   for (int attempt = 0; attempt <= join.report_retries; ++attempt) {
     if (attempt > 0) {
@@ -46,7 +46,7 @@ bool post_with_retries(const std::string& body, const JoinSpec& join, const std:
       delay_ms = std::min(delay_ms * 2, 30000);  // bounded backoff: never hold a boot for long
     }
     std::string err = fx.post(join.report_url, body, join.ca_file, token, 10000);
-    attempts.push_back({{"attempt", attempt + 1}, {"error", err.empty() ? json(nullptr) : json(err)}});
+    attempts.push_back({attempt + 1, err});
     if (err.empty()) {
       log.push_back({JoinLine::Level::info, "report sent to " + join.report_url});
       return true;
@@ -202,25 +202,19 @@ SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, 
                                   JoinEffects& fx, Clock& clock, std::vector<JoinLine>& log) {
   SlurmOutcome out;
   const std::string& node = report.node;
-  json actions = json::array();
-  out.record = {{"controller", slurm.controller},
-                {"node", node},
-                {"state", nullptr},
-                {"reason", ""},
-                {"partitions", json::array()},
-                {"registered_ms", nullptr},
-                {"actions", json::array()}};
+  out.record.controller = slurm.controller;
+  out.record.node = node;
   auto say = [&log](JoinLine::Level level, std::string text) { log.push_back({level, "slurm: " + std::move(text)}); };
   if (auto e = write_root_file(root, kSlurmClientConf, slurm_client_conf(slurm), 0644); !e.empty()) {
     say(JoinLine::Level::error, "cannot write the client configuration: " + e);
     out.ok = false;
-    out.record["error"] = e;
+    out.record.error = e;
     return out;
   }
   const std::vector<std::string> env = {"SLURM_CONF=" + rooted(root, kSlurmClientConf)};
   auto act = [&](const char* action, const std::vector<std::string>& argv) {
     int rc = fx.run(argv, env, nullptr);
-    actions.push_back({{"action", action}, {"command", railyard::join(argv, " ")}, {"exit", rc}});
+    out.record.actions.push_back({action, railyard::join(argv, " "), rc});
     return rc;
   };
   SlurmNodeState state;
@@ -231,10 +225,9 @@ SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, 
     return rc;
   };
   auto finish = [&] {
-    out.record["state"] = state.known ? json(state.state) : json(nullptr);
-    out.record["reason"] = state.reason;
-    out.record["partitions"] = state.partitions;
-    out.record["actions"] = actions;
+    if (state.known) out.record.state = state.state;
+    out.record.reason = state.reason;
+    out.record.partitions = state.partitions;
     return out;
   };
 
@@ -262,7 +255,7 @@ SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, 
       if (rc == 0 || clock.now() >= give_up) break;
       clock.sleep(kDrainRetry);
     }
-    actions.push_back({{"action", "drain"}, {"command", railyard::join(drain, " ")}, {"exit", rc}});
+    out.record.actions.push_back({"drain", railyard::join(drain, " "), rc});
     query();
     std::string tries = attempts == 1 ? "" : std::to_string(attempts) + " attempts, ";
     if (rc != 0) {
@@ -309,7 +302,7 @@ SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, 
                       (state.reason.empty() ? "" : " (" + state.reason + ")") + slurmd);
     return finish();
   }
-  out.record["registered_ms"] = ms_between(start, clock.now());
+  out.record.registered_ms = ms_between(start, clock.now());
   say(JoinLine::Level::info, node + " registered with " + slurm.controller + ": " + state.state);
   if (!slurm.partition.empty() &&
       std::find(state.partitions.begin(), state.partitions.end(), slurm.partition) == state.partitions.end()) {
@@ -319,7 +312,7 @@ SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, 
             (state.partitions.empty() ? std::string("none") : railyard::join(state.partitions, ", ")));
   }
   std::vector<std::string> features = slurm_features(slurm, slurm_facts(report));
-  out.record["features"] = features;
+  out.record.features = features;
   if (!features.empty()) {
     if (int f = act("features", scontrol_features_argv(node, features)); f != 0)
       say(JoinLine::Level::warning, "could not set the features " + railyard::join(features, ",") +
@@ -364,25 +357,57 @@ UnitState parse_unit_state(const std::string& show_output) {
   return s;
 }
 
-JoinOutcome report_and_join(Report& report, const JoinSpec& join, const std::string& root, JoinEffects& fx,
-                            std::string (*read_token)(const std::string& path), Clock& clock, const SlurmSpec& slurm) {
-  JoinOutcome out;
-  auto say = [&out](JoinLine::Level level, std::string text) { out.log.push_back({level, std::move(text)}); };
-  auto info = [&](std::string text) { say(JoinLine::Level::info, std::move(text)); };
-  auto warning = [&](std::string text) { say(JoinLine::Level::warning, std::move(text)); };
-  auto error = [&](std::string text) { say(JoinLine::Level::error, std::move(text)); };
-  bool written = false;
-  auto write_report = [&] {
-    auto e = write_root_file(root, kReportFile, to_json(report).dump(2) + "\n", 0644);
-    if (!e.empty() && !written) error("cannot write the report: " + e);
-    written = written || e.empty();
-    return e.empty();
-  };
-  // Locally first: neither a join that hangs nor an unreachable report URL loses the report.
-  report.join = nullptr;
-  if (write_report()) info("report written to " + std::string(kReportFile));
+json to_json(const SlurmRecord& r) {
+  json actions = json::array();
+  for (const auto& a : r.actions) actions.push_back({{"action", a.action}, {"command", a.command}, {"exit", a.exit}});
+  json j = {{"controller", r.controller},
+            {"node", r.node},
+            {"state", r.state ? json(*r.state) : json(nullptr)},
+            {"reason", r.reason},
+            {"partitions", r.partitions},
+            {"registered_ms", r.registered_ms ? json(*r.registered_ms) : json(nullptr)},
+            {"actions", actions}};
+  if (r.error) j["error"] = *r.error;
+  if (r.features) j["features"] = *r.features;
+  return j;
+}
 
-  json record = {{"gate", kJoinedMarker}, {"joined", false}, {"units", json::array()}, {"on_fail", nullptr}};
+json to_json(const JoinRecord& r) {
+  json units = json::array();
+  for (const auto& u : r.units)
+    units.push_back(
+        {{"unit", u.unit}, {"ok", u.ok}, {"state", u.state}, {"detail", u.detail}, {"waited_ms", u.waited_ms}});
+  json j = {{"gate", kJoinedMarker}, {"joined", r.joined}, {"units", units}, {"on_fail", nullptr}};
+  if (r.on_fail)
+    j["on_fail"] = {
+        {"command", r.on_fail->command}, {"exit", r.on_fail->exit}, {"failed_checks", r.on_fail->failed_checks}};
+  if (r.slurm) j["slurm"] = to_json(*r.slurm);
+  j["posted"] = r.posted ? json(*r.posted) : json(nullptr);
+  json posts = json::array();
+  for (const auto& p : r.posts)
+    posts.push_back({{"attempt", p.attempt}, {"error", p.error.empty() ? json(nullptr) : json(p.error)}});
+  j["posts"] = posts;
+  return j;
+}
+
+void write_report_before_join(Report& report, const std::string& root, JoinOutcome& out) {
+  report.join = nullptr;
+  if (auto e = write_root_file(root, kReportFile, to_json(report).dump(2) + "\n", 0644); !e.empty())
+    out.log.push_back({JoinLine::Level::error, "cannot write the report: " + e});
+  else {
+    out.report_written = true;
+    out.log.push_back({JoinLine::Level::info, "report written to " + std::string(kReportFile)});
+  }
+}
+
+namespace {
+
+// The gate and what stands behind it: on a pass the marker, the join units and Slurm's
+// registration; on a fail the marker removed, the on_fail command and Slurm's drain.
+JoinRecord join_cluster(const Report& report, const JoinSpec& join, const std::string& root, JoinEffects& fx,
+                        Clock& clock, const SlurmSpec& slurm, std::vector<JoinLine>& log) {
+  auto say = [&log](JoinLine::Level level, std::string text) { log.push_back({level, std::move(text)}); };
+  JoinRecord record;
   const std::filesystem::path marker =
       std::filesystem::path(root.empty() ? "/" : root) / std::string(kJoinedMarker).substr(1);
   std::error_code ec;
@@ -397,57 +422,52 @@ JoinOutcome report_and_join(Report& report, const JoinSpec& join, const std::str
       int rc = fx.run({"/bin/sh", "-c", join.on_fail}, env, nullptr);
       say(rc == 0 ? JoinLine::Level::info : JoinLine::Level::error,
           "on_fail command exited " + std::to_string(rc) + ": " + join.on_fail);
-      record["on_fail"] = {{"command", join.on_fail}, {"exit", rc}, {"failed_checks", failed}};
+      record.on_fail = OnFailRecord{join.on_fail, rc, failed};
     }
-    error("self-test failed: not joining; no unit started");
-    if (!slurm.controller.empty())
-      record["slurm"] = slurm_after_selftest(report, slurm, root, fx, clock, out.log).record;
-  } else if (auto e = write_root_file(root, kJoinedMarker, report.node + "\n", 0644); !e.empty()) {
-    // The gate opens only with the marker: without it no join unit would start.
-    error("cannot mark the node joined: " + e);
-  } else {
-    bool units_ok = true;
-    for (const auto& w : start_units(join, fx, clock)) {
-      say(w.ok ? JoinLine::Level::info : JoinLine::Level::error, w.unit + ": " + w.state +
-                                                                     (w.detail.empty() ? "" : ": " + w.detail) + " (" +
-                                                                     std::to_string(w.waited_ms) + " ms)");
-      record["units"].push_back(
-          {{"unit", w.unit}, {"ok", w.ok}, {"state", w.state}, {"detail", w.detail}, {"waited_ms", w.waited_ms}});
-      units_ok = units_ok && w.ok;
-    }
-    bool slurm_ok = true;
-    if (units_ok && !slurm.controller.empty()) {
-      SlurmOutcome s = slurm_after_selftest(report, slurm, root, fx, clock, out.log);
-      record["slurm"] = s.record;
-      slurm_ok = s.ok;
-    }
-    if (units_ok && slurm_ok) {
-      out.joined = true;
-      info("joined: " + std::string(kJoinedMarker));
-    } else {
-      // Closed again, so that nothing else gated starts; units already active stay so.
-      std::filesystem::remove(marker, ec);
-      error(std::string(units_ok ? "Slurm did not take the node" : "a join unit did not become active") +
-            ": the node did not join; " + kJoinedMarker + " removed");
-    }
+    say(JoinLine::Level::error, "self-test failed: not joining; no unit started");
+    if (!slurm.controller.empty()) record.slurm = slurm_after_selftest(report, slurm, root, fx, clock, log).record;
+    return record;
   }
-  record["joined"] = out.joined;
-  record["posted"] = nullptr;
-  record["posts"] = json::array();
-  report.join = record;
-  write_report();
-  // What the node's own exporters publish: node_exporter's textfile and node-feature-discovery's
-  // feature file, written again once the POST is known.
-  auto publish = [&] {
-    if (!join.textfile_dir.empty())
-      if (auto e = write_root_file(root, join.textfile_dir + "/railyard.prom", prometheus_text(report), 0644);
-          !e.empty())
-        warning("cannot write the node_exporter textfile: " + e);
-    if (!join.nfd_features.empty())
-      if (auto e = write_root_file(root, join.nfd_features, nfd_features_text(report), 0644); !e.empty())
-        warning("cannot write the node-feature-discovery features: " + e);
-  };
-  publish();
+  if (auto e = write_root_file(root, kJoinedMarker, report.node + "\n", 0644); !e.empty()) {
+    // The gate opens only with the marker: without it no join unit would start.
+    say(JoinLine::Level::error, "cannot mark the node joined: " + e);
+    return record;
+  }
+  bool units_ok = true;
+  for (const auto& w : start_units(join, fx, clock)) {
+    say(w.ok ? JoinLine::Level::info : JoinLine::Level::error, w.unit + ": " + w.state +
+                                                                   (w.detail.empty() ? "" : ": " + w.detail) + " (" +
+                                                                   std::to_string(w.waited_ms) + " ms)");
+    record.units.push_back({w.unit, w.ok, w.state, w.detail, w.waited_ms});
+    units_ok = units_ok && w.ok;
+  }
+  bool slurm_ok = true;
+  if (units_ok && !slurm.controller.empty()) {
+    SlurmOutcome s = slurm_after_selftest(report, slurm, root, fx, clock, log);
+    record.slurm = s.record;
+    slurm_ok = s.ok;
+  }
+  if (units_ok && slurm_ok) {
+    record.joined = true;
+    say(JoinLine::Level::info, "joined: " + std::string(kJoinedMarker));
+  } else {
+    // Closed again, so that nothing else gated starts; units already active stay so.
+    std::filesystem::remove(marker, ec);
+    say(JoinLine::Level::error,
+        std::string(units_ok ? "Slurm did not take the node" : "a join unit did not become active") +
+            ": the node did not join; " + kJoinedMarker + " removed");
+  }
+  return record;
+}
+
+}  // namespace
+
+void join_and_post(Report& report, const JoinSpec& join, const std::string& root, JoinEffects& fx,
+                   std::string (*read_token)(const std::string& path), Clock& clock, const SlurmSpec& slurm,
+                   JoinOutcome& out) {
+  auto warning = [&](std::string text) { out.log.push_back({JoinLine::Level::warning, std::move(text)}); };
+  JoinRecord record = join_cluster(report, join, root, fx, clock, slurm, out.log);
+  out.joined = record.joined;
 
   if (!join.report_url.empty()) {
     std::string token = join.token_file.empty() ? "" : read_token(join.token_file);
@@ -458,13 +478,36 @@ JoinOutcome report_and_join(Report& report, const JoinSpec& join, const std::str
               "token");
       token.clear();
     }
-    json attempts = json::array();
-    bool sent = post_with_retries(to_json(report).dump(2) + "\n", join, token, fx, clock, out.log, attempts);
-    report.join["posted"] = sent;
-    report.join["posts"] = attempts;
-    write_report();
-    publish();
+    // The body is the report as the node keeps it, but for the POST attempts, not known yet.
+    report.join = to_json(record);
+    std::vector<PostAttempt> attempts;
+    record.posted = post_with_retries(to_json(report).dump(2) + "\n", join, token, fx, clock, out.log, attempts);
+    record.posts = std::move(attempts);
   }
+  report.join = to_json(record);
+  // The report once more, now whole: what joining did and what became of the POST. Written
+  // last, so that it is never ahead of what happened; the copy written before joining stands
+  // until then.
+  if (auto e = write_root_file(root, kReportFile, to_json(report).dump(2) + "\n", 0644); !e.empty()) {
+    if (out.report_written) out.log.push_back({JoinLine::Level::error, "cannot write the report: " + e});
+  } else {
+    out.report_written = true;
+  }
+  // What the node's own exporters publish: node_exporter's textfile and node-feature-discovery's
+  // feature file.
+  if (!join.textfile_dir.empty())
+    if (auto e = write_root_file(root, join.textfile_dir + "/railyard.prom", prometheus_text(report), 0644); !e.empty())
+      warning("cannot write the node_exporter textfile: " + e);
+  if (!join.nfd_features.empty())
+    if (auto e = write_root_file(root, join.nfd_features, nfd_features_text(report), 0644); !e.empty())
+      warning("cannot write the node-feature-discovery features: " + e);
+}
+
+JoinOutcome report_and_join(Report& report, const JoinSpec& join, const std::string& root, JoinEffects& fx,
+                            std::string (*read_token)(const std::string& path), Clock& clock, const SlurmSpec& slurm) {
+  JoinOutcome out;
+  write_report_before_join(report, root, out);
+  join_and_post(report, join, root, fx, read_token, clock, slurm, out);
   return out;
 }
 

@@ -1,4 +1,4 @@
-#include "inputs.h"
+#include "discover/inputs.h"
 
 #include <spdlog/spdlog.h>
 

@@ -390,9 +390,18 @@ json to_json(const JoinRecord& r) {
   return j;
 }
 
+namespace {
+
+// The local copy, whole or not at all: "" or why not.
+std::string write_report_file(const Report& report, const std::string& root) {
+  return write_root_file(root, kReportFile, to_json(report).dump(2) + "\n", 0644);
+}
+
+}  // namespace
+
 void write_report_before_join(Report& report, const std::string& root, JoinOutcome& out) {
   report.join = nullptr;
-  if (auto e = write_root_file(root, kReportFile, to_json(report).dump(2) + "\n", 0644); !e.empty())
+  if (auto e = write_report_file(report, root); !e.empty())
     out.log.push_back({JoinLine::Level::error, "cannot write the report: " + e});
   else {
     out.report_written = true;
@@ -488,7 +497,7 @@ void join_and_post(Report& report, const JoinSpec& join, const std::string& root
   // The report once more, now whole: what joining did and what became of the POST. Written
   // last, so that it is never ahead of what happened; the copy written before joining stands
   // until then.
-  if (auto e = write_root_file(root, kReportFile, to_json(report).dump(2) + "\n", 0644); !e.empty()) {
+  if (auto e = write_report_file(report, root); !e.empty()) {
     if (out.report_written) out.log.push_back({JoinLine::Level::error, "cannot write the report: " + e});
   } else {
     out.report_written = true;

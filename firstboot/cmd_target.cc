@@ -44,10 +44,10 @@ int cmd_target(const InputPaths& paths, const std::string& root) {
     lap = now;
   };
   // Its storage rails, renamed by udev first; its modules loaded meanwhile.
-  NativeHost preload_host(root);
+  NativeModules preload_modules;
   std::optional<ModulePreload> preload;
   auto in = load_inputs(paths, rc, true, target_hardware,
-                        [&](const Recipe& recipe) { preload.emplace(preload_host, target_modules(recipe)); });
+                        [&](const Recipe& recipe) { preload.emplace(preload_modules, target_modules(recipe)); });
   std::vector<Change> preloaded = preload ? preload->finish() : std::vector<Change>{};
   if (!in) return rc;
   phase("discover");  // the recipe, the devices and the wait for them, the modules meanwhile

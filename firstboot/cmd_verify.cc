@@ -44,8 +44,8 @@ std::filesystem::path rooted(const std::string& root, const std::string& path) {
 }
 
 long read_stamp(const std::string& root) {
-  NativeHost host;
-  auto t = host.read_file(rooted(root, kDrainStamp).string());
+  NativeFiles files;
+  auto t = files.read_file(rooted(root, kDrainStamp).string());
   if (!t.ok()) return 0;
   try {
     return std::stol(*t);

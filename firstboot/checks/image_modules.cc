@@ -31,8 +31,8 @@ bool plain(const std::string& s) {
          std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
 }
 
-ordered_json sysfs_field(Host& host, const std::string& module, const char* field) {
-  auto v = host.read_file("/sys/module/" + module + "/" + field);
+ordered_json sysfs_field(Files& files, const std::string& module, const char* field) {
+  auto v = files.read_file("/sys/module/" + module + "/" + field);
   if (!v.ok()) return nullptr;
   return trim(*v);
 }
@@ -43,8 +43,8 @@ std::string text_of(const json& j, const char* key) {
 
 }  // namespace
 
-ordered_json image_modules(Host& host) {
-  auto text = host.read_file(kImageDriversRecord);
+ordered_json image_modules(Files& files, Modules& kernel_modules) {
+  auto text = files.read_file(kImageDriversRecord);
   if (!text.ok()) {
     if (text.code() == ENOENT) return nullptr;
     return ordered_json::array({{{"error", text.error()}}});
@@ -79,14 +79,14 @@ ordered_json image_modules(Host& host) {
     for (const auto& [m, built] : modules) {
       if (std::find(seen.begin(), seen.end(), m) != seen.end()) continue;  // named by an earlier bundle
       seen.push_back(m);
-      const bool loaded = host.module_loaded(m);
+      const bool loaded = kernel_modules.module_loaded(m);
       out.push_back({{"name", m},
                      {"bundle", name},
                      {"bundle_version", version},
                      {"built", built.empty() ? ordered_json(nullptr) : ordered_json(built)},
                      {"loaded", loaded},
-                     {"version", loaded ? sysfs_field(host, m, "version") : ordered_json(nullptr)},
-                     {"srcversion", loaded ? sysfs_field(host, m, "srcversion") : ordered_json(nullptr)}});
+                     {"version", loaded ? sysfs_field(files, m, "version") : ordered_json(nullptr)},
+                     {"srcversion", loaded ? sysfs_field(files, m, "srcversion") : ordered_json(nullptr)}});
     }
   }
   return out;

@@ -19,6 +19,6 @@ inline constexpr const char* kImageDriversRecord = "/usr/share/railyard/image/dr
 // null), loaded, version and srcversion (the kernel's /sys/module/NAME, null when not loaded
 // or not given)}. null when the image has no record (the agent outside a railyard image);
 // an unreadable record is an array with one entry saying so in `error`.
-nlohmann::ordered_json image_modules(Host& host);
+nlohmann::ordered_json image_modules(Files& files, Modules& kernel_modules);
 
 }  // namespace railyard

@@ -33,7 +33,7 @@ TEST_CASE("image modules: each bundle's modules as the kernel has them, versions
   h.files["/sys/module/labofed/version"] = "1.1\n";
   h.files["/sys/module/labofed/srcversion"] = "0F1E2D3C4B5A69788796A5B\n";
   h.files["/sys/module/railyard_lab_qos/version"] = "1.0";
-  auto j = image_modules(h);
+  auto j = image_modules(h, h);
   REQUIRE(j.is_array());
   REQUIRE(j.size() == 4);  // 8021q once, under the bundle that named it first
   CHECK(j[0] == nlohmann::ordered_json{{"name", "ib_uverbs"},
@@ -63,12 +63,12 @@ TEST_CASE("image modules: each bundle's modules as the kernel has them, versions
 
 TEST_CASE("image modules: no record outside a railyard image; a broken one says so") {
   FakeHost h;
-  CHECK(image_modules(h).is_null());
+  CHECK(image_modules(h, h).is_null());
   h.files[kImageDriversRecord] = "{\"not\": \"an array\"}";
-  auto j = image_modules(h);
+  auto j = image_modules(h, h);
   REQUIRE(j.size() == 1);
   CHECK(j[0]["error"].get<std::string>().find("not a drivers record") != std::string::npos);
   h.files.erase(kImageDriversRecord);
   h.read_errors[kImageDriversRecord] = EACCES;
-  CHECK(image_modules(h)[0]["error"].get<std::string>().find("Permission denied") != std::string::npos);
+  CHECK(image_modules(h, h)[0]["error"].get<std::string>().find("Permission denied") != std::string::npos);
 }

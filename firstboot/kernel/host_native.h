@@ -1,32 +1,31 @@
-// The real Host: files, libkmod, RDMA netlink, PCI config space, /dev/nvme-fabrics.
+// The real Host: one native implementation of each of the host's interfaces.
 #pragma once
 
 #include <string>
 
+#include "kernel/files_native.h"
 #include "kernel/host.h"
+#include "kernel/icmp_native.h"
+#include "kernel/modules_native.h"
+#include "kernel/nvme_fabrics_native.h"
+#include "kernel/pci_config_native.h"
+#include "kernel/rdma_links_native.h"
 
 namespace railyard {
 
-class NativeHost : public Host {
- public:
+struct NativeHost {
   // Files outside /proc, /sys and /dev are written under `root` (the agent's --root).
-  explicit NativeHost(std::string root = "/") : root_(std::move(root)) {}
-  Outcome<std::string> read_file(const std::string& path) override;
-  Status write_file(const std::string& path, const std::string& value) override;
-  Status make_directory(const std::string& path) override;
-  Outcome<std::vector<std::string>> list_directory(const std::string& path) override;
-  Outcome<std::size_t> read_block(const std::string& path, std::size_t bytes) override;
-  bool module_loaded(const std::string& name) override;
-  Status load_module(const std::string& name) override;
-  Status add_rxe(const std::string& name, const std::string& netdev) override;
-  Outcome<std::vector<std::uint8_t>> pci_config(const std::string& bdf) override;
-  Status write_pci_config_u16(const std::string& bdf, std::uint32_t offset, std::uint16_t value) override;
-  Outcome<std::string> nvme_fabrics_connect(const std::string& options) override;
-  Outcome<bool> echo(const std::string& from, const std::string& to, int timeout_ms) override;
+  explicit NativeHost(std::string root = "/") : files(std::move(root)) {}
+  NativeHost(const NativeHost&) = delete;
+  NativeHost& operator=(const NativeHost&) = delete;
+  operator Host() { return {files, modules, rdma_links, pci, nvme_fabrics, icmp}; }
 
- private:
-  std::string where(const std::string& path) const;
-  std::string root_;
+  NativeFiles files;
+  NativeModules modules;
+  NativeRdmaLinks rdma_links;
+  NativePciConfig pci;
+  NativeNvmeFabrics nvme_fabrics;
+  NativeIcmp icmp;
 };
 
 }  // namespace railyard

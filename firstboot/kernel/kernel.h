@@ -14,7 +14,7 @@ struct Kernel {
   Rtnl& rtnl;
   Dcb& dcb;
   Ethtool& ethtool;
-  Host& host;
+  Host host;
 };
 
 }  // namespace railyard

@@ -23,7 +23,7 @@ std::string short_config(std::size_t size) {
 void apply_acs(const Plan& plan, Kernel& k, std::vector<Change>& out) {
   for (const auto& bdf : plan.acs_disable) {
     std::string object = "PCIe port " + bdf + ": ACS";
-    auto config = k.host.pci_config(bdf);
+    auto config = k.host.pci.pci_config(bdf);
     if (!config.ok()) {
       out.push_back(change_from(object, config.status(), "", "0x0000"));
       continue;
@@ -43,12 +43,12 @@ void apply_acs(const Plan& plan, Kernel& k, std::vector<Change>& out) {
       out.push_back({object, ChangeOutcome::unchanged, "0x0000", "0x0000", ""});
       continue;
     }
-    out.push_back(change_from(object, k.host.write_pci_config_u16(bdf, *ctrl_at, 0), hex(ctrl, 4), "0x0000"));
+    out.push_back(change_from(object, k.host.pci.write_pci_config_u16(bdf, *ctrl_at, 0), hex(ctrl, 4), "0x0000"));
   }
 }
 
 void verify_acs(const VerifyContext& ctx, const std::string& bdf, CheckResult& r) {
-  auto config = ctx.kernel.host.pci_config(bdf);
+  auto config = ctx.kernel.host.pci.pci_config(bdf);
   if (!config.ok()) {
     checks::from_status(r, config.status());
     return;

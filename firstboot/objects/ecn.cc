@@ -41,7 +41,7 @@ void apply_ecn(const Plan& plan, Kernel& k, std::vector<Change>& out) {
     for (const char* role : kRoles) {
       std::string object = rail_label(rail) + ": ECN " + role + " priority " + std::to_string(rail.ecn_priority);
       std::string path = enable_path(rail, role);
-      auto now = k.host.read_file(path);
+      auto now = k.host.files.read_file(path);
       has_ecn = has_ecn || now.ok();
       if (!now.ok()) {
         out.push_back(
@@ -52,13 +52,13 @@ void apply_ecn(const Plan& plan, Kernel& k, std::vector<Change>& out) {
         out.push_back({object, ChangeOutcome::unchanged, "1", "1", ""});
         continue;
       }
-      out.push_back(change_from(object, k.host.write_file(path, "1"), *now, "1"));
+      out.push_back(change_from(object, k.host.files.write_file(path, "1"), *now, "1"));
     }
     // Without ECN at all (upstream mlx5, virtio) there are no notifications to mark: the
     // unsupported ECN above says it.
     for (const auto& cnp : has_ecn ? cnp_settings(rail) : std::vector<CnpSetting>{}) {
       std::string object = rail_label(rail) + ": " + cnp.name + " " + cnp.value;
-      auto now = k.host.read_file(cnp.path);
+      auto now = k.host.files.read_file(cnp.path);
       if (!now.ok()) {
         out.push_back({object, ChangeOutcome::unsupported, "", cnp.value,
                        cnp.path + " does not exist (this driver cannot set it; notifications keep the NIC's default)"});
@@ -68,14 +68,14 @@ void apply_ecn(const Plan& plan, Kernel& k, std::vector<Change>& out) {
         out.push_back({object, ChangeOutcome::unchanged, *now, cnp.value, ""});
         continue;
       }
-      out.push_back(change_from(object, k.host.write_file(cnp.path, cnp.value), *now, cnp.value));
+      out.push_back(change_from(object, k.host.files.write_file(cnp.path, cnp.value), *now, cnp.value));
     }
   }
 }
 
 void verify_ecn(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
-  auto np = ctx.kernel.host.read_file(enable_path(rail, kRoles[0]));
-  auto rp = ctx.kernel.host.read_file(enable_path(rail, kRoles[1]));
+  auto np = ctx.kernel.host.files.read_file(enable_path(rail, kRoles[0]));
+  auto rp = ctx.kernel.host.files.read_file(enable_path(rail, kRoles[1]));
   if (!np.ok()) return checks::from_status(r, np.status());
   if (!rp.ok()) return checks::from_status(r, rp.status());
   std::string observed = "np " + *np + ", rp " + *rp;
@@ -83,7 +83,7 @@ void verify_ecn(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) 
   // The notifications' DSCP and priority, where the driver has them.
   std::vector<std::string> unsettable;
   for (const auto& cnp : cnp_settings(rail)) {
-    auto now = ctx.kernel.host.read_file(cnp.path);
+    auto now = ctx.kernel.host.files.read_file(cnp.path);
     if (!now.ok()) {
       unsettable.push_back(cnp.path);
       continue;

@@ -10,7 +10,7 @@ namespace railyard {
 
 namespace {
 
-Change load_one_module(Host& host, const std::string& m) {
+Change load_one_module(Modules& host, const std::string& m) {
   std::string object = "module " + m;
   if (host.module_loaded(m)) return {object, ChangeOutcome::unchanged, "loaded", "loaded", ""};
   Status s = host.load_module(m);
@@ -22,10 +22,10 @@ Change load_one_module(Host& host, const std::string& m) {
 }  // namespace
 
 void apply_modules(const Plan& plan, Kernel& k, std::vector<Change>& out) {
-  for (const auto& m : plan.modules) out.push_back(load_one_module(k.host, m));
+  for (const auto& m : plan.modules) out.push_back(load_one_module(k.host.modules, m));
 }
 
-ModulePreload::ModulePreload(Host& host, std::vector<std::string> modules)
+ModulePreload::ModulePreload(Modules& host, std::vector<std::string> modules)
     : thread_([this, &host, modules = std::move(modules)] {
         // At the lowest priority while first boot waits: the loads fill the wait's idle
         // time, and must never take the CPU from udev, which is what the wait is for (on
@@ -71,7 +71,7 @@ void merge_preloaded(std::vector<Change>& applied, const std::vector<Change>& pr
 }
 
 void verify_peermem(const VerifyContext& ctx, CheckResult& r) {
-  if (ctx.kernel.host.module_loaded("nvidia_peermem")) checks::pass(r, "loaded");
+  if (ctx.kernel.host.modules.module_loaded("nvidia_peermem")) checks::pass(r, "loaded");
   else
     checks::fail(r, "not loaded",
                  "GPUDirect RDMA falls back to host memory: rebuild nvidia-peermem against the OFED in the image");

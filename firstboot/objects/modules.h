@@ -26,7 +26,7 @@ void apply_modules(const Plan&, Kernel&, std::vector<Change>&);
 // destructor joins too.
 class ModulePreload {
  public:
-  ModulePreload(Host& host, std::vector<std::string> modules);
+  ModulePreload(Modules& host, std::vector<std::string> modules);
   ~ModulePreload();
   ModulePreload(const ModulePreload&) = delete;
   ModulePreload& operator=(const ModulePreload&) = delete;

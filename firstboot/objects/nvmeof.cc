@@ -38,24 +38,24 @@ std::string smbios_uuid(const std::string& raw) {
 // make a random one, /etc/machine-id, so that the identity at least lasts the boot image's
 // life.
 std::pair<std::string, std::string> host_uuid(Kernel& k) {
-  auto dmi = k.host.read_file("/sys/class/dmi/id/product_uuid");
+  auto dmi = k.host.files.read_file("/sys/class/dmi/id/product_uuid");
   if (dmi.ok() && dmi->size() == 36 && !is_zero_uuid(*dmi)) return {*dmi, "DMI product UUID"};
-  if (auto entries = k.host.list_directory("/sys/firmware/dmi/entries"); entries.ok())
+  if (auto entries = k.host.files.list_directory("/sys/firmware/dmi/entries"); entries.ok())
     for (const auto& e : *entries) {
       std::string dir = "/sys/firmware/dmi/entries/" + e;
-      auto type = k.host.read_file(dir + "/type");
+      auto type = k.host.files.read_file(dir + "/type");
       if (!type.ok() || *type != "1") continue;
-      auto raw = k.host.read_file(dir + "/raw");
+      auto raw = k.host.files.read_file(dir + "/raw");
       if (!raw.ok() || raw->size() < 24) continue;
       std::string u = smbios_uuid(*raw);
       if (!is_zero_uuid(u)) return {u, "SMBIOS system UUID (" + dir + ")"};
     }
-  auto tree = k.host.read_file("/proc/device-tree/ibm,partition-uuid");
+  auto tree = k.host.files.read_file("/proc/device-tree/ibm,partition-uuid");
   if (tree.ok() && !tree->empty()) {
     std::string u = tree->substr(0, tree->find('\0'));
     if (!u.empty() && first_control(u).empty()) return {u, "device tree partition UUID"};
   }
-  auto mid = k.host.read_file("/etc/machine-id");
+  auto mid = k.host.files.read_file("/etc/machine-id");
   if (mid.ok() && mid->size() == 32) {
     const std::string& m = *mid;
     return {m.substr(0, 8) + "-" + m.substr(8, 4) + "-" + m.substr(12, 4) + "-" + m.substr(16, 4) + "-" + m.substr(20),
@@ -66,13 +66,13 @@ std::pair<std::string, std::string> host_uuid(Kernel& k) {
 
 void put_file(Kernel& k, const std::string& path, const std::string& content, std::vector<Change>& out,
               const std::string& why) {
-  auto now = k.host.read_file(path);
+  auto now = k.host.files.read_file(path);
   std::string before = now.ok() ? *now : "";
   if (now.ok() && before == content) {
     out.push_back({path, ChangeOutcome::unchanged, "", "", why});
     return;
   }
-  Change c = change_from(path, k.host.write_file(path, content), before, content);
+  Change c = change_from(path, k.host.files.write_file(path, content), before, content);
   c.detail = c.detail.empty() ? why : c.detail;
   out.push_back(c);
 }
@@ -81,14 +81,14 @@ std::string transport_name(NvmeTransport t) { return t == NvmeTransport::rdma ? 
 
 // An existing controller to the same subsystem over the same transport and address.
 bool connected(Kernel& k, const NvmeofConnection& c) {
-  auto ctrls = k.host.list_directory("/sys/class/nvme");
+  auto ctrls = k.host.files.list_directory("/sys/class/nvme");
   if (!ctrls.ok()) return false;
   std::string want = "traddr=" + c.address + ",trsvcid=" + std::to_string(c.port);
   for (const auto& name : *ctrls) {
     std::string d = "/sys/class/nvme/" + name + "/";
-    auto transport = k.host.read_file(d + "transport");
-    auto nqn = k.host.read_file(d + "subsysnqn");
-    auto address = k.host.read_file(d + "address");
+    auto transport = k.host.files.read_file(d + "transport");
+    auto nqn = k.host.files.read_file(d + "subsysnqn");
+    auto address = k.host.files.read_file(d + "address");
     if (transport.ok() && nqn.ok() && address.ok() && *transport == transport_name(c.transport) && *nqn == c.nqn &&
         address->rfind(want, 0) == 0)
       return true;
@@ -130,7 +130,7 @@ void apply_nvmeof(const Plan& plan, Kernel& k, std::vector<Change>& out) {
                           ",trsvcid=" + std::to_string(c.port) + ",hostnqn=" + hostnqn + ",hostid=" + uuid;
     if (!c.host_traddr.empty()) options += ",host_traddr=" + c.host_traddr;
     if (c.transport == NvmeTransport::tcp) options += ",host_iface=" + c.host_iface;
-    auto reply = k.host.nvme_fabrics_connect(options);
+    auto reply = k.host.nvme_fabrics.nvme_fabrics_connect(options);
     Change ch = change_from(object, reply.status(), "not connected", "connected");
     if (reply.ok()) ch.detail = *reply;
     else if (ch.outcome == ChangeOutcome::unsupported)
@@ -204,7 +204,7 @@ void verify_nvmeof_namespace(const VerifyContext& ctx, const NvmeofConnection& c
   if (!found) return;
   // The first namespace's first 4 KiB.
   std::string dev = "/dev/" + found->name + "n1";
-  auto ns = ctx.kernel.host.read_block(dev, 4096);
+  auto ns = ctx.kernel.host.files.read_block(dev, 4096);
   if (ns.ok()) checks::pass(r, dev + ": " + std::to_string(*ns) + " bytes read");
   else checks::fail(r, "unreadable", ns.error() + " (the controller is up but exposes no readable namespace)");
 }

@@ -17,7 +17,7 @@ std::string port_dir(const RailPlan& rail) {
 
 void set(Kernel& k, const std::string& object, const std::string& path, const std::string& want,
          std::vector<Change>& out) {
-  auto now = k.host.read_file(path);
+  auto now = k.host.files.read_file(path);
   if (!now.ok()) {
     out.push_back(change_from(object, now.status(), "", want));
     return;
@@ -26,7 +26,7 @@ void set(Kernel& k, const std::string& object, const std::string& path, const st
     out.push_back({object, ChangeOutcome::unchanged, *now, want, ""});
     return;
   }
-  out.push_back(change_from(object, k.host.write_file(path, want), *now, want));
+  out.push_back(change_from(object, k.host.files.write_file(path, want), *now, want));
 }
 
 }  // namespace
@@ -35,12 +35,12 @@ void apply_roce_tos(const Plan& plan, Kernel& k, std::vector<Change>& out) {
   for (const auto& rail : plan.rails) {
     if (rail.rdma_device.empty()) continue;
     std::string object = rail_label(rail) + ": RoCE ToS";
-    if (!k.host.list_directory(kRdmaCm).ok()) {
+    if (!k.host.files.list_directory(kRdmaCm).ok()) {
       out.push_back({object, ChangeOutcome::unsupported, "", std::to_string(rail.roce_tos),
                      std::string(kRdmaCm) + " is missing: configfs not mounted or rdma_cm not loaded"});
       continue;
     }
-    if (Status s = k.host.make_directory(std::string(kRdmaCm) + "/" + rail.rdma_device); !s.ok()) {
+    if (Status s = k.host.files.make_directory(std::string(kRdmaCm) + "/" + rail.rdma_device); !s.ok()) {
       out.push_back(change_from(object, s, "", std::to_string(rail.roce_tos)));
       continue;
     }
@@ -50,7 +50,7 @@ void apply_roce_tos(const Plan& plan, Kernel& k, std::vector<Change>& out) {
 }
 
 void verify_roce_tos(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
-  auto v = ctx.kernel.host.read_file(port_dir(rail) + "default_roce_tos");
+  auto v = ctx.kernel.host.files.read_file(port_dir(rail) + "default_roce_tos");
   const std::string want = std::to_string(rail.roce_tos);
   if (!v.ok()) checks::from_status(r, v.status());
   else if (*v == want) checks::pass(r, *v);

@@ -32,7 +32,7 @@ void apply_sysctls(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
     for (const auto& sysctl : rail.sysctls) {
       std::string object = rail_label(rail) + ": sysctl " + sysctl.path;
       std::string path = "/proc/sys/" + sysctl.path;
-      auto current = kernel.host.read_file(path);
+      auto current = kernel.host.files.read_file(path);
       if (!current.ok()) {
         // These exist for every netdev on every kernel: missing means the netdev is missing.
         out.push_back({object, ChangeOutcome::failed, "", sysctl.value, current.error()});
@@ -41,7 +41,7 @@ void apply_sysctls(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
       std::string before = normalized(*current);
       if (before == normalized(sysctl.value))
         out.push_back({object, ChangeOutcome::unchanged, before, sysctl.value, ""});
-      else out.push_back(change_from(object, kernel.host.write_file(path, sysctl.value), before, sysctl.value));
+      else out.push_back(change_from(object, kernel.host.files.write_file(path, sysctl.value), before, sysctl.value));
     }
 }
 

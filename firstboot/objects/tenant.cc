@@ -66,9 +66,11 @@ void apply_tenant(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
   for (const auto& [key, value] : {std::pair{"arp_ignore", "1"}, std::pair{"arp_announce", "2"}}) {
     std::string path = "/proc/sys/net/ipv4/conf/" + t.vxlan + "/" + key;
     std::string object = tenant + ": sysctl " + key + " on " + t.vxlan;
-    auto current = kernel.host.read_file(path);
+    auto current = kernel.host.files.read_file(path);
     if (current.ok() && *current == value) out.push_back({object, ChangeOutcome::unchanged, value, value, ""});
-    else out.push_back(change_from(object, kernel.host.write_file(path, value), current.ok() ? *current : "", value));
+    else
+      out.push_back(
+          change_from(object, kernel.host.files.write_file(path, value), current.ok() ? *current : "", value));
   }
 
   auto flood = kernel.rtnl.flood_list(t.vxlan);
@@ -131,7 +133,7 @@ void verify_tenant_vtep(const VerifyContext& ctx, CheckResult& r) {
 void verify_tenant_isolation(const VerifyContext& ctx, CheckResult& r) {
   const TenantPlan& t = *ctx.plan.tenant;
   std::string from = t.address.substr(0, t.address.find('/'));
-  auto answered = ctx.kernel.host.echo(from, t.isolation_probe, kProbeTimeoutMs);
+  auto answered = ctx.kernel.host.icmp.echo(from, t.isolation_probe, kProbeTimeoutMs);
   if (!answered.ok()) {
     checks::fail(r, "not probed", answered.error());
     return;

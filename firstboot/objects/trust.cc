@@ -21,7 +21,7 @@ void apply_trust(const Plan& plan, Kernel& k, std::vector<Change>& out) {
     const std::string want = to_string(*rail.trust);
     std::string object = rail_label(rail) + ": trust";
     std::string path = trust_path(rail);
-    auto now = k.host.read_file(path);
+    auto now = k.host.files.read_file(path);
     if (!now.ok()) {
       out.push_back({object, ChangeOutcome::unsupported, "", want,
                      path + " does not exist (upstream mlx5 trusts DSCP once a DSCP app entry is set)"});
@@ -31,13 +31,13 @@ void apply_trust(const Plan& plan, Kernel& k, std::vector<Change>& out) {
       out.push_back({object, ChangeOutcome::unchanged, *now, want, ""});
       continue;
     }
-    out.push_back(change_from(object, k.host.write_file(path, want), *now, want));
+    out.push_back(change_from(object, k.host.files.write_file(path, want), *now, want));
   }
 }
 
 void verify_trust(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
   const std::string want = rail.trust ? to_string(*rail.trust) : "";
-  auto v = ctx.kernel.host.read_file(trust_path(rail));
+  auto v = ctx.kernel.host.files.read_file(trust_path(rail));
   if (v.ok()) {
     if (*v == want) checks::pass(r, *v);
     else checks::fail(r, *v);

@@ -51,8 +51,8 @@ std::string now_utc() {
 }
 
 std::string read_token(const std::string& path) {
-  NativeHost host;
-  auto t = host.read_file(path);
+  NativeFiles files;
+  auto t = files.read_file(path);
   return t.ok() ? *t : "";
 }
 
@@ -64,8 +64,8 @@ HostInfo host_info(const Recipe& recipe) {
     h.hostname = u.nodename;
     h.kernel = u.release;
   }
-  NativeHost host;
-  if (auto id = host.read_file("/proc/sys/kernel/random/boot_id"); id.ok()) h.boot_id = *id;
+  NativeFiles files;
+  if (auto id = files.read_file("/proc/sys/kernel/random/boot_id"); id.ok()) h.boot_id = *id;
   h.drivers = recipe.image.drivers;
   return h;
 }
@@ -78,10 +78,10 @@ bool routed(const RunContext& ctx) { return ctx.plan.ok() && ctx.plan.bgp.has_va
 // stands before everything, in a preview too: a plan made before the NICs were renamed would
 // name interfaces that are gone.
 Status discover_stage(RunContext& ctx) {
-  NativeHost preload_host(ctx.root);
+  NativeModules preload_modules;
   std::optional<ModulePreload> preload;
   ctx.in = load_inputs(ctx.paths, ctx.exit_code, true, nullptr, [&](const Recipe& recipe) {
-    if (!ctx.preview) preload.emplace(preload_host, recipe_modules(recipe));
+    if (!ctx.preview) preload.emplace(preload_modules, recipe_modules(recipe));
   });
   if (preload) ctx.preloaded = preload->finish();
   if (!ctx.in) return Status::fail(EINVAL, "nothing to plan from (said above)");
@@ -238,7 +238,7 @@ void log_checks(const Report& report) {
 // the node without one. The join stage writes it again, whole, at the end.
 Status report_stage(RunContext& ctx) {
   NativeHost host(ctx.root);
-  ctx.report.modules = image_modules(host);
+  ctx.report.modules = image_modules(host.files, host.modules);
   std::cout << summary_text(ctx.report) << std::flush;
   log_checks(ctx.report);
   write_report_before_join(ctx.report, ctx.root, ctx.joined);

@@ -136,9 +136,9 @@ TEST_CASE("the rail appliers on a veth: up, MTU 9000, address, table 100 route a
   REQUIRE_MESSAGE(rules.ok(), rules.error());
   CHECK(has_rule(*rules, {1000, "198.18.0.11/32", 100}));
   CHECK(has_rule(*rules, {1001, "198.18.0.12/32", 101}));
-  CHECK(*k.host.read_file("/proc/sys/net/ipv4/conf/" + a + "/arp_ignore") == "1");
-  CHECK(*k.host.read_file("/proc/sys/net/ipv4/conf/" + a + "/arp_announce") == "2");
-  CHECK(*k.host.read_file("/proc/sys/net/ipv4/conf/" + a + "/rp_filter") == "2");
+  CHECK(*k.host.files.read_file("/proc/sys/net/ipv4/conf/" + a + "/arp_ignore") == "1");
+  CHECK(*k.host.files.read_file("/proc/sys/net/ipv4/conf/" + a + "/arp_announce") == "2");
+  CHECK(*k.host.files.read_file("/proc/sys/net/ipv4/conf/" + a + "/rp_filter") == "2");
 
   auto second = apply_rails(plan, k.kernel);
   CAPTURE(listing(second));

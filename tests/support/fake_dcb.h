@@ -152,8 +152,12 @@ class UnusedRtnl : public Rtnl {
 };
 
 // Host for tests of appliers that must not use it: a call fails the test.
-class UnusedHost : public Host {
+class UnusedHost : public Files, public Modules, public RdmaLinks, public PciConfig, public NvmeFabrics, public Icmp {
  public:
+  UnusedHost() = default;
+  UnusedHost(const UnusedHost&) = delete;
+  UnusedHost& operator=(const UnusedHost&) = delete;
+  operator Host() { return {*this, *this, *this, *this, *this, *this}; }
   Outcome<std::string> read_file(const std::string& path) override {
     return Outcome<std::string>::fail(used("read_file", path));
   }

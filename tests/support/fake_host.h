@@ -1,5 +1,6 @@
-// Test helper: a Host whose files, directories, modules, RDMA devices, PCI config spaces
-// and NVMe-oF connections live in memory; errors can be injected per path.
+// Test helper: every interface of the host in one object whose files, directories, modules,
+// RDMA devices, PCI config spaces and NVMe-oF connections live in memory; errors can be
+// injected per path. A FakeHost is a Host (the Kernel's member) where one is wanted.
 #pragma once
 
 #include <algorithm>
@@ -12,8 +13,13 @@
 
 namespace railyard::test {
 
-class FakeHost : public Host {
+class FakeHost : public Files, public Modules, public RdmaLinks, public PciConfig, public NvmeFabrics, public Icmp {
  public:
+  FakeHost() = default;
+  FakeHost(const FakeHost&) = delete;
+  FakeHost& operator=(const FakeHost&) = delete;
+  operator Host() { return {*this, *this, *this, *this, *this, *this}; }
+
   std::map<std::string, std::string> files;
   std::set<std::string> dirs;
   std::set<std::string> modules;            // loaded

@@ -1,10 +1,10 @@
-// NativeHost's kernel modules, through libkmod (modprobe's own library: dependencies,
+// NativeModules: kernel modules, through libkmod (modprobe's own library: dependencies,
 // blacklists and options as modprobe would).
 #include <libkmod.h>
 
 #include <memory>
 
-#include "kernel/host_native.h"
+#include "kernel/modules_native.h"
 
 namespace railyard {
 
@@ -20,7 +20,7 @@ Ctx context() {
 
 }  // namespace
 
-bool NativeHost::module_loaded(const std::string& name) {
+bool NativeModules::module_loaded(const std::string& name) {
   Ctx ctx = context();
   if (!ctx) return false;
   kmod_module* mod = nullptr;
@@ -30,7 +30,7 @@ bool NativeHost::module_loaded(const std::string& name) {
   return state == KMOD_MODULE_LIVE || state == KMOD_MODULE_BUILTIN;
 }
 
-Status NativeHost::load_module(const std::string& name) {
+Status NativeModules::load_module(const std::string& name) {
   Ctx ctx = context();
   if (!ctx) return Status::fail(ENOMEM, "modprobe " + name + ": cannot create a libkmod context");
   kmod_list* list = nullptr;

@@ -1,11 +1,11 @@
-// NativeHost's files: ordinary files are created whole, with or without a root prefix;
+// NativeFiles: ordinary files are created whole, with or without a root prefix;
 // kernel files are only ever written in place.
 #include <doctest/doctest.h>
 
 #include "builder/temp_dir.h"
 #include <filesystem>
 
-#include "kernel/host_native.h"
+#include "kernel/files_native.h"
 #include "kernel/root_files.h"
 
 using namespace railyard;
@@ -14,7 +14,7 @@ using railyard::test::TempDir;
 
 TEST_CASE("with root / an ordinary file is created, as /etc/nvme/hostnqn on a node") {
   TempDir tmp;
-  NativeHost host("/");
+  NativeFiles host("/");
   std::string path = tmp / "etc/nvme/hostnqn";
   REQUIRE(host.write_file(path, "nqn.2014-08.org.nvmexpress:uuid:x").ok());
   CHECK(read_all(path) == "nqn.2014-08.org.nvmexpress:uuid:x\n");
@@ -25,13 +25,13 @@ TEST_CASE("with root / an ordinary file is created, as /etc/nvme/hostnqn on a no
 
 TEST_CASE("with a root prefix an ordinary file goes under it") {
   TempDir tmp;
-  NativeHost host(tmp.path());
+  NativeFiles host(tmp.path());
   REQUIRE(host.write_file("/etc/nvme/hostid", "4c4c4544").ok());
   CHECK(read_all(tmp / "etc/nvme/hostid") == "4c4c4544\n");
 }
 
 TEST_CASE("a kernel file that does not exist is not created") {
-  NativeHost host("/");
+  NativeFiles host("/");
   Status s = host.write_file("/proc/sys/net/ipv4/conf/railyard-no-such-if/arp_ignore", "1");
   CHECK(s.code() == ENOENT);
 }
@@ -41,7 +41,7 @@ TEST_CASE("every write lands inside the root: no '..', and no symbolic link out 
   tmp.write("root/etc/keep", "");
   tmp.write("outside/keep", "");
   std::string root = tmp / "root";
-  NativeHost host(root);
+  NativeFiles host(root);
   // A path that climbs out, as a recipe's nccl.conf_path once could.
   Status up = host.write_file("/../../outside/nccl.conf", "NCCL_NET_PLUGIN=/srv/evil.so");
   CHECK(up.code() == EINVAL);

@@ -1,4 +1,4 @@
-// NativeHost's Soft-RoCE devices: RDMA_NLDEV_CMD_NEWLINK over NETLINK_RDMA, what
+// NativeRdmaLinks: Soft-RoCE devices: RDMA_NLDEV_CMD_NEWLINK over NETLINK_RDMA, what
 // `rdma link add NAME type rxe netdev DEV` sends.
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
@@ -7,11 +7,11 @@
 
 #include <memory>
 
-#include "kernel/host_native.h"
+#include "kernel/rdma_links_native.h"
 
 namespace railyard {
 
-Status NativeHost::add_rxe(const std::string& name, const std::string& netdev) {
+Status NativeRdmaLinks::add_rxe(const std::string& name, const std::string& netdev) {
   std::string what = "rdma link add " + name + " type rxe netdev " + netdev;
   std::unique_ptr<nl_sock, decltype(&nl_socket_free)> sk(nl_socket_alloc(), nl_socket_free);
   if (!sk) return Status::fail(ENOMEM, what + ": no netlink socket");

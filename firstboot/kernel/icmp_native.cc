@@ -1,4 +1,4 @@
-// NativeHost::echo: one ICMP echo over a raw socket (the agent runs as root; the unprivileged
+// NativeIcmp::echo: one ICMP echo over a raw socket (the agent runs as root; the unprivileged
 // ICMP datagram socket depends on net.ipv4.ping_group_range), bound to the source address.
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -12,7 +12,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "kernel/host_native.h"
+#include "kernel/icmp_native.h"
 
 namespace railyard {
 
@@ -31,7 +31,7 @@ std::uint16_t checksum(const void* data, std::size_t len) {
 
 constexpr int kEchoIntervalMs = 500;
 
-Outcome<bool> NativeHost::echo(const std::string& from, const std::string& to, int timeout_ms) {
+Outcome<bool> NativeIcmp::echo(const std::string& from, const std::string& to, int timeout_ms) {
   using Result = Outcome<bool>;
   std::string what = "echo " + to + " from " + from;
   sockaddr_in src{}, dst{};

@@ -75,108 +75,144 @@ struct UnitWait {
 // failed with no time left to start it again (a unit that fails is started again every
 // kUnitRetry until the deadline). One systemctl starts them all and one asks for all of
 // them at each poll: under emulation a systemctl process costs half a second of the join.
-std::vector<UnitWait> start_units(const JoinSpec& join, JoinEffects& fx, Clock& clock) {
-  std::vector<UnitWait> units;
-  const auto start = clock.now();
-  for (const auto& unit : join.units) {
-    UnitWait w;
-    w.unit = unit;
-    units.push_back(std::move(w));
+class UnitStarter {
+ public:
+  UnitStarter(const JoinSpec& join, JoinEffects& fx, Clock& clock)
+      : join_(join),
+        fx_(fx),
+        clock_(clock),
+        start_(clock.now()),
+        deadline_(start_ + std::chrono::seconds(join.unit_wait_s)) {
+    for (const auto& unit : join.units) {
+      UnitWait w;
+      w.unit = unit;
+      units_.push_back(std::move(w));
+    }
   }
-  auto start_one = [&fx](UnitWait& w) {
-    if (int rc = fx.run({"systemctl", "start", "--no-block", w.unit}, {}, nullptr); rc != 0) {
+
+  std::vector<UnitWait> run() {
+    start_all();
+    for (;;) {
+      std::vector<UnitWait*> asking;
+      bool pending = restart_failed(asking);
+      if (!asking.empty()) pending = ask(asking) || pending;
+      if (!pending) break;
+      if (clock_.now() >= deadline_) {
+        time_out();
+        break;
+      }
+      clock_.sleep(kUnitPoll);
+    }
+    return units_;
+  }
+
+ private:
+  void start_one(UnitWait& w) {
+    if (int rc = fx_.run({"systemctl", "start", "--no-block", w.unit}, {}, nullptr); rc != 0) {
       w.state = "not started";
       w.detail = "systemctl start exited " + std::to_string(rc);
       w.done = true;
     }
-  };
-  if (units.size() == 1) {
-    start_one(units.front());
-  } else if (!units.empty()) {
+  }
+
+  void start_all() {
+    if (units_.size() == 1) return start_one(units_.front());
+    if (units_.empty()) return;
     std::vector<std::string> all = {"systemctl", "start", "--no-block"};
-    all.insert(all.end(), join.units.begin(), join.units.end());
+    all.insert(all.end(), join_.units.begin(), join_.units.end());
     // systemctl still starts the others when it cannot start one; each again on its own then,
     // to name the one it could not (starting an active unit again changes nothing).
-    if (fx.run(all, {}, nullptr) != 0)
-      for (auto& w : units) start_one(w);
+    if (fx_.run(all, {}, nullptr) != 0)
+      for (auto& w : units_) start_one(w);
   }
-  const auto deadline = start + std::chrono::seconds(join.unit_wait_s);
-  for (;;) {
+
+  // The units to ask about now, into `asking`: those not done, failed ones once their retry is
+  // due (started again first). Whether any waits for its retry.
+  bool restart_failed(std::vector<UnitWait*>& asking) {
     bool pending = false;
-    std::vector<UnitWait*> asking;
-    for (auto& w : units) {
+    for (auto& w : units_) {
       if (w.done) continue;
       if (w.retry_at) {
-        if (clock.now() < *w.retry_at) {
+        if (clock_.now() < *w.retry_at) {
           pending = true;
           continue;
         }
         w.retry_at.reset();
-        fx.run({"systemctl", "reset-failed", w.unit}, {}, nullptr);
-        fx.run({"systemctl", "start", "--no-block", w.unit}, {}, nullptr);
+        fx_.run({"systemctl", "reset-failed", w.unit}, {}, nullptr);
+        fx_.run({"systemctl", "start", "--no-block", w.unit}, {}, nullptr);
       }
       asking.push_back(&w);
     }
-    if (!asking.empty()) {
-      std::vector<std::string> show = {"systemctl", "show", kUnitProperties};
-      for (const UnitWait* w : asking) show.push_back(w->unit);
-      std::string out;
-      int rc = fx.run(show, {}, &out);
-      // systemctl show: each unit's properties in the order asked, a blank line between.
-      std::vector<std::string> blocks(1);
-      for (const auto& line : split(out, '\n')) {
-        if (line.empty()) {
-          if (!blocks.back().empty()) blocks.emplace_back();
-        } else {
-          blocks.back() += line + "\n";
-        }
-      }
-      for (std::size_t i = 0; i < asking.size(); ++i) {
-        UnitWait& w = *asking[i];
-        UnitState s = parse_unit_state(i < blocks.size() ? blocks[i] : std::string());
-        w.state = unit_state_text(s);
-        w.restarts = s.restarts;
-        w.done = true;
-        if (rc != 0) w.detail = "systemctl show exited " + std::to_string(rc);
-        else if (s.active == "active") w.ok = true;
-        else if (s.active == "failed" && clock.now() + kUnitRetry < deadline) {
-          ++w.failures;
-          w.retry_at = clock.now() + kUnitRetry;
-          w.done = false;
-          pending = true;
-        } else if (s.active == "failed")
-          w.detail = "it failed (Result=" + s.result + ")" +
-                     (w.failures ? ", " + std::to_string(w.failures + 1) + " times within " +
-                                       std::to_string(join.unit_wait_s) + " s (join.unit_wait_s; started again every " +
-                                       std::to_string(kUnitRetry.count() / 1000) + " s)"
-                                 : "") +
-                     "; see journalctl -u " + w.unit;
-        else if (s.active == "inactive" && s.job.empty())
-          w.detail = s.condition == "no" ? "skipped: a start condition did not hold (is " + std::string(kJoinedMarker) +
-                                               " there? see systemctl status " + w.unit + ")"
-                                         : "it started and stopped again (a oneshot needs RemainAfterExit=yes)";
-        else {
-          w.done = false;
-          pending = true;
-        }
-        if (w.done) w.waited_ms = ms_between(start, clock.now());
-      }
-    }
-    if (!pending) break;
-    if (clock.now() >= deadline) {
-      for (auto& w : units)
-        if (!w.done) {
-          w.done = true;
-          w.waited_ms = ms_between(start, clock.now());
-          w.detail =
-              "still " + w.state + " after " + std::to_string(join.unit_wait_s) + " s (join.unit_wait_s" +
-              (w.restarts > 0 ? "; " + restarted_by_systemd(w.restarts) + "); see journalctl -u " + w.unit : ")");
-        }
-      break;
-    }
-    clock.sleep(kUnitPoll);
+    return pending;
   }
-  return units;
+
+  // One systemctl show for all of `asking`; whether any is still to be waited for.
+  bool ask(const std::vector<UnitWait*>& asking) {
+    std::vector<std::string> show = {"systemctl", "show", kUnitProperties};
+    for (const UnitWait* w : asking) show.push_back(w->unit);
+    std::string out;
+    int rc = fx_.run(show, {}, &out);
+    // systemctl show: each unit's properties in the order asked, a blank line between.
+    std::vector<std::string> blocks(1);
+    for (const auto& line : split(out, '\n')) {
+      if (line.empty()) {
+        if (!blocks.back().empty()) blocks.emplace_back();
+      } else {
+        blocks.back() += line + "\n";
+      }
+    }
+    bool pending = false;
+    for (std::size_t i = 0; i < asking.size(); ++i)
+      pending = judge(*asking[i], parse_unit_state(i < blocks.size() ? blocks[i] : std::string()), rc) || pending;
+    return pending;
+  }
+
+  // What a unit's state means for the wait; whether it is still to be waited for.
+  bool judge(UnitWait& w, const UnitState& s, int show_rc) {
+    w.state = unit_state_text(s);
+    w.restarts = s.restarts;
+    w.done = true;
+    if (show_rc != 0) w.detail = "systemctl show exited " + std::to_string(show_rc);
+    else if (s.active == "active") w.ok = true;
+    else if (s.active == "failed" && clock_.now() + kUnitRetry < deadline_) {
+      ++w.failures;
+      w.retry_at = clock_.now() + kUnitRetry;
+      w.done = false;
+    } else if (s.active == "failed")
+      w.detail = "it failed (Result=" + s.result + ")" +
+                 (w.failures ? ", " + std::to_string(w.failures + 1) + " times within " +
+                                   std::to_string(join_.unit_wait_s) + " s (join.unit_wait_s; started again every " +
+                                   std::to_string(kUnitRetry.count() / 1000) + " s)"
+                             : "") +
+                 "; see journalctl -u " + w.unit;
+    else if (s.active == "inactive" && s.job.empty())
+      w.detail = s.condition == "no" ? "skipped: a start condition did not hold (is " + std::string(kJoinedMarker) +
+                                           " there? see systemctl status " + w.unit + ")"
+                                     : "it started and stopped again (a oneshot needs RemainAfterExit=yes)";
+    else w.done = false;
+    if (w.done) w.waited_ms = ms_between(start_, clock_.now());
+    return !w.done;
+  }
+
+  void time_out() {
+    for (auto& w : units_)
+      if (!w.done) {
+        w.done = true;
+        w.waited_ms = ms_between(start_, clock_.now());
+        w.detail = "still " + w.state + " after " + std::to_string(join_.unit_wait_s) + " s (join.unit_wait_s" +
+                   (w.restarts > 0 ? "; " + restarted_by_systemd(w.restarts) + "); see journalctl -u " + w.unit : ")");
+      }
+  }
+
+  const JoinSpec& join_;
+  JoinEffects& fx_;
+  Clock& clock_;
+  const Clock::time_point start_, deadline_;
+  std::vector<UnitWait> units_;
+};
+
+std::vector<UnitWait> start_units(const JoinSpec& join, JoinEffects& fx, Clock& clock) {
+  return UnitStarter(join, fx, clock).run();
 }
 
 std::string rooted(const std::string& root, const std::string& path) {
@@ -198,143 +234,188 @@ SlurmFacts slurm_facts(const Report& report) {
 
 }  // namespace
 
-SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, const std::string& root,
-                                  JoinEffects& fx, Clock& clock, std::vector<JoinLine>& log) {
-  SlurmOutcome out;
-  const std::string& node = report.node;
-  out.record.controller = slurm.controller;
-  out.record.node = node;
-  auto say = [&log](JoinLine::Level level, std::string text) { log.push_back({level, "slurm: " + std::move(text)}); };
-  if (auto e = write_root_file(root, kSlurmClientConf, slurm_client_conf(slurm), 0644); !e.empty()) {
-    say(JoinLine::Level::error, "cannot write the client configuration: " + e);
-    out.ok = false;
-    out.record.error = e;
-    return out;
-  }
-  const std::vector<std::string> env = {"SLURM_CONF=" + rooted(root, kSlurmClientConf)};
-  auto act = [&](const char* action, const std::vector<std::string>& argv) {
-    int rc = fx.run(argv, env, nullptr);
-    out.record.actions.push_back({action, railyard::join(argv, " "), rc});
-    return rc;
-  };
-  SlurmNodeState state;
-  auto query = [&] {
-    std::string text;
-    int rc = fx.run(scontrol_show_node_argv(node), env, &text);
-    state = rc == 0 ? parse_scontrol_node(text) : SlurmNodeState{};
-    return rc;
-  };
-  auto finish = [&] {
-    if (state.known) out.record.state = state.state;
-    out.record.reason = state.reason;
-    out.record.partitions = state.partitions;
-    return out;
-  };
+namespace {
 
-  if (!report.passed()) {
-    if (!slurm.drain_on_fail) {
-      say(JoinLine::Level::warning, node + " is not drained (join.slurm.drain_on_fail = false)");
+// One run of the Slurm steps after a self-test: the client configuration written, then a
+// drain after a fail, or after a pass the registration waited for, the partition checked, the
+// features set and a railyard drain resumed. Each step records what it did in `out`.
+class SlurmSteps {
+ public:
+  SlurmSteps(const Report& report, const SlurmSpec& slurm, const std::string& root, JoinEffects& fx, Clock& clock,
+             std::vector<JoinLine>& log)
+      : report_(report), slurm_(slurm), root_(root), node_(report.node), fx_(fx), clock_(clock), log_(log) {
+    out_.record.controller = slurm.controller;
+    out_.record.node = node_;
+  }
+
+  SlurmOutcome run() {
+    if (auto e = write_root_file(root_, kSlurmClientConf, slurm_client_conf(slurm_), 0644); !e.empty()) {
+      say(JoinLine::Level::error, "cannot write the client configuration: " + e);
+      out_.ok = false;
+      out_.record.error = e;
+      return out_;
+    }
+    env_ = {"SLURM_CONF=" + rooted(root_, kSlurmClientConf)};
+    if (!report_.passed()) {
+      drain_after_fail();
+    } else if (wait_for_registration()) {
+      check_partition();
+      set_features();
+      if (state_.drained) resume();
+    }
+    if (state_.known) out_.record.state = state_.state;
+    out_.record.reason = state_.reason;
+    out_.record.partitions = state_.partitions;
+    return out_;
+  }
+
+ private:
+  void say(JoinLine::Level level, std::string text) { log_.push_back({level, "slurm: " + std::move(text)}); }
+
+  int act(const char* action, const std::vector<std::string>& argv) {
+    int rc = fx_.run(argv, env_, nullptr);
+    out_.record.actions.push_back({action, railyard::join(argv, " "), rc});
+    return rc;
+  }
+
+  // The controller's view of the node, into state_; scontrol's exit status.
+  int query() {
+    std::string text;
+    int rc = fx_.run(scontrol_show_node_argv(node_), env_, &text);
+    state_ = rc == 0 ? parse_scontrol_node(text) : SlurmNodeState{};
+    return rc;
+  }
+
+  void drain_after_fail() {
+    if (!slurm_.drain_on_fail) {
+      say(JoinLine::Level::warning, node_ + " is not drained (join.slurm.drain_on_fail = false)");
       query();
-      return finish();
+      return;
     }
     // scontrol authenticates through munged, which Debian orders after network-online.target:
     // at first boot the agent may run before it. Started here, on the drain path only (a pass
     // waits for slurmd, which comes after munge anyway).
-    if (int m = fx.run({"systemctl", "start", kMungeUnit}, {}, nullptr); m != 0)
+    if (int m = fx_.run({"systemctl", "start", kMungeUnit}, {}, nullptr); m != 0)
       say(JoinLine::Level::warning, "systemctl start " + std::string(kMungeUnit) + " exited " + std::to_string(m) +
                                         ": scontrol needs a running munged to authenticate");
     // At a rack's power-on the controller, or the way to it, may come up after this node
     // fails: the drain is retried for as long as a pass would wait for registration.
-    std::string reason = drain_reason(report);
-    const std::vector<std::string> drain = scontrol_drain_argv(node, reason);
-    const auto give_up = clock.now() + std::chrono::seconds(slurm.register_wait_s);
+    std::string reason = drain_reason(report_);
+    const std::vector<std::string> drain = scontrol_drain_argv(node_, reason);
+    const auto give_up = clock_.now() + std::chrono::seconds(slurm_.register_wait_s);
     int rc = 0, attempts = 0;
     for (;;) {
-      rc = fx.run(drain, env, nullptr);
+      rc = fx_.run(drain, env_, nullptr);
       ++attempts;
-      if (rc == 0 || clock.now() >= give_up) break;
-      clock.sleep(kDrainRetry);
+      if (rc == 0 || clock_.now() >= give_up) break;
+      clock_.sleep(kDrainRetry);
     }
-    out.record.actions.push_back({"drain", railyard::join(drain, " "), rc});
+    out_.record.actions.push_back({"drain", railyard::join(drain, " "), rc});
     query();
     std::string tries = attempts == 1 ? "" : std::to_string(attempts) + " attempts, ";
     if (rc != 0) {
-      out.ok = false;
-      say(JoinLine::Level::error, "could not drain " + node + " (scontrol exited " + std::to_string(rc) + ", " + tries +
-                                      "within " + std::to_string(slurm.register_wait_s) +
-                                      " s (join.slurm.register_wait_s); is " + slurm.controller +
+      out_.ok = false;
+      say(JoinLine::Level::error, "could not drain " + node_ + " (scontrol exited " + std::to_string(rc) + ", " +
+                                      tries + "within " + std::to_string(slurm_.register_wait_s) +
+                                      " s (join.slurm.register_wait_s); is " + slurm_.controller +
                                       " reachable, munge running with the cluster's key?)");
     } else {
       say(JoinLine::Level::info,
-          node + " drained: " + reason +
+          node_ + " drained: " + reason +
               (attempts == 1 ? "" : " (the controller answered at attempt " + std::to_string(attempts) + ")"));
     }
-    return finish();
   }
 
   // A pass: slurmd is active; the controller sees the node once slurmd has registered.
-  const auto start = clock.now();
-  const auto deadline = start + std::chrono::seconds(slurm.register_wait_s);
-  int rc = 0;
-  for (;;) {
-    rc = query();
-    if (state.responding || clock.now() >= deadline) break;
-    clock.sleep(Ms(500));
-  }
-  if (!state.responding) {
-    out.ok = false;
-    // What slurmd itself did meanwhile: one that cannot fetch its configuration exits, and
-    // systemd starts it again (the build's drop-in); its journal says why.
-    std::string unit_text, slurmd;
-    if (fx.run({"systemctl", "show", kUnitProperties, kSlurmdUnit}, {}, &unit_text) == 0) {
-      UnitState u = parse_unit_state(unit_text);
-      slurmd = "; " + std::string(kSlurmdUnit) + " is " + unit_state_text(u) +
-               (u.restarts > 0 ? ", " + restarted_by_systemd(u.restarts) : "") + " (see journalctl -u " + kSlurmdUnit +
-               ")";
+  bool wait_for_registration() {
+    const auto start = clock_.now();
+    const auto deadline = start + std::chrono::seconds(slurm_.register_wait_s);
+    int rc = 0;
+    for (;;) {
+      rc = query();
+      if (state_.responding || clock_.now() >= deadline) break;
+      clock_.sleep(Ms(500));
     }
+    if (state_.responding) {
+      out_.record.registered_ms = ms_between(start, clock_.now());
+      say(JoinLine::Level::info, node_ + " registered with " + slurm_.controller + ": " + state_.state);
+      return true;
+    }
+    out_.ok = false;
+    const std::string wait = std::to_string(slurm_.register_wait_s) + " s (join.slurm.register_wait_s)";
     say(JoinLine::Level::error,
-        rc != 0 ? "scontrol show node " + node + " exited " + std::to_string(rc) + " for " +
-                      std::to_string(slurm.register_wait_s) + " s (join.slurm.register_wait_s): is " +
-                      slurm.controller + " reachable, and does its slurm.conf list " + node + "?" + slurmd
-                : node + " did not register with " + slurm.controller + " within " +
-                      std::to_string(slurm.register_wait_s) + " s (join.slurm.register_wait_s); the controller says " +
-                      (state.known ? state.state : std::string("nothing")) +
-                      (state.reason.empty() ? "" : " (" + state.reason + ")") + slurmd);
-    return finish();
+        rc != 0 ? "scontrol show node " + node_ + " exited " + std::to_string(rc) + " for " + wait + ": is " +
+                      slurm_.controller + " reachable, and does its slurm.conf list " + node_ + "?" + slurmd_state()
+                : node_ + " did not register with " + slurm_.controller + " within " + wait + "; the controller says " +
+                      (state_.known ? state_.state : std::string("nothing")) +
+                      (state_.reason.empty() ? "" : " (" + state_.reason + ")") + slurmd_state());
+    return false;
   }
-  out.record.registered_ms = ms_between(start, clock.now());
-  say(JoinLine::Level::info, node + " registered with " + slurm.controller + ": " + state.state);
-  if (!slurm.partition.empty() &&
-      std::find(state.partitions.begin(), state.partitions.end(), slurm.partition) == state.partitions.end()) {
-    out.ok = false;
-    say(JoinLine::Level::error,
-        node + " is not in partition " + slurm.partition + " (join.slurm.partition); it is in " +
-            (state.partitions.empty() ? std::string("none") : railyard::join(state.partitions, ", ")));
+
+  // What slurmd itself did meanwhile: one that cannot fetch its configuration exits, and
+  // systemd starts it again (the build's drop-in); its journal says why.
+  std::string slurmd_state() {
+    std::string unit_text;
+    if (fx_.run({"systemctl", "show", kUnitProperties, kSlurmdUnit}, {}, &unit_text) != 0) return "";
+    UnitState u = parse_unit_state(unit_text);
+    return "; " + std::string(kSlurmdUnit) + " is " + unit_state_text(u) +
+           (u.restarts > 0 ? ", " + restarted_by_systemd(u.restarts) : "") + " (see journalctl -u " + kSlurmdUnit + ")";
   }
-  std::vector<std::string> features = slurm_features(slurm, slurm_facts(report));
-  out.record.features = features;
-  if (!features.empty()) {
-    if (int f = act("features", scontrol_features_argv(node, features)); f != 0)
+
+  void check_partition() {
+    const auto& in = state_.partitions;
+    if (slurm_.partition.empty() || std::find(in.begin(), in.end(), slurm_.partition) != in.end()) return;
+    out_.ok = false;
+    say(JoinLine::Level::error, node_ + " is not in partition " + slurm_.partition +
+                                    " (join.slurm.partition); it is in " +
+                                    (in.empty() ? std::string("none") : railyard::join(in, ", ")));
+  }
+
+  void set_features() {
+    std::vector<std::string> features = slurm_features(slurm_, slurm_facts(report_));
+    out_.record.features = features;
+    if (features.empty()) return;
+    if (int f = act("features", scontrol_features_argv(node_, features)); f != 0)
       say(JoinLine::Level::warning, "could not set the features " + railyard::join(features, ",") +
                                         " (scontrol exited " + std::to_string(f) + ")");
   }
-  if (state.drained) {
-    if (!drained_by_railyard(state))
-      say(JoinLine::Level::warning, node + " stays drained: the reason, '" + state.reason +
+
+  // A drained node that passes: resumed when railyard drained it and the recipe says so.
+  void resume() {
+    if (!drained_by_railyard(state_))
+      say(JoinLine::Level::warning, node_ + " stays drained: the reason, '" + state_.reason +
                                         "', is not railyard's; whoever drained it resumes it");
-    else if (!slurm.resume_on_pass)
-      say(JoinLine::Level::info, node + " stays drained (join.slurm.resume_on_pass = false): " + state.reason);
-    else if (int r = act("resume", scontrol_resume_argv(node)); r != 0)
-      say(JoinLine::Level::warning, "could not resume " + node + " (scontrol exited " + std::to_string(r) + ")");
-    else say(JoinLine::Level::info, node + " resumed: the self-test that drained it (" + state.reason + ") now passes");
+    else if (!slurm_.resume_on_pass)
+      say(JoinLine::Level::info, node_ + " stays drained (join.slurm.resume_on_pass = false): " + state_.reason);
+    else if (int r = act("resume", scontrol_resume_argv(node_)); r != 0)
+      say(JoinLine::Level::warning, "could not resume " + node_ + " (scontrol exited " + std::to_string(r) + ")");
+    else
+      say(JoinLine::Level::info, node_ + " resumed: the self-test that drained it (" + state_.reason + ") now passes");
     // A resumed node is NOT_RESPONDING until the controller's next ping of it comes back.
-    const auto settle = clock.now() + std::chrono::seconds(slurm.register_wait_s);
-    for (query(); !state.responding && clock.now() < settle; query()) clock.sleep(Ms(500));
-    if (!state.responding)
+    const auto settle = clock_.now() + std::chrono::seconds(slurm_.register_wait_s);
+    for (query(); !state_.responding && clock_.now() < settle; query()) clock_.sleep(Ms(500));
+    if (!state_.responding)
       say(JoinLine::Level::warning,
-          node + " does not answer the controller's pings since it was resumed: " + state.state);
+          node_ + " does not answer the controller's pings since it was resumed: " + state_.state);
   }
-  return finish();
+
+  const Report& report_;
+  const SlurmSpec& slurm_;
+  const std::string& root_;
+  const std::string node_;
+  JoinEffects& fx_;
+  Clock& clock_;
+  std::vector<JoinLine>& log_;
+  std::vector<std::string> env_;
+  SlurmNodeState state_;
+  SlurmOutcome out_;
+};
+
+}  // namespace
+
+SlurmOutcome slurm_after_selftest(const Report& report, const SlurmSpec& slurm, const std::string& root,
+                                  JoinEffects& fx, Clock& clock, std::vector<JoinLine>& log) {
+  return SlurmSteps(report, slurm, root, fx, clock, log).run();
 }
 
 std::string unit_state_text(const UnitState& s) {

@@ -24,6 +24,7 @@
 
 #include "image/image_manifest.h"
 #include "image/stages/command.h"
+#include "io/process.h"
 #include "lab_leaf.h"
 #include "lab_result.h"
 #include "lab_slurm.h"
@@ -32,7 +33,6 @@
 #include "slurm.h"
 #include "text.h"
 #include "vm_command.h"
-#include "vm_process.h"
 
 namespace railyard {
 
@@ -184,7 +184,7 @@ Outcome<ImageBoot> image_boot(const std::string& image_dir) {
 struct Vm {
   fs::path dir;
   VmSpec spec;
-  std::unique_ptr<VmProcess> process;
+  std::unique_ptr<Process> process;
 };
 
 Status prepare(Vm& vm, const LabOptions& o, const LabIdentity& id, const ImageBoot& boot, bool network_boot,
@@ -232,7 +232,8 @@ Status prepare(Vm& vm, const LabOptions& o, const LabIdentity& id, const ImageBo
 }
 
 Status launch(Vm& vm) {
-  auto p = VmProcess::start(qemu_argv(vm.spec), (vm.dir / "qemu.log").string());
+  auto p =
+      Process::start({.argv = qemu_argv(vm.spec), .log_path = (vm.dir / "qemu.log").string(), .die_with_caller = true});
   if (!p.ok()) return Status::fail(p, vm.spec.name + " VM");
   vm.process = std::move(*p);
   return success();
@@ -269,212 +270,293 @@ Status copy_out(const fs::path& from, const std::string& to) {
   return success();
 }
 
-int run_in(const LabOptions& o, const fs::path& run) {
-  auto start = Clock::now();
-  auto deadline = start + std::chrono::seconds(o.timeout_s);
-  auto seconds = [&] { return std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count(); };
+// One run of the lab, as its stages share it: the wires between the VMs, the identities and
+// forwards each gets, the VMs themselves, and how the wait for the node ended.
+struct LabRun {
+  LabRun(const LabOptions& options, fs::path dir)
+      : o(options),
+        run(std::move(dir)),
+        deadline(start + std::chrono::seconds(options.timeout_s)),
+        node_id(options.node),
+        target_id(options.target),
+        network_boot(!options.pxe_tree.empty()) {}
 
-  auto boot = image_boot(o.image_dir);
-  if (!boot.ok()) return harness_error(boot.error(), nullptr);
-  // Two UDP ports per rail (node side, leaf side), or one pair for the hub's uplink.
-  std::vector<int> udp;
-  for (int i = 0; i < (o.storage_target ? 2 * o.rails : 2); ++i) {
-    auto p = free_port(SOCK_DGRAM);
-    if (!p.ok()) return harness_error(p.error(), nullptr);
-    udp.push_back(*p);
-  }
-  auto node_udp = [&](int rail) { return udp[static_cast<std::size_t>(rail)]; };
-  auto leaf_udp = [&](int port) { return udp[static_cast<std::size_t>(o.rails + port)]; };
-
-  // The lab's Slurm cluster: the controller on the target, reached over the management
-  // networks through the host (lab_slurm.h); without a target, nothing answers there.
-  LabIdentity node_id = o.node, target_id = o.target;
+  const LabOptions& o;
+  const fs::path run;
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point deadline;
+  ImageBoot boot;
+  std::vector<int> udp;  // two UDP ports per rail (node side, leaf side), or one pair for the hub's uplink
+  LabIdentity node_id, target_id;
   std::vector<GuestForward> node_forwards, target_forwards;
   std::vector<HostForward> node_host_forwards, target_host_forwards;
-  const bool slurm = o.recipe && !o.recipe->slurm.controller.empty();
-  if (slurm) {
-    auto controller = lab_slurm_controller(o.recipe->slurm);
-    if (!controller.ok()) {
-      std::cout << "railyard qemu: " << controller.error() << "; the node's Slurm steps find no controller"
-                << std::endl;
-    } else {
-      std::string key = o.munge_key;
-      if (key.empty()) {
-        auto fresh = fresh_munge_key();
-        if (!fresh.ok()) return harness_error(fresh.error(), nullptr);
-        key = *fresh;
-      }
-      std::string at = controller->address + ":" + std::to_string(controller->port);
-      node_id.files.push_back({kLabMungeKey, key, 0400});
-      if (o.storage_target) {
-        auto ctl = free_port(SOCK_STREAM), slurmd = free_port(SOCK_STREAM);
-        if (!ctl.ok() || !slurmd.ok()) return harness_error(ctl.ok() ? slurmd.error() : ctl.error(), nullptr);
-        LabSlurmCluster cluster{o.target.hostname, *controller, o.node.hostname, o.slurm_drained};
-        target_id.files.push_back({kLabMungeKey, key, 0400});
-        target_id.files.push_back({kLabSlurmConf, lab_slurm_conf(o.recipe->slurm, cluster)});
-        auto relay_to = [&](int port) {
-          return "cmd:" + shell_quote({o.relay_program}) + " qemu --relay 127.0.0.1:" + std::to_string(port);
-        };
-        target_host_forwards.push_back({*ctl, controller->port});
-        target_forwards.push_back(
-            {std::string(kLabSlurmdGuestAddress) + ":" + std::to_string(kSlurmdPort), relay_to(*slurmd)});
-        std::string to_controller = relay_to(*ctl);
-        if (o.faults.controller_outage_s) {
-          // Each connection is its own relay process: the first one marks the outage's start
-          // (none left from an earlier run in the same directory).
-          std::error_code gone;
-          fs::remove(run / "controller-outage", gone);
-          to_controller += " --relay-outage " + shell_quote({(run / "controller-outage").string()}) +
-                           " --relay-outage-s " + std::to_string(*o.faults.controller_outage_s);
-          std::cout << "railyard qemu: controller-outage (lab fault): the node's connections to the Slurm controller "
-                    << "are closed at once for " << *o.faults.controller_outage_s << " s from its first one"
-                    << std::endl;
-        }
-        node_forwards.push_back({at, to_controller});
-        node_host_forwards.push_back({*slurmd, kSlurmdPort});
-        std::cout << "railyard qemu: Slurm controller " << at << " on " << o.target.hostname << " (slurmctld, cluster "
-                  << o.recipe->slurm.cluster << ")" << std::endl;
-      } else {
-        node_forwards.push_back({at, "cmd:/bin/false"});
-      }
+  bool slurm = false;             // the recipe names a Slurm controller
+  std::vector<std::string> base;  // the kernel command line both VMs start from
+  Vm target, node;
+  const bool network_boot;  // the node boots from the PXE tree
+  Clock::time_point node_start;
+  bool exported = false;      // the node exported its status
+  bool timed_out = false;     // the run's deadline stopped the node
+  const Vm* blame = nullptr;  // whose logs explain a stage's error
+
+  long seconds() const { return std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count(); }
+  int node_udp(int rail) const { return udp[static_cast<std::size_t>(rail)]; }
+  int leaf_udp(int port) const { return udp[static_cast<std::size_t>(o.rails + port)]; }
+  std::string relay_to(int port) const {
+    return "cmd:" + shell_quote({o.relay_program}) + " qemu --relay 127.0.0.1:" + std::to_string(port);
+  }
+};
+
+// The image to boot, and the UDP ports of the rails' wires.
+Status find_image_and_wires(LabRun& r) {
+  auto boot = image_boot(r.o.image_dir);
+  if (!boot.ok()) return boot.status();
+  r.boot = std::move(*boot);
+  for (int i = 0; i < (r.o.storage_target ? 2 * r.o.rails : 2); ++i) {
+    auto p = free_port(SOCK_DGRAM);
+    if (!p.ok()) return p.status();
+    r.udp.push_back(*p);
+  }
+  r.base = r.boot.cmdline;
+  r.base.push_back("railyard.qemu=1");
+  r.base.insert(r.base.end(), r.o.append.begin(), r.o.append.end());
+  return success();
+}
+
+// The lab's Slurm cluster: the controller on the target, reached over the management
+// networks through the host (lab_slurm.h); without a target, nothing answers there.
+Status wire_slurm(LabRun& r) {
+  const LabOptions& o = r.o;
+  r.slurm = o.recipe && !o.recipe->slurm.controller.empty();
+  if (!r.slurm) return success();
+  auto controller = lab_slurm_controller(o.recipe->slurm);
+  if (!controller.ok()) {
+    std::cout << "railyard qemu: " << controller.error() << "; the node's Slurm steps find no controller" << std::endl;
+    return success();
+  }
+  std::string key = o.munge_key;
+  if (key.empty()) {
+    auto fresh = fresh_munge_key();
+    if (!fresh.ok()) return fresh.status();
+    key = *fresh;
+  }
+  std::string at = controller->address + ":" + std::to_string(controller->port);
+  r.node_id.files.push_back({kLabMungeKey, key, 0400});
+  if (!o.storage_target) {
+    r.node_forwards.push_back({at, "cmd:/bin/false"});
+    return success();
+  }
+  auto ctl = free_port(SOCK_STREAM), slurmd = free_port(SOCK_STREAM);
+  if (!ctl.ok() || !slurmd.ok()) return ctl.ok() ? slurmd.status() : ctl.status();
+  LabSlurmCluster cluster{o.target.hostname, *controller, o.node.hostname, o.slurm_drained};
+  r.target_id.files.push_back({kLabMungeKey, key, 0400});
+  r.target_id.files.push_back({kLabSlurmConf, lab_slurm_conf(o.recipe->slurm, cluster)});
+  r.target_host_forwards.push_back({*ctl, controller->port});
+  r.target_forwards.push_back(
+      {std::string(kLabSlurmdGuestAddress) + ":" + std::to_string(kSlurmdPort), r.relay_to(*slurmd)});
+  std::string to_controller = r.relay_to(*ctl);
+  if (o.faults.controller_outage_s) {
+    // Each connection is its own relay process: the first one marks the outage's start
+    // (none left from an earlier run in the same directory).
+    std::error_code gone;
+    fs::remove(r.run / "controller-outage", gone);
+    to_controller += " --relay-outage " + shell_quote({(r.run / "controller-outage").string()}) + " --relay-outage-s " +
+                     std::to_string(*o.faults.controller_outage_s);
+    std::cout << "railyard qemu: controller-outage (lab fault): the node's connections to the Slurm controller "
+              << "are closed at once for " << *o.faults.controller_outage_s << " s from its first one" << std::endl;
+  }
+  r.node_forwards.push_back({at, to_controller});
+  r.node_host_forwards.push_back({*slurmd, kSlurmdPort});
+  std::cout << "railyard qemu: Slurm controller " << at << " on " << o.target.hostname << " (slurmctld, cluster "
+            << o.recipe->slurm.cluster << ")" << std::endl;
+  return success();
+}
+
+// The storage target, which doubles as the rails' leaf: port k is cabled to node rail k (but
+// for swap-rails), the storage NIC sits beside port 0 (lab_leaf.h).
+Status boot_target(LabRun& r) {
+  const LabOptions& o = r.o;
+  if (!o.storage_target) return success();
+  Vm& target = r.target;
+  target.dir = r.run / "target";
+  target.spec.name = "target";
+  target.spec.wiring = RailWiring::leaf;
+  target.spec.rail_macs = leaf_port_macs(o.target.management_mac, o.rails);
+  target.spec.storage_mac = rail_macs(o.target.management_mac, 1).front();
+  for (int k = 0; k < o.rails; ++k)
+    target.spec.rail_wires.push_back({r.leaf_udp(k), r.node_udp(cabled_rail(o.faults, k))});
+  std::vector<std::string> cmdline = r.base;
+  cmdline.push_back("railyard.role=storage-target");
+  LabIdentity id = r.target_id;
+  target.spec.forwards = r.target_forwards;
+  target.spec.host_forwards = r.target_host_forwards;
+  if (o.recipe) {
+    NodeEntry cabled = o.node.node.value_or(NodeEntry{o.node.hostname, o.node.management_mac, {}, "", ""});
+    std::optional<LabRoutedLeaf> routed;
+    if (o.recipe->routing.mode == RoutingMode::bgp_unnumbered && o.target.node) {
+      // Routed rails: the leaf routes, so the storage NIC is cabled to a port of rail 0's
+      // leaf rather than plugged into the node's segment.
+      target.spec.storage_port_mac = leaf_port_macs(o.target.management_mac, o.rails + 1).back();
+      routed = LabRoutedLeaf{*o.target.node, target.spec.storage_port_mac, "enp0s" + std::to_string(kStorageSlot)};
     }
+    auto leaf = lab_leaf_files(*o.recipe, cabled, target.spec.rail_macs, o.faults, routed);
+    if (!leaf.ok()) return leaf.status();
+    for (const auto& f : *leaf) id.files.push_back({f.path, f.content});
+    cmdline.push_back("modules_load=" + join(lab_target_modules(*o.recipe, routed.has_value()), ","));
   }
+  // A late storage server: the VM boots with the node, since it is also the rails' leaf
+  // switch, and holds its NVMe-oF targets until then (qemu-target-delay in the lab overlay).
+  if (o.target_delay_s > 0) cmdline.push_back("railyard.qemu.target_delay=" + std::to_string(o.target_delay_s));
+  if (auto s = prepare(target, o, id, r.boot, false, cmdline, kTargetPorts); !s.ok()) return s;
+  r.blame = &target;
+  if (auto s = launch(target); !s.ok()) return s;
+  r.blame = nullptr;
+  std::cout << "railyard qemu: storage target " << o.target.hostname << " booting (" << target.dir.string() << ")"
+            << std::endl;
+  if (o.target_delay_s > 0)
+    std::cout << "railyard qemu: its NVMe-oF targets come up " << o.target_delay_s
+              << " s after it powers on (target-delay); the leaf it carries is up from the start" << std::endl;
+  return success();
+}
 
-  std::vector<std::string> base = boot->cmdline;
-  base.push_back("railyard.qemu=1");
-  base.insert(base.end(), o.append.begin(), o.append.end());
-
-  Vm target;
-  if (o.storage_target) {
-    target.dir = run / "target";
-    target.spec.name = "target";
-    // The storage target doubles as the rails' leaf: port k is cabled to node rail k (but
-    // for swap-rails), the storage NIC sits beside port 0 (lab_leaf.h).
-    target.spec.wiring = RailWiring::leaf;
-    target.spec.rail_macs = leaf_port_macs(o.target.management_mac, o.rails);
-    target.spec.storage_mac = rail_macs(o.target.management_mac, 1).front();
-    for (int k = 0; k < o.rails; ++k)
-      target.spec.rail_wires.push_back({leaf_udp(k), node_udp(cabled_rail(o.faults, k))});
-    std::vector<std::string> cmdline = base;
-    cmdline.push_back("railyard.role=storage-target");
-    LabIdentity id = target_id;
-    target.spec.forwards = target_forwards;
-    target.spec.host_forwards = target_host_forwards;
-    if (o.recipe) {
-      NodeEntry cabled = o.node.node.value_or(NodeEntry{o.node.hostname, o.node.management_mac, {}, "", ""});
-      std::optional<LabRoutedLeaf> routed;
-      if (o.recipe->routing.mode == RoutingMode::bgp_unnumbered && o.target.node) {
-        // Routed rails: the leaf routes, so the storage NIC is cabled to a port of rail 0's
-        // leaf rather than plugged into the node's segment.
-        target.spec.storage_port_mac = leaf_port_macs(o.target.management_mac, o.rails + 1).back();
-        routed = LabRoutedLeaf{*o.target.node, target.spec.storage_port_mac, "enp0s" + std::to_string(kStorageSlot)};
-      }
-      auto leaf = lab_leaf_files(*o.recipe, cabled, target.spec.rail_macs, o.faults, routed);
-      if (!leaf.ok()) return harness_error(leaf.error(), nullptr);
-      for (const auto& f : *leaf) id.files.push_back({f.path, f.content});
-      cmdline.push_back("modules_load=" + join(lab_target_modules(*o.recipe, routed.has_value()), ","));
-    }
-    // A late storage server: the VM boots with the node, since it is also the rails' leaf
-    // switch, and holds its NVMe-oF targets until then (qemu-target-delay in the lab overlay).
-    if (o.target_delay_s > 0) cmdline.push_back("railyard.qemu.target_delay=" + std::to_string(o.target_delay_s));
-    if (auto s = prepare(target, o, id, *boot, false, cmdline, kTargetPorts); !s.ok())
-      return harness_error(s.error(), nullptr);
-  }
-  if (o.storage_target) {
-    if (auto s = launch(target); !s.ok()) return harness_error(s.error(), &target);
-    std::cout << "railyard qemu: storage target " << o.target.hostname << " booting (" << target.dir.string() << ")"
-              << std::endl;
-    if (o.target_delay_s > 0)
-      std::cout << "railyard qemu: its NVMe-oF targets come up " << o.target_delay_s
-                << " s after it powers on (target-delay); the leaf it carries is up from the start" << std::endl;
-  }
-
-  Vm node;
-  node.dir = run / "node";
+// The node: cabled to the target's leaf ports, or to a hub with no one on it; paused at
+// power-on while the links-down fault takes its NICs' links down.
+Status boot_node(LabRun& r) {
+  const LabOptions& o = r.o;
+  Vm& node = r.node;
+  node.dir = r.run / "node";
   node.spec.name = "node";
   if (o.storage_target) {
     node.spec.wiring = RailWiring::cables;
-    for (int r = 0; r < o.rails; ++r) node.spec.rail_wires.push_back({node_udp(r), leaf_udp(cabled_rail(o.faults, r))});
+    for (int k = 0; k < o.rails; ++k)
+      node.spec.rail_wires.push_back({r.node_udp(k), r.leaf_udp(cabled_rail(o.faults, k))});
   } else {
-    node.spec.wire = {udp[0], udp[1]};  // the hub's uplink, to no one
+    node.spec.wire = {r.udp[0], r.udp[1]};  // the hub's uplink, to no one
   }
-  node.spec.forwards = node_forwards;
-  node.spec.host_forwards = node_host_forwards;
+  node.spec.forwards = r.node_forwards;
+  node.spec.host_forwards = r.node_host_forwards;
   const auto& links_down = o.faults.links_down;
   if (!links_down.empty()) {
-    node.spec.qmp_socket = (run / "node.qmp").string();
+    node.spec.qmp_socket = (r.run / "node.qmp").string();
     node.spec.paused = true;
   }
-  bool network_boot = !o.pxe_tree.empty();
-  std::vector<std::string> node_cmdline = base;
+  std::vector<std::string> cmdline = r.base;
   if (!o.faults.pause_storms.empty()) {
     // The lab's DCB stand-in counts received pauses at storm rate on these NICs (by MAC).
     std::vector<std::string> storms;
-    for (int r : o.faults.pause_storms)
-      storms.push_back(rail_macs(o.node.management_mac, o.rails)[static_cast<std::size_t>(r)] + "@" +
+    for (int k : o.faults.pause_storms)
+      storms.push_back(rail_macs(o.node.management_mac, o.rails)[static_cast<std::size_t>(k)] + "@" +
                        std::to_string(kLabPauseStormPps));
-    node_cmdline.push_back("railyard_lab_qos.pause_storm=" + join(storms, ","));
+    cmdline.push_back("railyard_lab_qos.pause_storm=" + join(storms, ","));
   }
-  if (auto s = prepare(node, o, node_id, *boot, network_boot, node_cmdline, kNodePorts); !s.ok())
-    return harness_error(s.error(), nullptr);
-  auto node_start = Clock::now();
-  if (auto s = launch(node); !s.ok()) return harness_error(s.error(), &node);
+  if (auto s = prepare(node, o, r.node_id, r.boot, r.network_boot, cmdline, kNodePorts); !s.ok()) return s;
+  r.node_start = Clock::now();
+  r.blame = &node;
+  if (auto s = launch(node); !s.ok()) return s;
   if (!links_down.empty()) {
     std::vector<nlohmann::json> cmds;
-    for (int r : links_down) cmds.push_back(qmp_set_link(rail_nic_id(node.spec, r), false));
+    for (int k : links_down) cmds.push_back(qmp_set_link(rail_nic_id(node.spec, k), false));
     cmds.push_back({{"execute", "cont"}});
-    if (auto s = qmp_run(node.spec.qmp_socket, cmds, 30000); !s.ok()) return harness_error(s.error(), &node);
+    if (auto s = qmp_run(node.spec.qmp_socket, cmds, 30000); !s.ok()) return s;
   }
-  std::cout << "railyard qemu: node " << o.node.hostname << " booting" << (network_boot ? " from the network" : "")
+  r.blame = nullptr;
+  std::cout << "railyard qemu: node " << o.node.hostname << " booting" << (r.network_boot ? " from the network" : "")
             << " with " << o.rails << " rails (" << node.dir.string() << ")" << std::endl;
+  return success();
+}
 
-  // The two boot side by side: the node's agent retries its NVMe-oF connections while the
-  // target comes up (selftest.storage_wait_s). Done when the node has exported its status
-  // (its last export) or QEMU has exited; a target that failed or stopped meanwhile is the
-  // harness's failure, not the node's.
-  bool target_ready = !o.storage_target, exported = false;
-  while (Clock::now() < deadline) {
+// The two boot side by side: the node's agent retries its NVMe-oF connections while the
+// target comes up (selftest.storage_wait_s). Done when the node has exported its status (its
+// last export) or QEMU has exited; a target that failed or stopped meanwhile is the harness's
+// failure, not the node's. Both VMs are stopped at the end.
+Status wait_for_node(LabRun& r) {
+  Vm &node = r.node, &target = r.target;
+  bool target_ready = !r.o.storage_target;
+  while (Clock::now() < r.deadline) {
     if (!target_ready && complete_json(target.dir / "target.json")) {
       auto state = nlohmann::json::parse(read_text(target.dir / "target.json"), nullptr, false);
       if (state.value("result", "") != "ready") {
         node.process->stop();
-        return harness_error("the storage target failed: " + read_text(target.dir / "target.json"), &target);
+        r.blame = &target;
+        return Status::fail("the storage target failed: " + read_text(target.dir / "target.json"));
       }
       target_ready = true;
-      std::cout << "railyard qemu: storage target ready after " << seconds() << " s" << std::endl;
+      std::cout << "railyard qemu: storage target ready after " << r.seconds() << " s" << std::endl;
     }
     if (!target_ready && !target.process->running()) {
       node.process->stop();
-      return harness_error("the storage target stopped (" + target.process->how_it_ended() + ")", &target);
+      r.blame = &target;
+      return Status::fail("the storage target stopped (" + target.process->how_it_ended() + ")");
     }
-    if ((exported = complete_json(node.dir / "status.json"))) break;
+    if ((r.exported = complete_json(node.dir / "status.json"))) break;
     if (!node.process->running()) {
-      exported = complete_json(node.dir / "status.json");
+      r.exported = complete_json(node.dir / "status.json");
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  bool timed_out = !exported && node.process->running();
+  r.timed_out = !r.exported && node.process->running();
   if (!target_ready)
-    std::cout << "railyard qemu: the storage target was not ready when the node " << (exported ? "finished" : "stopped")
-              << " (" << seconds() << " s)" << std::endl;
+    std::cout << "railyard qemu: the storage target was not ready when the node "
+              << (r.exported ? "finished" : "stopped") << " (" << r.seconds() << " s)" << std::endl;
   // The status is the last thing the node exports: what follows is its shutdown, about 13 s
   // under TCG, which nothing reads. Only a benchmark run waits for it, since the guest sends
   // its boot's critical chain once the boot has finished (org.railyard.chain); a
   // network-booted guest was given the image's command line only and never powers off.
-  bool chain_wanted = std::find(o.append.begin(), o.append.end(), "railyard.qemu.bench=1") != o.append.end();
-  if (exported && !network_boot && chain_wanted)
-    node.process->wait_until(std::min(deadline, Clock::now() + std::chrono::seconds(20)));
+  const auto& append = r.o.append;
+  bool chain_wanted = std::find(append.begin(), append.end(), "railyard.qemu.bench=1") != append.end();
+  if (r.exported && !r.network_boot && chain_wanted)
+    node.process->wait_until(std::min(r.deadline, Clock::now() + std::chrono::seconds(20)));
   node.process->stop();
   if (target.process) target.process->stop();
-  double node_s = std::chrono::duration<double>(Clock::now() - node_start).count();
+  return success();
+}
 
+// What the join units (slurmd, munge) said: the other half of why a node did not join.
+void print_join_journal(const fs::path& file) {
+  std::vector<std::string> lines = split(read_text(file), '\n');
+  while (!lines.empty() && trim(lines.back()).empty()) lines.pop_back();
+  const std::size_t shown = std::min<std::size_t>(lines.size(), 15);
+  if (shown > 0) std::cout << "  the join units' journal, last " << shown << " lines (node/join-journal.txt):\n";
+  for (std::size_t i = lines.size() - shown; i < lines.size(); ++i) std::cout << "    " << lines[i] << "\n";
+}
+
+// What the controller made of the node, as the node asked it once its agent was done.
+Status print_slurm(const LabRun& r, const nlohmann::json& status) {
+  const fs::path answer_file = r.node.dir / "slurm.txt";
+  std::string answer = read_text(answer_file);
+  const std::string& host = r.o.node.hostname;
+  SlurmNodeState state = parse_scontrol_node(answer);
+  if (!state.known)
+    std::cout << "  Slurm: the controller does not know " << host << ": "
+              << (answer.empty() ? "the node asked nothing" : trim(answer)) << "\n";
+  else
+    std::cout << "  Slurm: the controller has " << host << " " << state.state
+              << (state.reason.empty() ? "" : " (" + state.reason + ")") << "\n";
+  if (state.known && !status.is_discarded() && status.value("slurm_uptime_s", nlohmann::json()).is_number() &&
+      status.value("agent_start_uptime_s", nlohmann::json()).is_number()) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.1f",
+                  status["slurm_uptime_s"].get<double>() - status["agent_start_uptime_s"].get<double>());
+    std::cout << "  agent start to the controller's " << state.state << ": at most " << seconds
+              << " s of guest uptime (asked once the agent was done)\n";
+  }
+  if (r.o.slurm_out.empty()) return success();
+  if (!fs::exists(answer_file)) return Status::fail("--slurm-out: the node exported no answer of the controller");
+  return copy_out(answer_file, r.o.slurm_out);
+}
+
+// The node's verdict from what it exported, printed with its figures; the run's exit code.
+int conclude(LabRun& r) {
+  const LabOptions& o = r.o;
+  const Vm& node = r.node;
+  double node_s = std::chrono::duration<double>(Clock::now() - r.node_start).count();
   if (auto s = copy_out(node.dir / "console.log", o.console_log); !s.ok()) spdlog::error("{}", s.error());
   LabVerdict v = judge_lab_run(read_text(node.dir / "report.json"), read_text(node.dir / "status.json"),
                                read_text(node.dir / "journal.txt"));
   if (v.exit_code == 2) {
     std::string why = v.summary;
-    if (timed_out) why += ": timed out after " + std::to_string(o.timeout_s) + " s";
+    if (r.timed_out) why += ": timed out after " + std::to_string(o.timeout_s) + " s";
     else if (!node.process->how_it_ended().empty()) why += " (QEMU " + node.process->how_it_ended() + ")";
     return harness_error(why, &node);
   }
@@ -482,44 +564,27 @@ int run_in(const LabOptions& o, const fs::path& run) {
   std::cout << "railyard qemu: " << v.summary << "\n";
   for (const auto& d : v.detail) std::cout << "  " << d << "\n";
   auto status = nlohmann::json::parse(read_text(node.dir / "status.json"), nullptr, false);
-  if (v.exit_code == 1 && !status.is_discarded() && status.value("joined", true) == false) {
-    // What the join units (slurmd, munge) said: the other half of why a node did not join.
-    std::vector<std::string> lines = split(read_text(node.dir / "join-journal.txt"), '\n');
-    while (!lines.empty() && trim(lines.back()).empty()) lines.pop_back();
-    const std::size_t shown = std::min<std::size_t>(lines.size(), 15);
-    if (shown > 0) std::cout << "  the join units' journal, last " << shown << " lines (node/join-journal.txt):\n";
-    for (std::size_t i = lines.size() - shown; i < lines.size(); ++i) std::cout << "    " << lines[i] << "\n";
-  }
-  if (slurm) {
-    std::string answer = read_text(node.dir / "slurm.txt");
-    SlurmNodeState state = parse_scontrol_node(answer);
-    if (!state.known)
-      std::cout << "  Slurm: the controller does not know " << o.node.hostname << ": "
-                << (answer.empty() ? "the node asked nothing" : trim(answer)) << "\n";
-    else
-      std::cout << "  Slurm: the controller has " << o.node.hostname << " " << state.state
-                << (state.reason.empty() ? "" : " (" + state.reason + ")") << "\n";
-    if (state.known && !status.is_discarded() && status.value("slurm_uptime_s", nlohmann::json()).is_number() &&
-        status.value("agent_start_uptime_s", nlohmann::json()).is_number()) {
-      char seconds[32];
-      std::snprintf(seconds, sizeof seconds, "%.1f",
-                    status["slurm_uptime_s"].get<double>() - status["agent_start_uptime_s"].get<double>());
-      std::cout << "  agent start to the controller's " << state.state << ": at most " << seconds
-                << " s of guest uptime (asked once the agent was done)\n";
-    }
-    if (!o.slurm_out.empty()) {
-      if (!fs::exists(node.dir / "slurm.txt"))
-        return harness_error("--slurm-out: the node exported no answer of the controller", &node);
-      if (auto s = copy_out(node.dir / "slurm.txt", o.slurm_out); !s.ok()) return harness_error(s.error(), nullptr);
-    }
-  }
+  if (v.exit_code == 1 && !status.is_discarded() && status.value("joined", true) == false)
+    print_join_journal(node.dir / "join-journal.txt");
+  if (r.slurm)
+    if (auto s = print_slurm(r, status); !s.ok())
+      return harness_error(s.error(), fs::exists(node.dir / "slurm.txt") ? nullptr : &node);
   if (!status.is_discarded() && status.contains("report_uptime_s")) {
     const auto& result = status.value("result_uptime_s", nlohmann::json());
     std::cout << "  boot to result: " << (result.is_number() ? result.dump() : "?") << " s of guest uptime (report "
               << "exported at " << status["report_uptime_s"].dump() << " s); node VM " << static_cast<long>(node_s)
-              << " s; whole run " << seconds() << " s\n";
+              << " s; whole run " << r.seconds() << " s\n";
   }
   return v.exit_code;
+}
+
+// The run as stages, each failing with the harness's exit code 2 and the logs of the VM it
+// blames; then the node's verdict.
+int run_in(const LabOptions& o, const fs::path& run) {
+  LabRun r(o, run);
+  for (Status (*stage)(LabRun&) : {find_image_and_wires, wire_slurm, boot_target, boot_node, wait_for_node})
+    if (Status s = stage(r); !s.ok()) return harness_error(s.error(), r.blame);
+  return conclude(r);
 }
 
 }  // namespace

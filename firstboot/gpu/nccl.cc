@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "kernel/process.h"
+#include "io/process.h"
 #include "text.h"
 
 namespace railyard {
@@ -22,7 +22,10 @@ NcclRun run_all_reduce_perf(const std::string& program, int gpus, int timeout_s)
     return run;
   }
   constexpr std::size_t kOutputLimit = 256 * 1024;
-  run.status = run_process(argv, {}, &run.output, kOutputLimit, timeout_s * 1000);
+  ProcessResult r = run_process(
+      {.argv = argv, .capture = true, .capture_limit = kOutputLimit, .timeout = std::chrono::seconds(timeout_s)});
+  run.status = r.status;
+  run.output = std::move(r.out);
   return run;
 }
 

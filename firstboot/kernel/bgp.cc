@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kernel/process.h"
+#include "io/process.h"
 
 namespace railyard {
 
@@ -76,34 +76,44 @@ Status NativeBgp::start(bool restart) {
   // bgpd without the configuration just written, in the routed lab: the start in progress is
   // waited for first (`systemctl start` waits for the job already running).
   if (restart) {
-    std::string state;
-    run_process({"systemctl", "is-active", "frr.service"}, {}, &state, 256, kVtyshTimeoutMs);
+    std::string state = run_process({.argv = {"systemctl", "is-active", "frr.service"},
+                                     .capture = true,
+                                     .capture_limit = 256,
+                                     .timeout = std::chrono::milliseconds(kVtyshTimeoutMs)})
+                            .out;
     if (state.rfind("activating", 0) == 0 || state.rfind("reloading", 0) == 0)
-      run_process({"systemctl", "start", "frr.service"}, {}, nullptr, 0, start_timeout_ms_);
+      run_process(
+          {.argv = {"systemctl", "start", "frr.service"}, .timeout = std::chrono::milliseconds(start_timeout_ms_)});
   }
   std::string verb = restart ? "restart" : "start";
-  int rc = run_process({"systemctl", verb, "frr.service"}, {}, nullptr, 0, start_timeout_ms_);
+  ProcessResult r = run_process(
+      {.argv = {"systemctl", verb, "frr.service"}, .timeout = std::chrono::milliseconds(start_timeout_ms_)});
+  int rc = r.status;
   if (rc == 124)
     return Status::fail(ETIMEDOUT, "systemctl " + verb + " frr.service: no answer within " +
                                        std::to_string(start_timeout_ms_ / 1000) + " s");
   if (rc != 0)
-    return Status::fail(EIO, "systemctl " + verb + " frr.service: exit " + std::to_string(rc) +
+    return Status::fail(EIO, "systemctl " + verb + " frr.service: " + r.how() +
                                  (rc == 5 ? " (no frr.service: is the frr package in the image?)" : ""));
   return success();
 }
 
 Outcome<std::vector<BgpSession>> NativeBgp::sessions() {
-  std::string out;
   std::vector<std::string> argv = {"vtysh"};
   if (!vty_socket_.empty()) argv.insert(argv.end(), {"--vty_socket", vty_socket_});
   argv.insert(argv.end(), {"-c", "show bgp vrf default neighbors json"});
-  int rc = run_process(argv, {}, &out, kVtyshLimit, kVtyshTimeoutMs);
+  ProcessResult r = run_process({.argv = argv,
+                                 .capture = true,
+                                 .capture_limit = kVtyshLimit,
+                                 .timeout = std::chrono::milliseconds(kVtyshTimeoutMs)});
+  const std::string& out = r.out;
+  int rc = r.status;
   if (rc == 124)
     return Outcome<std::vector<BgpSession>>::fail(
         ETIMEDOUT, "vtysh show bgp neighbors: no answer within " + std::to_string(kVtyshTimeoutMs / 1000) + " s");
   if (rc != 0)
-    return Outcome<std::vector<BgpSession>>::fail(Status::fail(
-        EIO, "vtysh show bgp neighbors: exit " + std::to_string(rc) + (out.empty() ? "" : ": " + first_line(out))));
+    return Outcome<std::vector<BgpSession>>::fail(
+        Status::fail(EIO, "vtysh show bgp neighbors: " + r.how() + (out.empty() ? "" : ": " + first_line(out))));
   return parse_frr_neighbors(out);
 }
 

@@ -23,7 +23,7 @@
 #include "kernel/dcb_native.h"
 #include "kernel/ethtool_native.h"
 #include "kernel/host_native.h"
-#include "kernel/process.h"
+#include "io/process.h"
 #include "kernel/rtnl_native.h"
 #include "objects/address.h"
 #include "objects/routing.h"
@@ -89,7 +89,7 @@ class TestBgp : public NativeBgp {
     std::filesystem::create_directories(dir_);
     for (const auto& f : frr_node_files(plan_))
       if (f.path == kFrrConfigPath) std::ofstream(dir_ + "/frr.conf") << f.content;
-    run_process({"chown", "-R", "frr:frr", dir_}, {}, nullptr, 0);
+    run_process({.argv = {"chown", "-R", "frr:frr", dir_}});
     for (const char* d : {"zebra", "bgpd"}) {
       std::vector<std::string> argv = {std::string("/usr/lib/frr/") + d,
                                        "-d",
@@ -108,8 +108,8 @@ class TestBgp : public NativeBgp {
                                        "--log",
                                        "file:" + dir_ + "/" + d + ".log"};
       if (!netns_.empty()) argv.insert(argv.begin(), {"ip", "netns", "exec", netns_});
-      if (int rc = run_process(argv, {}, nullptr, 0); rc != 0)
-        return Status::fail(EIO, std::string(d) + " did not start: exit " + std::to_string(rc));
+      if (ProcessResult r = run_process({.argv = argv}); !r.ok())
+        return Status::fail(EIO, std::string(d) + " did not start: " + r.how());
     }
     return success();
   }
@@ -209,7 +209,7 @@ TEST_CASE("routed rails: sessions with both leaves, each rail's traffic on its r
   CHECK(lookup->dev == "rail1");
   CHECK(lookup->table == 101);
   CHECK(lookup->via.rfind("fe80::", 0) == 0);
-  CHECK(run_process({"ping", "-c", "1", "-w", "5", "-I", "198.18.1.11", "198.18.1.12"}, {}, nullptr, 0) == 0);
+  CHECK(run_process({.argv = {"ping", "-c", "1", "-w", "5", "-I", "198.18.1.11", "198.18.1.12"}}).ok());
   // The tenant network: VNI 100 from this node's VTEP, node02's VTEP learned over BGP, a ping
   // across the overlay, and node02's other VNI out of reach.
   REQUIRE(plan.tenant);
@@ -225,13 +225,13 @@ TEST_CASE("routed rails: sessions with both leaves, each rail's traffic on its r
   CHECK_MESSAGE(vx.status == CheckStatus::pass, vx.observed << " " << vx.detail);
   CheckResult vt = tenant_check(verify_tenant_vtep);
   CHECK_MESSAGE(vt.status == CheckStatus::pass, vt.observed << " " << vt.detail);
-  CHECK(run_process({"ping", "-c", "1", "-w", "5", "-I", "10.100.0.11", "10.100.0.12"}, {}, nullptr, 0) == 0);
+  CHECK(run_process({.argv = {"ping", "-c", "1", "-w", "5", "-I", "10.100.0.11", "10.100.0.12"}}).ok());
   CheckResult iso = tenant_check(verify_tenant_isolation);
   CHECK_MESSAGE(iso.status == CheckStatus::pass, iso.observed << " " << iso.detail);
   // node02 stops keeping its VNIs apart: the probe of the other VNI answers, and the check says so.
-  REQUIRE(run_process({"ip", "netns", "exec", env("RAILYARD_BGP_PEER_NS"), "sysctl", "-qw",
-                       "net.ipv4.conf.vxlan100.arp_ignore=0"},
-                      {}, nullptr, 0) == 0);
+  REQUIRE(run_process({.argv = {"ip", "netns", "exec", env("RAILYARD_BGP_PEER_NS"), "sysctl", "-qw",
+                                "net.ipv4.conf.vxlan100.arp_ignore=0"}})
+              .ok());
   iso = tenant_check(verify_tenant_isolation);
   CHECK(iso.status == CheckStatus::fail);
   CHECK(iso.observed == "10.100.0.99 answered from 10.100.0.11");
@@ -240,15 +240,13 @@ TEST_CASE("routed rails: sessions with both leaves, each rail's traffic on its r
   auto main = k.rtnl.routes(254);
   REQUIRE(main.ok());
   for (const auto& route : *main) CHECK(route.destination != "default");
-  std::string v6;
-  run_process({"ip", "-6", "route", "show", "default"}, {}, &v6, 4096);
-  CHECK(v6 == "");
+  CHECK(run_process({.argv = {"ip", "-6", "route", "show", "default"}, .capture = true}).out == "");
 
   // A leaf that drops the session: rail.1.bgp fails naming the state, rail 0 stays up.
   {
-    REQUIRE(run_process({"vtysh", "--vty_socket", work + "/leaf1", "-c", "configure terminal", "-c", "router bgp 65101",
-                         "-c", "no neighbor swp1"},
-                        {}, nullptr, 0) == 0);
+    REQUIRE(run_process({.argv = {"vtysh", "--vty_socket", work + "/leaf1", "-c", "configure terminal", "-c",
+                                  "router bgp 65101", "-c", "no neighbor swp1"}})
+                .ok());
     BgpBringUp now;
     for (int i = 0; i < 40; ++i) {
       auto s = bgp.sessions();

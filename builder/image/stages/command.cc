@@ -1,19 +1,8 @@
 #include "command.h"
 
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
-#include <sstream>
-
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <spdlog/spdlog.h>
-
-extern char** environ;
 
 namespace railyard {
 
@@ -28,103 +17,25 @@ std::string tail_of(const std::string& path, std::size_t lines) {
   return out;
 }
 
-std::vector<std::string> environment_with(const std::map<std::string, std::string>& extra) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) {
-    std::string kv = *e;
-    auto eq = kv.find('=');
-    if (eq != std::string::npos && extra.count(kv.substr(0, eq))) continue;
-    env.push_back(kv);
-  }
-  for (const auto& [k, v] : extra) env.push_back(k + "=" + v);
-  return env;
-}
+void append_to(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::app) << text; }
 
 }  // namespace
 
-std::string shell_quote(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const auto& a : argv) {
-    if (!out.empty()) out += ' ';
-    bool plain = !a.empty() && a.find_first_not_of(
-                                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                                   "-_./=:,+@%") == std::string::npos;
-    if (plain) {
-      out += a;
-      continue;
-    }
-    out += '\'';
-    for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    out += '\'';
-  }
-  return out;
-}
-
 Outcome<std::string> ProcessRunner::execute(const Command& cmd, bool capture_stdout) {
   if (cmd.argv.empty()) return Outcome<std::string>::fail("empty command");
-  int log = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (log < 0) return Outcome<std::string>::fail(log_path_ + ": " + std::strerror(errno));
-  std::string header = "\n$ " + shell_quote(cmd.argv) + "\n";
-  (void)!::write(log, header.data(), header.size());
-
-  int pipefd[2] = {-1, -1};
-  if (capture_stdout && ::pipe2(pipefd, O_CLOEXEC) != 0) {
-    ::close(log);
-    return Outcome<std::string>::fail(std::string("pipe: ") + std::strerror(errno));
-  }
-  std::vector<std::string> env = environment_with(cmd.env);
-  std::vector<char*> argv, envp;
-  for (const auto& a : cmd.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-
+  ProcessSpec spec{.argv = cmd.argv, .log_path = log_path_, .capture = capture_stdout};
+  for (const auto& [k, v] : cmd.env) spec.env.push_back(k + "=" + v);
+  append_to(log_path_, "\n$ " + shell_quote(cmd.argv) + "\n");
   const auto started = std::chrono::steady_clock::now();
-  spdlog::debug("run: {}", shell_quote(cmd.argv));
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(log);
-    return Outcome<std::string>::fail(std::string("fork: ") + std::strerror(errno));
-  }
-  if (pid == 0) {
-    int devnull = ::open("/dev/null", O_RDONLY);
-    ::dup2(devnull, 0);
-    ::dup2(capture_stdout ? pipefd[1] : log, 1);
-    ::dup2(log, 2);
-    // Nothing else the builder holds (or inherited: a test runner's or a lock's descriptors)
-    // reaches the command: mmdebstrap hands apt a descriptor number, and dash cannot
-    // redirect to one above 9.
-    ::close_range(3, ~0U, 0);
-    ::execvpe(argv[0], argv.data(), envp.data());
-    std::string msg = std::string(argv[0]) + ": " + std::strerror(errno) + "\n";
-    (void)!::write(2, msg.data(), msg.size());
-    ::_exit(127);
-  }
-  std::string out;
-  if (capture_stdout) {
-    ::close(pipefd[1]);
-    char buf[65536];
-    for (;;) {
-      ssize_t n = ::read(pipefd[0], buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      out.append(buf, static_cast<std::size_t>(n));
-    }
-    ::close(pipefd[0]);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  ProcessResult r = run_process(spec);
+  if (r.status == 127 && !r.error.empty()) append_to(log_path_, r.error + "\n");
   // How long it took, under its output: where a slow build spends its time.
   char took[64];
-  int n = std::snprintf(took, sizeof took, "# took %.2f s\n",
-                        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-  (void)!::write(log, took, static_cast<std::size_t>(n));
-  ::close(log);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return out;
-  std::string how =
-      WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : "signal " + std::to_string(WTERMSIG(status));
-  return Outcome<std::string>::fail((cmd.what.empty() ? cmd.argv[0] : cmd.what) + " failed (" + how +
+  std::snprintf(took, sizeof took, "# took %.2f s\n",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  append_to(log_path_, took);
+  if (r.ok()) return std::move(r.out);
+  return Outcome<std::string>::fail((cmd.what.empty() ? cmd.argv[0] : cmd.what) + " failed (" + r.how() +
                                     "): " + shell_quote(cmd.argv) + "\n  last lines of " + log_path_ + ":" +
                                     tail_of(log_path_, 15));
 }

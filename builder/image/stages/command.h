@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "io/process.h"  // shell_quote
 #include "outcome.h"
 
 namespace railyard {
@@ -26,7 +27,8 @@ class CommandRunner {
   virtual Outcome<std::string> capture(const Command& cmd) = 0;
 };
 
-// fork/exec; stdout and stderr appended to `log_path` (created when missing).
+// run_process (core/io/process.h); stdout and stderr appended to `log_path` (created when
+// missing) under a line with the command, and over one with the time it took.
 class ProcessRunner : public CommandRunner {
  public:
   explicit ProcessRunner(std::string log_path) : log_path_(std::move(log_path)) {}
@@ -37,9 +39,6 @@ class ProcessRunner : public CommandRunner {
   Outcome<std::string> execute(const Command& cmd, bool capture_stdout);
   std::string log_path_;
 };
-
-// argv as a shell would need it to be typed, for logs and error messages.
-std::string shell_quote(const std::vector<std::string>& argv);
 
 // Runs `argv` chrooted into `root` in a private mount namespace with /proc, /sys and /dev
 // mounted (util-linux unshare): the mounts vanish with the process, even when the build is

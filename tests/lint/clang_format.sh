@@ -14,11 +14,13 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 else
   mapfile -t files < <(find core builder firstboot tests -name '*.cc' -o -name '*.h' | sort)
 fi
-bad=()
-for f in "${files[@]}"; do
-  [[ -f $f ]] || continue
-  if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then bad+=("$f"); fi
-done
+present=()
+for f in "${files[@]}"; do [[ -f $f ]] && present+=("$f"); done
+files=("${present[@]}")
+# In batches, two at a time: one clang-format per file cost most of a minute. Each file that
+# does not follow the style is named in clang-format's "code should be clang-formatted" errors.
+mapfile -t bad < <(printf '%s\0' "${files[@]}" | xargs -0 -n 64 -P "$(nproc)" clang-format --dry-run --Werror 2>&1 |
+  sed -n 's/^\(.*\):[0-9]*:[0-9]*: error: code should be clang-formatted.*/\1/p' | sort -u)
 if ((${#bad[@]})); then
   for f in "${bad[@]}"; do clang-format --dry-run "$f" 2>&1 | head -6; done
   echo "${#bad[@]} of ${#files[@]} files do not follow .clang-format; fix: clang-format -i ${bad[*]}" >&2

@@ -1,0 +1,261 @@
+// The probe responder (probe/responder.cc) over loopback, its RDMA side in memory: a peer
+// that does everything right, and the strangers, floods and stallers it must refuse without
+// being held up by them.
+#include "probe/responder.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <thread>
+
+using namespace railyard;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Slices in memory; a "write" is the test copying into one. Every open and close is recorded.
+struct MemorySlices : ProbeSlices {
+  std::size_t slices = 2;
+  std::size_t bytes = 4096;
+  std::vector<std::vector<std::uint8_t>> memory = std::vector<std::vector<std::uint8_t>>(8);
+  std::vector<std::string> log;
+  std::atomic<bool> fail_open = false;
+
+  std::size_t count() const override { return slices; }
+  std::size_t slice_bytes() const override { return bytes; }
+  Outcome<ProbeAccept> open(std::size_t rail, std::size_t slice, const ProbeHello& hello) override {
+    log.push_back("open rail " + std::to_string(rail) + " slice " + std::to_string(slice));
+    if (fail_open) return Outcome<ProbeAccept>::fail("no device");
+    memory[slice].assign(bytes, 0);
+    ProbeAccept a;
+    a.qp = {static_cast<std::uint32_t>(100 + slice), 7, {}};
+    a.rkey = static_cast<std::uint32_t>(slice + 1);
+    a.length = hello.bytes;
+    a.address = slice * bytes;
+    return a;
+  }
+  std::span<const std::uint8_t> contents(std::size_t slice, std::size_t length) override {
+    return std::span<const std::uint8_t>(memory[slice]).first(length);
+  }
+  void close(std::size_t slice) override { log.push_back("close slice " + std::to_string(slice)); }
+};
+
+// A responder on 127.0.0.1 (rail 0, peers from `allowed`) served on a thread of its own.
+struct Running {
+  MemorySlices slices;
+  std::optional<Responder> responder;
+  int stop = ::eventfd(0, EFD_CLOEXEC);
+  std::thread thread;
+  Status served = success();
+
+  explicit Running(const std::string& allowed = "127.0.0.0/8", std::chrono::milliseconds peer_time = 2000ms,
+                   std::size_t slices_count = 2) {
+    slices.slices = slices_count;
+    ResponderRail rail{0, *parse_ipv4("127.0.0.1"), {*parse_cidr(allowed)}};
+    responder.emplace(std::vector<ResponderRail>{rail}, 0, ResponderLimits{peer_time}, slices);
+    REQUIRE(responder->listen().ok());
+    thread = std::thread([this] { served = responder->serve(stop); });
+  }
+  ~Running() {
+    finish();
+    ::close(stop);
+  }
+  // Stops the responder and waits for it: its counts are final then.
+  void finish() {
+    if (!thread.joinable()) return;
+    std::uint64_t one = 1;
+    (void)!::write(stop, &one, sizeof one);
+    thread.join();
+  }
+  std::uint16_t port() const { return responder->port(0); }
+};
+
+int connect_to(std::uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(fd >= 0);
+  timeval tv{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  return fd;
+}
+
+void send_bytes(int fd, std::span<const std::uint8_t> b) {
+  REQUIRE(::send(fd, b.data(), b.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(b.size()));
+}
+
+// The next frame, or why there is none ("closed" when the responder closed without one).
+Outcome<ProbeFrame> receive(int fd) {
+  ProbeBytes b{};
+  std::size_t got = 0;
+  while (got < b.size()) {
+    ssize_t n = ::recv(fd, b.data() + got, b.size() - got, 0);
+    if (n == 0) return Outcome<ProbeFrame>::fail("closed");
+    if (n < 0) return Outcome<ProbeFrame>::fail(std::strerror(errno));
+    got += static_cast<std::size_t>(n);
+  }
+  return decode_probe_frame(b);
+}
+
+ProbeHello hello(std::uint32_t bytes, std::uint16_t rail = 0) { return ProbeHello{rail, 1024, {0x42, 1, {}}, bytes}; }
+
+ProbeRefusal refusal_of(int fd) {
+  auto f = receive(fd);
+  REQUIRE_MESSAGE(f.ok(), f.error());
+  REQUIRE(std::holds_alternative<ProbeRefuse>(*f));
+  return std::get<ProbeRefuse>(*f).why;
+}
+
+// What a well-behaved node does: hello, the write (here: a copy into the slice), the check.
+ProbeVerdict probe(Running& r, const std::vector<std::uint8_t>& data, std::uint8_t corrupt = 0) {
+  int fd = connect_to(r.port());
+  send_bytes(fd, encode_probe_frame(hello(static_cast<std::uint32_t>(data.size()))));
+  auto accepted = receive(fd);
+  REQUIRE_MESSAGE(accepted.ok(), accepted.error());
+  REQUIRE(std::holds_alternative<ProbeAccept>(*accepted));
+  const ProbeAccept& a = std::get<ProbeAccept>(*accepted);
+  CHECK(a.length == data.size());
+  std::size_t slice = a.rkey - 1;
+  std::copy(data.begin(), data.end(), r.slices.memory[slice].begin());
+  r.slices.memory[slice][0] ^= corrupt;
+  send_bytes(fd, encode_probe_frame(ProbeCheck{static_cast<std::uint32_t>(data.size()), probe_digest(data)}));
+  auto verdict = receive(fd);
+  REQUIRE_MESSAGE(verdict.ok(), verdict.error());
+  REQUIRE(std::holds_alternative<ProbeVerdict>(*verdict));
+  CHECK_FALSE(receive(fd).ok());  // and closed
+  ::close(fd);
+  return std::get<ProbeVerdict>(*verdict);
+}
+
+std::vector<std::uint8_t> pattern(std::size_t n) {
+  std::vector<std::uint8_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint8_t>(i * 131 + 7);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("probe responder: a peer's write is compared, the slice closed after, each outcome counted") {
+  Running r;
+  ProbeVerdict v = probe(r, pattern(4000));
+  CHECK(v.match);
+  CHECK(v.digest == probe_digest(pattern(4000)));
+  CHECK_FALSE(probe(r, pattern(4000), 0x01).match);  // one bit flipped on the way
+  r.finish();
+  REQUIRE(r.served.ok());
+  CHECK(r.responder->counts().verified == 1);
+  CHECK(r.responder->counts().mismatched == 1);
+  CHECK(r.slices.log ==
+        std::vector<std::string>{"open rail 0 slice 0", "close slice 0", "open rail 0 slice 0", "close slice 0"});
+}
+
+TEST_CASE("probe responder: strangers get a refusal and are closed") {
+  Running r;
+  SUBCASE("an HTTP request") {
+    int fd = connect_to(r.port());
+    std::string get = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+    get.resize(kProbeFrameBytes, ' ');
+    send_bytes(fd, std::span(reinterpret_cast<const std::uint8_t*>(get.data()), get.size()));
+    CHECK(refusal_of(fd) == ProbeRefusal::bad_request);
+    CHECK_FALSE(receive(fd).ok());
+    ::close(fd);
+  }
+  SUBCASE("a check before any hello") {
+    int fd = connect_to(r.port());
+    send_bytes(fd, encode_probe_frame(ProbeCheck{10, 1}));
+    CHECK(refusal_of(fd) == ProbeRefusal::bad_request);
+    ::close(fd);
+  }
+  SUBCASE("more bytes than a slice holds") {
+    int fd = connect_to(r.port());
+    send_bytes(fd, encode_probe_frame(hello(4097)));
+    CHECK(refusal_of(fd) == ProbeRefusal::too_large);
+    ::close(fd);
+  }
+  SUBCASE("a rail this responder does not have on this address") {
+    int fd = connect_to(r.port());
+    send_bytes(fd, encode_probe_frame(hello(10, 3)));
+    CHECK(refusal_of(fd) == ProbeRefusal::no_such_rail);
+    ::close(fd);
+  }
+  SUBCASE("a check for more than the hello asked") {
+    int fd = connect_to(r.port());
+    send_bytes(fd, encode_probe_frame(hello(10)));
+    REQUIRE(receive(fd).ok());
+    send_bytes(fd, encode_probe_frame(ProbeCheck{11, 1}));
+    CHECK(refusal_of(fd) == ProbeRefusal::bad_request);
+    ::close(fd);
+  }
+  // After each, a good peer is still served.
+  CHECK(probe(r, pattern(64)).match);
+}
+
+TEST_CASE("probe responder: a connection from outside the rail's network is refused") {
+  Running r("198.18.0.0/24");
+  int fd = connect_to(r.port());
+  CHECK(refusal_of(fd) == ProbeRefusal::not_a_rail_peer);
+  CHECK_FALSE(receive(fd).ok());
+  ::close(fd);
+  r.finish();
+  CHECK(r.slices.log.empty());  // no queue pair was ever made for it
+  CHECK(r.responder->counts().outsiders == 1);
+}
+
+TEST_CASE("probe responder: peers beyond its slices are told busy; stallers are dropped at their deadline") {
+  Running r("127.0.0.0/8", 300ms, 2);
+  // Two that connect and say nothing, one that sends half a hello: the third is busy.
+  int a = connect_to(r.port()), b = connect_to(r.port());
+  ProbeBytes half = encode_probe_frame(hello(10));
+  send_bytes(b, std::span(half).first(20));
+  std::this_thread::sleep_for(50ms);
+  int c = connect_to(r.port());
+  CHECK(refusal_of(c) == ProbeRefusal::busy);
+  ::close(c);
+  // Both dropped once their time is up, without a word; then a good peer is served.
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK(receive(a).error() == "closed");
+  CHECK(receive(b).error() == "closed");
+  CHECK(std::chrono::steady_clock::now() - t0 < 3s);
+  ::close(a);
+  ::close(b);
+  CHECK(probe(r, pattern(64)).match);
+}
+
+TEST_CASE("probe responder: a flood of connections is refused one by one, and the responder still serves") {
+  Running r("127.0.0.0/8", 2000ms, 2);
+  std::vector<int> held = {connect_to(r.port()), connect_to(r.port())};
+  std::this_thread::sleep_for(50ms);
+  for (int i = 0; i < 200; ++i) {
+    int fd = connect_to(r.port());
+    CHECK(refusal_of(fd) == ProbeRefusal::busy);
+    ::close(fd);
+  }
+  for (int fd : held) ::close(fd);
+  std::this_thread::sleep_for(100ms);  // the responder sees both closed
+  CHECK(probe(r, pattern(64)).match);
+  r.finish();
+  CHECK(r.responder->counts().busy == 200);
+  CHECK(r.responder->counts().verified == 1);
+}
+
+TEST_CASE("probe responder: a slice it cannot open is an internal refusal, the slice given back") {
+  Running r;
+  r.slices.fail_open = true;
+  int fd = connect_to(r.port());
+  send_bytes(fd, encode_probe_frame(hello(10)));
+  CHECK(refusal_of(fd) == ProbeRefusal::internal);
+  ::close(fd);
+  r.slices.fail_open = false;
+  CHECK(probe(r, pattern(64)).match);
+}

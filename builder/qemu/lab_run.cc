@@ -496,9 +496,14 @@ Status wait_for_node(LabRun& r) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   r.timed_out = !r.exported && node.process->running();
-  if (!target_ready)
+  if (!target_ready) {
+    // Whatever the node then reports (its leaf, its storage) follows from this: the target's
+    // last console lines say where its boot stood.
     std::cout << "railyard qemu: the storage target was not ready when the node "
-              << (r.exported ? "finished" : "stopped") << " (" << r.seconds() << " s)" << std::endl;
+              << (r.exported ? "finished" : "stopped") << " (" << r.seconds() << " s); its last console lines ("
+              << (target.dir / "console.log").string() << "):\n"
+              << tail_lines(target.dir / "console.log", 25) << std::flush;
+  }
   // The status is the last thing the node exports: what follows is its shutdown, about 13 s
   // under TCG, which nothing reads. Only a benchmark run waits for it, since the guest sends
   // its boot's critical chain once the boot has finished (org.railyard.chain); a

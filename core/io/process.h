@@ -31,6 +31,8 @@ struct ProcessSpec {
   // never blocks on a full pipe.
   std::size_t capture_limit = std::numeric_limits<std::size_t>::max();
   // Still running then: killed (SIGKILL), status 124 as timeout(1) says. Zero: no limit.
+  // The child alone is killed, not what it started: run a program, not a shell script that
+  // forks, where a deadline matters.
   std::chrono::milliseconds timeout{0};
   // The child is killed when the calling thread's process ends, however it ends (a VM must
   // never outlive the run that started it).

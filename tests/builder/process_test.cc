@@ -57,14 +57,17 @@ TEST_CASE("run_process: the capture keeps its limit and still reads the child to
 
 TEST_CASE("run_process: a deadline kills the child, status 124") {
   auto t0 = std::chrono::steady_clock::now();
-  ProcessResult r = sh("sleep 30", {.timeout = 200ms});
+  ProcessResult r = sh("exec sleep 30", {.timeout = 200ms});
   CHECK(r.status == 124);
   CHECK(r.error == "timed out after 200 ms");
   CHECK(std::chrono::steady_clock::now() - t0 < 10s);
-  // Also while the capture is still open.
-  r = sh("echo partial; sleep 30", {.capture = true, .timeout = 200ms});
+  // Also while the capture is still open. (`exec`: the deadline kills the child, not what the
+  // child started; a shell's own `sleep` would outlive it and hold the test's output open.)
+  auto t1 = std::chrono::steady_clock::now();
+  r = sh("echo partial; exec sleep 30", {.capture = true, .timeout = 200ms});
   CHECK(r.status == 124);
   CHECK(r.out == "partial\n");
+  CHECK(std::chrono::steady_clock::now() - t1 < 10s);
   // A quick one is not waited for to its deadline.
   t0 = std::chrono::steady_clock::now();
   CHECK(sh("exit 0", {.timeout = 30s}).ok());

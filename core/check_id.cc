@@ -111,6 +111,17 @@ constexpr std::array<CheckKindInfo, kCheckKinds> kKinds = {{
      "and a kernel with dma-buf support; without, nvidia-peermem loaded (gpudirect.peermem). Slow: the GPU "
      "and NIC meet at the host bridge (see this rail's affinity and gpudirect.acs)"},
     {K::rail_pause_storm, S::rail, "pause_storm", kReadsDcb, "a pause storm on the RoCE priority"},
+    {K::rail_peer_write, S::rail, "peer_write", kWaitsForFarEnd,
+     "the rail's RDMA traffic does not cross its leaf cleanly: a retransmission or sequence error is a lost "
+     "packet on the lossless priority (the leaf port's PFC or buffers, a bad cable or optic: see the counter "
+     "named); no answer is the reference down or the rail not reaching its leaf (see this rail's lldp)"},
+    {K::rail_peer_bandwidth, S::rail, "peer_bandwidth", kWaitsForFarEnd,
+     "the rail carries less than its link promises to a host across the leaf: a link trained down, a dirty "
+     "optic, ECN marking too early on the leaf, or the reference busy; compare with the same rail of "
+     "another node (railyard fabric sweep names the link)"},
+    {K::rail_peer_latency, S::rail, "peer_latency", kWaitsForFarEnd,
+     "a round trip through the leaf takes too long: the leaf queue of the RoCE priority is full (PFC "
+     "pauses, see pause_storm), or the path crosses more than the rail's leaf"},
     {K::rail_lldp, S::rail, "lldp", kWaitsForFarEnd,
      "the rail's cable does not reach the leaf and port it must: cabling (rail i of every node to leaf i), or "
      "LLDP off on the switch port or kept from the host by the NIC's firmware agent"},

@@ -56,13 +56,16 @@ enum class CheckKind {
   rail_rdma_write,
   rail_gpudirect_write,  // an RDMA WRITE from the rail GPU's memory to its memory (CUDA through dlopen)
   rail_pause_storm,
-  rail_lldp,          // the rail's LLDP neighbour: who the cable reaches
-  rail_lldp_pfc,      // the neighbour's 802.1Qaz PFC configuration against the rail's
-  rail_lldp_mtu,      // the neighbour's 802.3 maximum frame size against the rail's MTU
-  rail_lldp_vlan,     // the neighbour's 802.1 VLAN TLVs against the rail's VLAN
-  rail_bgp,           // routed rails: the rail's BGP session with its leaf Established
-  rail_bgp_prefixes,  // routed rails: fabric routes received on the rail's session
-  rail_route,         // routed rails: from the rail's address, the fabric leaves by this rail only
+  rail_peer_write,      // an RDMA WRITE across the leaf to the rail's reference, bytes compared, counters clean
+  rail_peer_bandwidth,  // that write's throughput against [fabric.probe] min_gbps
+  rail_peer_latency,    // a small signalled WRITE's completion time against max_latency_us
+  rail_lldp,            // the rail's LLDP neighbour: who the cable reaches
+  rail_lldp_pfc,        // the neighbour's 802.1Qaz PFC configuration against the rail's
+  rail_lldp_mtu,        // the neighbour's 802.3 maximum frame size against the rail's MTU
+  rail_lldp_vlan,       // the neighbour's 802.1 VLAN TLVs against the rail's VLAN
+  rail_bgp,             // routed rails: the rail's BGP session with its leaf Established
+  rail_bgp_prefixes,    // routed rails: fabric routes received on the rail's session
+  rail_route,           // routed rails: from the rail's address, the fabric leaves by this rail only
   rails_cross_rdma_write,
   tenant_vxlan,      // the tenant VXLAN device up with its VNI and VTEP
   tenant_vtep,       // every remote VTEP of the flood list in the device's forwarding table and routed

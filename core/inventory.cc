@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "net.h"
+#include "text.h"
+
 namespace railyard {
 
 using nlohmann::ordered_json;
@@ -42,6 +45,18 @@ std::optional<int> roce_v2_gid_index(const RdmaDevice& dev, int port, const std:
     if (ours && (!best || g.index < *best)) best = g.index;
   }
   return best;
+}
+
+std::optional<GidRef> roce_v2_gid_of(const Inventory& inv, const std::string& ipv4) {
+  auto a = parse_ipv4(ipv4);
+  if (!a) return std::nullopt;
+  // The mapped address's last 32 bits, as sysfs writes them: "c612:0064".
+  std::string tail = hex(a->value >> 16, 4).substr(2) + ":" + hex(a->value & 0xffff, 4).substr(2);
+  for (const auto& d : inv.rdma)
+    if (const RdmaPort* p = d.port(1))
+      for (const auto& g : p->gids)
+        if (g.type == "RoCE v2" && g.ipv4_mapped() && g.gid.ends_with(tail)) return GidRef{d.name, g.index};
+  return std::nullopt;
 }
 
 void normalize(Inventory& inv) {

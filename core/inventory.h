@@ -111,6 +111,15 @@ struct Inventory {
 // `or_vlans`, also one of its VLAN devices `netdev.N`, for discovery's per-NIC view).
 std::optional<int> roce_v2_gid_index(const RdmaDevice& dev, int port, const std::string& netdev, bool or_vlans);
 
+// The RoCE v2 GID that carries `ipv4` ("198.18.0.100"), on port 1 of whichever RDMA device
+// has it: where a responder serves that address (a Soft-RoCE device has a GID per address of
+// its interface and of its VLAN devices).
+struct GidRef {
+  std::string device;
+  int index = 0;
+};
+std::optional<GidRef> roce_v2_gid_of(const Inventory& inv, const std::string& ipv4);
+
 // Sorts GPUs and NICs by PCI address: the order every later step relies on.
 void normalize(Inventory& inv);
 

@@ -45,7 +45,15 @@ void node_fields(schema::Fields<NodeEntry>& f) {
       .string(
           "tenant_address", &NodeEntry::tenant_address, "",
           "[tenant]: the node's address on its tenant network, with its prefix (\"10.100.0.11/24\").",
-          [](const std::string& v) { return check_interface_address(v); }, "an IPv4 address with prefix");
+          [](const std::string& v) { return check_interface_address(v); }, "an IPv4 address with prefix")
+      .boolean("reference", &NodeEntry::reference, false,
+               "[fabric.probe]: this node runs the peer-probe responder; the other nodes' rails write to it "
+               "before they join.")
+      .strings(
+          "probe_peers", &NodeEntry::probe_peers, {},
+          "[fabric.probe]: the reference each of this node's rails writes to, one address per rail (\"\" for "
+          "none); railyard pxe fills it from the nodes with reference = true when it is not given.",
+          [](const std::string& v) { return check_ipv4(v); }, "IPv4 addresses or \"\"", true);
 }
 
 schema::Schema<NodeInventory> make_node_inventory_schema() {
@@ -74,6 +82,7 @@ std::optional<LoadedInventory> load_node_inventory(const FileSource&, const std:
   node_inventory_schema().parse(table, inv.inventory, ctx);
   for (auto& n : inv.inventory.nodes) n.mac = normalize_mac(n.mac).value_or(n.mac);
   inv.complete = diags.size() == before;
+  if (inv.complete) assign_probe_peers(inv.inventory);
   return inv;
 }
 
@@ -151,6 +160,18 @@ void validate_routed_rails(const NodeEntry& n, const std::string& key, const Loc
 void validate_node_rails(const NodeEntry& n, const std::string& key, const Locate& at,
                          const std::set<std::string>& failed, const Recipe& recipe, Diagnostics& diags) {
   auto sub = [&](const std::string& k) { return key.empty() ? k : key + "." + k; };
+  if (!n.probe_peers.empty() && n.probe_peers.size() != n.rails.size() && !failed.count(sub("probe_peers")))
+    diags.error(at(sub("probe_peers")), sub("probe_peers") + ": " + n.hostname + " has " +
+                                            std::to_string(n.probe_peers.size()) + " probe peers for " +
+                                            std::to_string(n.rails.size()) +
+                                            " rails: give one per rail, in rail order (\"\" for none)");
+  for (std::size_t r = 0; r < n.probe_peers.size() && r < n.rails.size(); ++r) {
+    auto own = parse_interface_address(n.rails[r]);
+    if (own && own->address.str() == n.probe_peers[r])
+      diags.error(at(sub("probe_peers[" + std::to_string(r) + "]")),
+                  sub("probe_peers[" + std::to_string(r) + "]") + ": " + n.probe_peers[r] + " is " + n.hostname +
+                      "'s own rail " + std::to_string(r) + ": a node never probes itself");
+  }
   if (recipe.routing.mode == RoutingMode::bgp_unnumbered) {
     validate_routed_rails(n, key, at, failed, recipe, diags);
     return;
@@ -218,6 +239,23 @@ void validate_inventory(const LoadedInventory& inv, const Recipe* recipe, Diagno
   if (!recipe) return;
   for (std::size_t i = 0; i < nodes.size(); ++i)
     validate_node_rails(nodes[i], "node[" + std::to_string(i) + "]", at, inv.failed, *recipe, diags);
+}
+
+void assign_probe_peers(NodeInventory& inv) {
+  std::vector<std::size_t> refs;
+  for (std::size_t i = 0; i < inv.nodes.size(); ++i)
+    if (inv.nodes[i].reference) refs.push_back(i);
+  for (std::size_t i = 0; i < inv.nodes.size(); ++i) {
+    NodeEntry& n = inv.nodes[i];
+    // A reference is proven by the nodes that probe it; references booting together would
+    // otherwise wait on each other's responders, which start once their first boot passed.
+    if (!n.probe_peers.empty() || n.reference) continue;
+    if (refs.empty()) continue;
+    const NodeEntry& ref = inv.nodes[refs[i % refs.size()]];
+    n.probe_peers.assign(n.rails.size(), "");
+    for (std::size_t r = 0; r < n.rails.size() && r < ref.rails.size(); ++r)
+      if (auto a = parse_interface_address(ref.rails[r])) n.probe_peers[r] = a->address.str();
+  }
 }
 
 std::optional<NodeEntry> parse_node_identity(const FileSource& files, const std::string& path, const Recipe* recipe,

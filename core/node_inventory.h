@@ -29,6 +29,12 @@ struct NodeEntry {
   // tenant network ("10.100.0.11/24"); "" without a tenant network.
   std::string vtep{};
   std::string tenant_address{};
+  // [fabric.probe]: this node serves the other nodes' peer probes (railyard-firstboot
+  // responder), and the references its own rails write to, one address per rail ("" for a
+  // rail without one). railyard pxe fills probe_peers from the inventory's references
+  // (assign_probe_peers) unless the inventory gives them.
+  bool reference = false;
+  std::vector<std::string> probe_peers{};
 };
 
 struct NodeInventory {
@@ -52,6 +58,12 @@ struct LoadedInventory {
 std::optional<LoadedInventory> load_node_inventory(const FileSource& files, const std::string& path,
                                                    const toml::table& table, Diagnostics& diags);
 void validate_inventory(const LoadedInventory& inv, const Recipe* recipe, Diagnostics& diags);
+
+// Each node without probe_peers of its own, and not a reference itself, gets one reference per
+// rail from the nodes marked reference = true: node i of the inventory takes reference i mod
+// N, so that a fleet booting at once spreads over its references. A rail whose reference has
+// no address there gets "". Pure; the order of the nodes decides.
+void assign_probe_peers(NodeInventory& inv);
 
 // A node's own identity file (/etc/railyard/node.toml): the same fields as one [[node]],
 // checked by the same rules (validate_inventory's), against `recipe` when given.

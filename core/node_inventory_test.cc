@@ -287,3 +287,129 @@ TEST_CASE("parse_node_identity: the inventory's rules, against the node's recipe
   CHECK_FALSE(parse_node_identity(files, "node.toml", nullptr, d));
   CHECK(one(d, "rails[1]: address '198.18.0.11' is already used by rails[0]") == "node.toml:3:25");
 }
+
+// --- [fabric.probe]: references and probe peers ---
+
+namespace {
+
+// A node of assign_probe_peers' inventories: two rail addresses 198.18.{0,1}.`host`, written
+// with their prefix as an inventory may.
+NodeEntry probe_node(int host, bool reference = false) {
+  NodeEntry n;
+  n.hostname = "n" + std::to_string(host);
+  n.rails = {"198.18.0." + std::to_string(host) + "/24", "198.18.1." + std::to_string(host)};
+  n.reference = reference;
+  return n;
+}
+
+std::vector<std::string> peers_at(int host) {
+  return {"198.18.0." + std::to_string(host), "198.18.1." + std::to_string(host)};
+}
+
+}  // namespace
+
+TEST_CASE("assign_probe_peers: nodes take two references in turn, node i reference i mod 2") {
+  NodeInventory inv;
+  inv.nodes = {probe_node(10, true), probe_node(11, true), probe_node(12), probe_node(13), probe_node(14)};
+  assign_probe_peers(inv);
+  CHECK(inv.nodes[2].probe_peers == peers_at(10));
+  CHECK(inv.nodes[3].probe_peers == peers_at(11));
+  CHECK(inv.nodes[4].probe_peers == peers_at(10));
+}
+
+// References booting together would wait on each other's responders: they probe nothing.
+TEST_CASE("assign_probe_peers: a reference gets no peers, even beside another reference") {
+  NodeInventory inv;
+  inv.nodes = {probe_node(10), probe_node(11, true), probe_node(12), probe_node(13, true)};
+  assign_probe_peers(inv);
+  CHECK(inv.nodes[1].probe_peers.empty());
+  CHECK(inv.nodes[3].probe_peers.empty());
+  CHECK(inv.nodes[0].probe_peers == peers_at(11));
+  CHECK(inv.nodes[2].probe_peers == peers_at(11));
+}
+
+TEST_CASE("assign_probe_peers: a lone reference gets no peers, the others probe it") {
+  NodeInventory inv;
+  inv.nodes = {probe_node(10), probe_node(11, true), probe_node(12)};
+  assign_probe_peers(inv);
+  CHECK(inv.nodes[1].probe_peers.empty());
+  CHECK(inv.nodes[0].probe_peers == peers_at(11));
+  CHECK(inv.nodes[2].probe_peers == peers_at(11));
+}
+
+TEST_CASE("assign_probe_peers: no reference, no peers") {
+  NodeInventory inv;
+  inv.nodes = {probe_node(10), probe_node(11)};
+  assign_probe_peers(inv);
+  CHECK(inv.nodes[0].probe_peers.empty());
+  CHECK(inv.nodes[1].probe_peers.empty());
+}
+
+TEST_CASE("assign_probe_peers: a rail the reference has no address on gets \"\"") {
+  NodeInventory inv;
+  inv.nodes = {probe_node(10, true), probe_node(11)};
+  inv.nodes[0].rails.pop_back();
+  assign_probe_peers(inv);
+  CHECK(inv.nodes[1].probe_peers == std::vector<std::string>{"198.18.0.10", ""});
+}
+
+TEST_CASE("load_node_inventory: references are read and assigned, probe_peers given are kept") {
+  auto r = load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.11\"") + "reference = true\n" +
+                node("n2", "0c:42:a1:00:00:02", "\"198.18.0.12\"") + "reference = true\n" +
+                node("n3", "0c:42:a1:00:00:03", "\"198.18.0.13\"") + "probe_peers = [\"198.18.0.99\"]\n" +
+                node("n4", "0c:42:a1:00:00:04", "\"198.18.0.14\""));
+  CHECK(all(r.diags) == "");
+  REQUIRE(r.inv);
+  const auto& nodes = r.inv->inventory.nodes;
+  REQUIRE(nodes.size() == 4);
+  CHECK(nodes[0].reference);
+  CHECK_FALSE(nodes[2].reference);
+  CHECK(nodes[0].probe_peers.empty());                                     // a reference
+  CHECK(nodes[2].probe_peers == std::vector<std::string>{"198.18.0.99"});  // kept
+  CHECK(nodes[3].probe_peers == std::vector<std::string>{"198.18.0.12"});  // 3 mod 2
+}
+
+TEST_CASE("probe_peers: one per rail") {
+  Recipe r = per_rail({"198.18.0.0/24", "198.18.1.0/24"});
+  CHECK(one(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.11\", \"198.18.1.11\"") +
+                     "probe_peers = [\"198.18.0.50\"]\n",
+                 &r)
+                .diags,
+            "node[0].probe_peers: n1 has 1 probe peers for 2 rails: give one per rail, in rail order") ==
+        "nodes.toml:5:15");
+}
+
+TEST_CASE("probe_peers: never the node's own rail address") {
+  Recipe r = per_rail({"198.18.0.0/24", "198.18.1.0/24"});
+  CHECK(one(load(node("n1", "0c:42:a1:00:00:01", "\"198.18.0.11/24\", \"198.18.1.11\"") +
+                     "probe_peers = [\"198.18.0.11\", \"198.18.1.50\"]\n",
+                 &r)
+                .diags,
+            "node[0].probe_peers[0]: 198.18.0.11 is n1's own rail 0: a node never probes itself") == "nodes.toml:5:16");
+}
+
+TEST_CASE("parse_node_identity: probe_peers never the node's own rail address") {
+  Recipe r = per_rail({"198.18.0.0/24", "198.18.1.0/24"});
+  MemorySource files;
+  files.add("node.toml",
+            "hostname = \"n1\"\nmac = \"0c:42:a1:00:00:01\"\nrails = [\"198.18.0.11\", \"198.18.1.11\"]\n"
+            "probe_peers = [\"198.18.0.50\", \"198.18.1.11\"]\n");
+  Diagnostics d;
+  CHECK_FALSE(parse_node_identity(files, "node.toml", &r, d));
+  CHECK(one(d, "probe_peers[1]: 198.18.1.11 is n1's own rail 1: a node never probes itself") == "node.toml:4:31");
+}
+
+// What railyard pxe writes for a node whose reference lacks an address on a rail
+// (assign_probe_peers' ""): schema::Fields::strings refuses every empty element, so the
+// node's own identity file does not load.
+TEST_CASE("parse_node_identity: \"\" for a rail without a reference") {
+  MemorySource files;
+  files.add("node.toml",
+            "hostname = \"n1\"\nmac = \"0c:42:a1:00:00:01\"\nrails = [\"198.18.0.11\", \"198.18.1.11\"]\n"
+            "probe_peers = [\"198.18.0.50\", \"\"]\n");
+  Diagnostics d;
+  auto n = parse_node_identity(files, "node.toml", nullptr, d);
+  CHECK(all(d) == "");
+  REQUIRE(n);
+  CHECK(n->probe_peers == std::vector<std::string>{"198.18.0.50", ""});
+}

@@ -40,7 +40,10 @@ struct RailPlan {
   int mtu = 0;
   int roce_path_mtu = 0;               // 256..4096
   std::optional<std::string> address;  // "198.18.0.11/24"; none without node identity
-  std::optional<int> table;            // shared subnet: policy routing table
+  // Addresses the rail's netdev carries beside its own: only the lab's storage target, a
+  // reference whose one storage NIC sits on every rail's segment (target_plan.h).
+  std::vector<std::string> extra_addresses;
+  std::optional<int> table;  // shared subnet: policy routing table
   std::vector<Sysctl> sysctls;
   int pfc_priority = -1;              // the lossless priority; -1 when PFC is off
   int pfc_enable = 0;                 // bitmap of lossless priorities
@@ -58,6 +61,8 @@ struct RailPlan {
   // Routed rails: addresses whose route, looked up from the rail's address, must leave by
   // this rail (each fabric prefix's first address, the rail's NVMe-oF targets).
   std::vector<std::string> route_probes;
+  // [fabric.probe]: the reference this rail writes to across its leaf; "": none.
+  std::string probe_peer;
 };
 
 // Routed rails ([routing] bgp-unnumbered): what bgpd is configured with (core/frr.h) and
@@ -112,6 +117,7 @@ struct Plan {
   HardwareSpec hardware;
   SelftestSpec selftest;
   LldpSpec lldp;           // how long to listen for the rails' neighbours, and whether silence fails
+  ProbeSpec probe;         // the peer checks' bounds and port ([fabric.probe])
   std::string node;        // host name; "" without node identity
   std::string management;  // interface never touched
   std::vector<RailPlan> rails;

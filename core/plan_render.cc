@@ -51,7 +51,8 @@ ordered_json to_json(const Plan& plan) {
                          {"route_probes", r.route_probes},
                          {"lldp",
                           {{"system", r.lldp_system.empty() ? ordered_json(nullptr) : ordered_json(r.lldp_system)},
-                           {"port", r.lldp_port.empty() ? ordered_json(nullptr) : ordered_json(r.lldp_port)}}}};
+                           {"port", r.lldp_port.empty() ? ordered_json(nullptr) : ordered_json(r.lldp_port)}}},
+                         {"probe_peer", r.probe_peer.empty() ? ordered_json(nullptr) : ordered_json(r.probe_peer)}};
     if (!r.bond_ports.empty()) rail["bond_ports"] = r.bond_ports;
     rails.push_back(std::move(rail));
   }
@@ -125,6 +126,13 @@ ordered_json to_json(const Plan& plan) {
           {"files", files},
           {"hardware", hardware},
           {"selftest", selftest},
+          {"probe",
+           {{"required", to_string(plan.probe.required)},
+            {"port", plan.probe.port},
+            {"bytes", plan.probe.bytes},
+            {"min_gbps", plan.probe.min_gbps},
+            {"max_latency_us", plan.probe.max_latency_us},
+            {"timeout_ms", plan.probe.timeout_ms}}},
           {"checks", checks}};
 }
 
@@ -149,6 +157,7 @@ std::string to_text(const Plan& plan) {
     if (!r.lldp_system.empty() || !r.lldp_port.empty())
       out << "  lldp " << (r.lldp_system.empty() ? "*" : r.lldp_system) << " "
           << (r.lldp_port.empty() ? "*" : r.lldp_port);
+    if (!r.probe_peer.empty()) out << "  probe " << r.probe_peer;
     if (!r.gpu_pcis.empty()) {
       out << "  gpus";
       for (const auto& g : r.gpu_pcis) out << " " << g;

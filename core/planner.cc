@@ -81,6 +81,7 @@ class Planner {
     plan_.hardware = r_.hardware;
     plan_.selftest = r_.selftest;
     plan_.lldp = r_.lldp;
+    plan_.probe = r_.probe;
     plan_.node = node_ ? node_->hostname : "";
     if (const Nic* m = inv_.management()) plan_.management = m->ifname;
     else plan_.notes.push_back("no management interface matched: NCCL_SOCKET_IFNAME is left out");
@@ -188,6 +189,7 @@ class Planner {
         plan_.notes.push_back("node identity has no address for rail " + std::to_string(rail.index));
       }
     }
+    p.probe_peer = probe_peer(rail.index, p.address);
     std::string conf = "net/ipv4/conf/" + p.netdev + "/";
     // Several NICs on one host: answer ARP only for the interface's own address and announce
     // it from that interface, or replies leave by the wrong rail.
@@ -224,6 +226,10 @@ class Planner {
         if (t.rail == rail.index &&
             std::find(p.route_probes.begin(), p.route_probes.end(), t.address) == p.route_probes.end())
           p.route_probes.push_back(t.address);
+      // The reference's rail /32 is reached over this rail's table, as the probe is.
+      if (!p.probe_peer.empty() && r_.probe.required != Requirement::off &&
+          std::find(p.route_probes.begin(), p.route_probes.end(), p.probe_peer) == p.route_probes.end())
+        p.route_probes.push_back(p.probe_peer);
     } else if (r_.addressing.mode == AddressingMode::shared_subnet) {
       p.table = r_.addressing.table_base + rail.index;
       p.sysctls.push_back({conf + "rp_filter", "2"});
@@ -381,7 +387,9 @@ class Planner {
         check(id(K::rail_pause_storm), "< " + std::to_string(r_.selftest.pause_storm_pps) + " pause frames/s" + ports,
               pfc_required);
       if (r_.lldp.wait_s > 0) lldp_checks(rail, pfc ? f.pfc : Requirement::off);
+      if (r_.probe.required != Requirement::off && !rail.probe_peer.empty()) peer_checks(rail);
     }
+    if (r_.probe.required != Requirement::off) peer_notes();
     // Between two rails of one node on a layer-2 fabric, the leaf switches the frame from one
     // NIC to the other. On routed rails the kernel resolves the other rail's address to that
     // NIC's own MAC, which no routed leaf port forwards: such a write never tests the fabric
@@ -409,6 +417,57 @@ class Planner {
       check(CheckId::node(K::nccl_all_reduce),
             "all_reduce_perf across " + std::to_string(inv_.gpus.size()) +
                 " GPUs: bus bandwidth >= " + std::to_string(r_.selftest.nccl_allreduce_min_gbps) + " GB/s");
+  }
+
+  // The rail's reference: the node's own (its identity's probe_peers, from the inventory's
+  // references), else the recipe's; never the rail's own address.
+  std::string probe_peer(int rail, const std::optional<std::string>& address) const {
+    auto i = static_cast<std::size_t>(rail);
+    std::string peer;
+    if (node_ && i < node_->probe_peers.size()) peer = node_->probe_peers[i];
+    if (peer.empty() && i < r_.probe.peers.size()) peer = r_.probe.peers[i];
+    if (address && address->substr(0, address->find('/')) == peer) return "";
+    return peer;
+  }
+
+  // Across the leaf to the rail's reference: the write and its counters, then the figures.
+  void peer_checks(const RailPlan& rail) {
+    auto id = [&](CheckKind k) { return CheckId::rail(k, rail.index); };
+    const ProbeSpec& p = r_.probe;
+    const bool req = p.required == Requirement::required;
+    const std::string be = requirement_suffix(p.required);
+    std::string lossless = rail.pfc_priority >= 0
+                               ? ", no retransmission or drop on priority " + std::to_string(rail.pfc_priority)
+                               : ", no retransmission";
+    check(id(CheckKind::rail_peer_write),
+          std::to_string(p.bytes) + " bytes to " + rail.probe_peer + " across the leaf, verified" + lossless + be, req);
+    // Soft-RoCE: a device to create, or one made already (a second boot's), with no PCI function.
+    const RdmaDevice* dev = inv_.rdma_device(rail.rdma_device);
+    const bool soft = !rail.soft_roce_device.empty() || (dev && !dev->pci);
+    std::string gbps = p.min_gbps > 0 ? ">= " + format_number(p.min_gbps) + " Gb/s"
+                       : soft         ? std::string("measured (no bound on Soft-RoCE)")
+                                      : std::string(">= 80% of the link's speed");
+    check(id(CheckKind::rail_peer_bandwidth), gbps + be, req);
+    std::string us = p.max_latency_us > 0 ? "<= " + format_number(p.max_latency_us) + " µs"
+                     : soft               ? std::string("measured (no bound on Soft-RoCE)")
+                                          : std::string("<= 50 µs");
+    check(id(CheckKind::rail_peer_latency), us + be, req);
+  }
+
+  // Says which rails have no reference, so that a plan without peer checks says why.
+  void peer_notes() {
+    std::vector<std::string> without;
+    for (const auto& rail : plan_.rails)
+      if (rail.probe_peer.empty()) without.push_back(std::to_string(rail.index));
+    if (without.empty()) return;
+    if (without.size() == plan_.rails.size())
+      plan_.notes.push_back(
+          "no peer checks: no rail has a reference (an inventory node with reference = true, or "
+          "[fabric.probe] peers); the fabric between nodes is not proven before the join");
+    else
+      plan_.notes.push_back("no peer check on rail " + join(without, ", ") +
+                            ": no reference there (an inventory node with reference = true, or [fabric.probe] "
+                            "peers)");
   }
 
   // The far end of the rail: who its neighbour is (a mismatch always fails; silence fails

@@ -14,6 +14,11 @@ using namespace railyard::test;
 
 namespace {
 
+// The note of a plan without a reference on any rail ([fabric.probe] required by default).
+const char* const kNoReference =
+    "no peer checks: no rail has a reference (an inventory node with reference = true, or [fabric.probe] peers); "
+    "the fabric between nodes is not proven before the join\n";
+
 // Two GPUs, each beside one rail NIC (ens0f0, ens1f0).
 Inventory two_rails() { return managed_server({{1, 1}, {1, 1}}); }
 
@@ -190,7 +195,7 @@ TEST_CASE("addresses: the node identity's, with the rail subnet's prefix when wr
   CHECK(p.rails[1].address == "198.18.1.11/25");  // written with a prefix: kept
   CHECK(check(p, "rail.0.address") == "198.18.0.11/24 on ens0f0");
   CHECK(p.node == "gpu-a01");
-  CHECK(p.notes.empty());
+  CHECK(lines(p.notes) == kNoReference);
 
   Recipe shared = recipe();
   shared.addressing.mode = AddressingMode::shared_subnet;
@@ -206,14 +211,14 @@ TEST_CASE("a node identity with fewer rail addresses: a note, the rail without a
   CHECK(p.ok());
   CHECK(p.rails[0].address == "198.18.0.11/24");
   CHECK(!p.rails[1].address);
-  CHECK(lines(p.notes) == "node identity has no address for rail 1\n");
+  CHECK(lines(p.notes) == std::string("node identity has no address for rail 1\n") + kNoReference);
   CHECK(check(p, "rail.1.address") == "(absent)");
 }
 
 TEST_CASE("no node identity: a note, no addresses, no host name") {
   Plan p = plan(two_rails(), recipe(), std::nullopt);
   CHECK(p.ok());
-  CHECK(lines(p.notes) == "no node identity: rail addresses are left out of the plan\n");
+  CHECK(lines(p.notes) == std::string("no node identity: rail addresses are left out of the plan\n") + kNoReference);
   CHECK(p.node == "");
   CHECK(!p.rails[0].address);
   CHECK(!p.rails[1].address);
@@ -225,7 +230,8 @@ TEST_CASE("no management interface: a note, NCCL_SOCKET_IFNAME left out") {
   inv.nics[0].management = false;
   Plan p = plan(inv, recipe());
   CHECK(p.management == "");
-  CHECK(lines(p.notes) == "no management interface matched: NCCL_SOCKET_IFNAME is left out\n");
+  CHECK(lines(p.notes) ==
+        std::string("no management interface matched: NCCL_SOCKET_IFNAME is left out\n") + kNoReference);
   CHECK(plan(two_rails(), recipe()).management == "eno1");
 }
 
@@ -702,6 +708,162 @@ TEST_CASE("rails without GPUs have no affinity check") {
 }
 
 // ---------------------------------------------------------------------------------------------
+// peer checks ([fabric.probe])
+
+namespace {
+
+// node() whose rails write to 198.18.0.200 and 198.18.1.200.
+NodeEntry probing_node(std::vector<std::string> peers = {"198.18.0.200", "198.18.1.200"}) {
+  NodeEntry n = node();
+  n.probe_peers = std::move(peers);
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("peer checks: write, bandwidth and latency on each rail, to the rail's reference") {
+  Plan p = plan(two_rails(), recipe(), probing_node());
+  CHECK(p.rails[0].probe_peer == "198.18.0.200");
+  CHECK(p.rails[1].probe_peer == "198.18.1.200");
+  CHECK(checks(p, "rail.0.peer") == "rail.0.peer_write rail.0.peer_bandwidth rail.0.peer_latency");
+  CHECK(check(p, "rail.0.peer_write") ==
+        "16777216 bytes to 198.18.0.200 across the leaf, verified, no retransmission or drop on priority 3");
+  CHECK(check(p, "rail.1.peer_write") ==
+        "16777216 bytes to 198.18.1.200 across the leaf, verified, no retransmission or drop on priority 3");
+  CHECK(check(p, "rail.1.peer_bandwidth") == ">= 80% of the link's speed");
+  CHECK(check(p, "rail.1.peer_latency") == "<= 50 µs");
+  CHECK(lines(p.notes) == "");
+}
+
+TEST_CASE("peer checks: the recipe's bounds as written, best-effort not required") {
+  Recipe r = recipe();
+  r.probe.required = Requirement::best_effort;
+  r.probe.bytes = 65536;
+  r.probe.min_gbps = 0.02;
+  r.probe.max_latency_us = 12.5;
+  r.fabric.pfc = Requirement::off;
+  Plan p = plan(two_rails(), r, probing_node());
+  CHECK(check(p, "rail.0.peer_write") ==
+        "65536 bytes to 198.18.0.200 across the leaf, verified, no retransmission (best-effort) [not required]");
+  CHECK(check(p, "rail.0.peer_bandwidth") == ">= 0.02 Gb/s (best-effort) [not required]");
+  CHECK(check(p, "rail.0.peer_latency") == "<= 12.5 µs (best-effort) [not required]");
+  r.probe.min_gbps = 25;
+  CHECK(check(plan(two_rails(), r, probing_node()), "rail.0.peer_bandwidth") ==
+        ">= 25 Gb/s (best-effort) [not required]");
+}
+
+TEST_CASE("peer checks: none without a reference, and a note says so") {
+  Plan p = plan(two_rails(), recipe());
+  CHECK(checks(p, "rail.0.peer") == "");
+  CHECK(checks(p, "rail.1.peer") == "");
+  CHECK(p.rails[0].probe_peer == "");
+  CHECK(lines(p.notes) == kNoReference);
+}
+
+TEST_CASE("peer checks: a rail without a reference is named in a note") {
+  Plan p = plan(two_rails(), recipe(), probing_node({"198.18.0.200", ""}));
+  CHECK(checks(p, "rail.0.peer") == "rail.0.peer_write rail.0.peer_bandwidth rail.0.peer_latency");
+  CHECK(checks(p, "rail.1.peer") == "");
+  CHECK(lines(p.notes) ==
+        "no peer check on rail 1: no reference there (an inventory node with reference = true, or [fabric.probe] "
+        "peers)\n");
+}
+
+TEST_CASE("peer checks: required = off plans none, and no note") {
+  Recipe r = recipe();
+  r.probe.required = Requirement::off;
+  Plan p = plan(two_rails(), r, probing_node());
+  CHECK(checks(p, "rail.0.peer") == "");
+  CHECK(checks(p, "rail.1.peer") == "");
+  CHECK(lines(p.notes) == "");
+  CHECK(lines(plan(two_rails(), r).notes) == "");
+}
+
+TEST_CASE("peer checks: the recipe's peers when the node has none there") {
+  Recipe r = recipe();
+  r.probe.peers = {"198.18.0.250", "198.18.1.250"};
+  Plan p = plan(two_rails(), r);
+  CHECK(p.rails[0].probe_peer == "198.18.0.250");
+  CHECK(check(p, "rail.1.peer_write").find(" to 198.18.1.250 ") != std::string::npos);
+  // The node's own come first, rail by rail.
+  p = plan(two_rails(), r, probing_node({"198.18.0.200", ""}));
+  CHECK(p.rails[0].probe_peer == "198.18.0.200");
+  CHECK(p.rails[1].probe_peer == "198.18.1.250");
+}
+
+TEST_CASE("peer checks: a rail never probes its own address") {
+  Recipe r = recipe();
+  r.probe.peers = {"198.18.0.11", "198.18.1.250"};  // the reference itself, booting this recipe
+  Plan p = plan(two_rails(), r, node({"198.18.0.11/24", "198.18.1.11"}));
+  CHECK(p.rails[0].probe_peer == "");
+  CHECK(checks(p, "rail.0.peer") == "");
+  CHECK(p.rails[1].probe_peer == "198.18.1.250");
+}
+
+TEST_CASE("peer checks: Soft-RoCE measures without a bound") {
+  Recipe r = recipe();
+  r.fabric.soft_roce = true;
+  r.fabric.pfc = Requirement::best_effort;
+  Plan p = plan(managed_server({{0, 1, 0, false}}), r, probing_node({"198.18.0.200"}));
+  REQUIRE(p.rails.size() == 1);
+  CHECK(check(p, "rail.0.peer_bandwidth") == "measured (no bound on Soft-RoCE)");
+  CHECK(check(p, "rail.0.peer_latency") == "measured (no bound on Soft-RoCE)");
+}
+
+// A second boot finds the rxe device the first made (soft_roce_device "", the device without a
+// PCI function): still Soft-RoCE, as the rail's sysctls know (planner.cc), but peer_checks()
+// looks at soft_roce_device only and bounds the bandwidth by a link speed rxe does not have.
+TEST_CASE("peer checks: Soft-RoCE measures without a bound on the second boot too") {
+  Recipe r = recipe();
+  r.fabric.soft_roce = true;
+  r.fabric.pfc = Requirement::best_effort;
+  Inventory inv = managed_server({{0, 1, 0, false}});
+  RdmaDevice rxe;
+  rxe.name = "rxe0";
+  rxe.netdev = "ens0f0";
+  rxe.ports.push_back(RdmaPort{});
+  inv.rdma.push_back(rxe);
+  for (auto& n : inv.nics)
+    if (n.ifname == "ens0f0") n.rdma_device = "rxe0";
+  Plan p = plan(inv, r, probing_node({"198.18.0.200"}));
+  REQUIRE(p.rails.size() == 1);
+  CHECK(p.rails[0].soft_roce_device == "");
+  CHECK(check(p, "rail.0.peer_bandwidth") == "measured (no bound on Soft-RoCE)");
+  CHECK(check(p, "rail.0.peer_latency") == "measured (no bound on Soft-RoCE)");
+}
+
+TEST_CASE("peer checks: a routed rail's reference is among its route probes") {
+  Recipe r = recipe();
+  r.addressing.subnets.clear();
+  r.routing.mode = RoutingMode::bgp_unnumbered;
+  r.routing.fabric_prefixes = {"198.18.0.0/16"};
+  r.routing.node_asn = 4200000000;
+  Plan p = plan(two_rails(), r, probing_node());
+  REQUIRE(p.ok());
+  CHECK(p.rails[0].route_probes == std::vector<std::string>{"198.18.0.1", "198.18.0.200"});
+  CHECK(p.rails[1].route_probes == std::vector<std::string>{"198.18.0.1", "198.18.1.200"});
+  CHECK(check(p, "rail.1.route") == "from 198.18.1.11 to 198.18.0.1, 198.18.1.200 via ens1f0 only");
+  CHECK(checks(p, "rail.1.peer") == "rail.1.peer_write rail.1.peer_bandwidth rail.1.peer_latency");
+}
+
+TEST_CASE("peer checks: the plan carries [fabric.probe] and each rail's reference") {
+  Recipe r = recipe();
+  r.probe.port = 20000;
+  r.probe.min_gbps = 0.02;
+  r.probe.timeout_ms = 5000;
+  Plan p = plan(two_rails(), r, probing_node({"198.18.0.200", ""}));
+  CHECK(p.probe.port == 20000);
+  CHECK(p.probe.min_gbps == 0.02);
+  auto j = to_json(p);
+  CHECK(j["probe"].dump() ==
+        R"({"required":"required","port":20000,"bytes":16777216,"min_gbps":0.02,"max_latency_us":0.0,)"
+        R"("timeout_ms":5000})");
+  CHECK(j["rails"][0]["probe_peer"] == "198.18.0.200");
+  CHECK(j["rails"][1]["probe_peer"].is_null());
+  CHECK(to_text(p).find("  probe 198.18.0.200") != std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------
 // the RoCE v2 GID
 
 TEST_CASE("roce_v2_gid_index: the IPv4 RoCE v2 GID of the rail's interface") {
@@ -775,7 +937,8 @@ TEST_CASE("to_json: one rail in full") {
       R"("roce_path_mtu":4096,"address":"198.18.0.11/24","table":null,)"
       R"("sysctls":{"net/ipv4/conf/ens0f0.200/arp_ignore":"1","net/ipv4/conf/ens0f0.200/arp_announce":"2"},)"
       R"("pfc_priority":3,"pfc_enable":"0x08","trust":"dscp","ecn_priority":3,"cnp_dscp":48,"roce_dscp":26,"roce_tos":106,)"
-      R"("storm_timeout_ms":100,"roce_v2_gid_index":null,"route_probes":[],"lldp":{"system":null,"port":null}})");
+      R"("storm_timeout_ms":100,"roce_v2_gid_index":null,"route_probes":[],"lldp":{"system":null,"port":null},)"
+      R"("probe_peer":null})");
 }
 
 TEST_CASE("plan: carries what verify compares with, so that verify never reads the recipe") {

@@ -87,6 +87,24 @@ struct LldpSpec {
   std::string expect_port;
 };
 
+// [fabric.probe]: every rail's RDMA path through its leaf to another host, proven before
+// the node joins (docs/fabric.md). References (inventory nodes with reference = true, or
+// `peers` here) run `railyard-firstboot responder`; every other node writes to one on each
+// rail and measures the bandwidth and latency.
+struct ProbeSpec {
+  // A rail whose reference never answers, or whose write fails: required fails the self-test,
+  // best-effort warns, off plans no peer check.
+  Requirement required = Requirement::required;
+  bool responder = false;          // the image runs the responder (on its references only)
+  std::vector<std::string> peers;  // per rail, a reference's address outside the inventory; "": none
+  int port = 18515;                // the responder's TCP side channel, on every rail
+  int bytes = 1 << 24;             // written and timed per rail
+  double min_gbps = 0;             // 0: 80% of the rail's link speed (none on Soft-RoCE)
+  double max_latency_us = 0;       // 0: 50 µs (none on Soft-RoCE)
+  int timeout_ms = 10000;          // each rail's whole exchange, busy retries included
+  int max_peers = 16;              // a responder serves this many at once
+};
+
 // [fabric.leaf]: the switch side of the fabric, for `railyard fabric leaf-config`.
 struct LeafSpec {
   int pfc_watchdog_detect_ms = 200;
@@ -224,8 +242,9 @@ struct Recipe {
   ImageSpec image;
   HardwareSpec hardware;
   FabricSpec fabric;
-  LldpSpec lldp;  // [fabric.lldp]
-  LeafSpec leaf;  // [fabric.leaf]
+  LldpSpec lldp;    // [fabric.lldp]
+  LeafSpec leaf;    // [fabric.leaf]
+  ProbeSpec probe;  // [fabric.probe]
   AddressingSpec addressing;
   RoutingSpec routing;
   TenantSpec tenant;

@@ -240,6 +240,38 @@ schema::Schema<Recipe> make_recipe_schema() {
               "lldp_port overrides it (each node has its own port on the leaf).",
               check_lldp_template, "a host name with {rail}");
 
+  s.section("fabric.probe", &Recipe::probe,
+            "The fabric between nodes: before a node joins, each of its rails RDMA-writes across its leaf to a "
+            "reference host on the same rail, compares the bytes, and measures bandwidth, latency and the RDMA "
+            "device's retransmission and drop counters. References are inventory nodes with reference = true "
+            "(each node probes one of them, never itself) or the peers below.")
+      .choice("required", &ProbeSpec::required, Requirement::required, kRequirements,
+              "A rail whose reference never answers or whose write fails: required fails the self-test, "
+              "best-effort warns, off plans no peer check. Without any reference no peer check is planned, and "
+              "the plan says so.")
+      .boolean("responder", &ProbeSpec::responder, false,
+               "Enable railyard-probe-responder.service in the image: on a reference node it serves the probes of "
+               "every rail; on any other node it exits at once.")
+      .strings(
+          "peers", &ProbeSpec::peers, {},
+          "Per rail, in rail order, the address of a reference outside the inventory (a storage target, a "
+          "dedicated host); \"\" for none. A node's inventory references come first.",
+          [](const std::string& v) { return check_ipv4(v); }, "IPv4 addresses or \"\"", true)
+      .integer("port", &ProbeSpec::port, 18515, 1, 65535, "The responder's TCP port on every rail's address.")
+      .integer("bytes", &ProbeSpec::bytes, 1 << 24, 4096, 1 << 30,
+               "Bytes each rail writes to its reference: compared, and timed for the bandwidth.")
+      .number("min_gbps", &ProbeSpec::min_gbps, 0, 0, 3200,
+              "The bandwidth each rail's write must reach, in Gb/s. 0: 80% of the rail's link speed on hardware "
+              "NICs, none on Soft-RoCE (a software device's speed says nothing of its link).")
+      .number("max_latency_us", &ProbeSpec::max_latency_us, 0, 0, 1000000,
+              "The most a small signalled RDMA WRITE may take to complete (one round trip through the leaf), in "
+              "µs. 0: 50 µs on hardware NICs, none on Soft-RoCE.")
+      .integer("timeout_ms", &ProbeSpec::timeout_ms, 10000, 100, 600000,
+               "Each rail's whole exchange with its reference, retries while it is busy included.")
+      .integer("max_peers", &ProbeSpec::max_peers, 16, 1, 1024,
+               "Responder: the nodes it serves at once, each with a slice of `bytes` registered at start; one "
+               "more is told it is busy and retries.");
+
   s.section("fabric.leaf", &Recipe::leaf,
             "What each leaf switch port facing a rail must hold, written by `railyard fabric leaf-config` from the "
             "same recipe the hosts are configured from.")

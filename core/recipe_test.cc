@@ -1387,3 +1387,146 @@ nccl_timeout_s = 5
                 .diags,
             "selftest.nccl_timeout_s") == "r.toml:3:18");
 }
+
+// ---------------------------------------------------------------------------------------------
+// [fabric.probe]
+
+TEST_CASE("[fabric.probe]: every key at its default when the table is empty") {
+  auto r = load(R"(
+[fabric.probe]
+)");
+  CHECK(all(r.diags) == "");
+  const ProbeSpec& p = r.recipe().probe;
+  CHECK(p.required == Requirement::required);
+  CHECK_FALSE(p.responder);
+  CHECK(p.peers.empty());
+  CHECK(p.port == 18515);
+  CHECK(p.bytes == 16777216);
+  CHECK(p.min_gbps == 0);
+  CHECK(p.max_latency_us == 0);
+  CHECK(p.timeout_ms == 10000);
+  CHECK(p.max_peers == 16);
+}
+
+TEST_CASE("[fabric.probe]: every key read as written") {
+  auto r = load(R"(
+[fabric.probe]
+required = "best-effort"
+responder = true
+peers = ["198.18.0.200", "198.18.1.200"]
+port = 20000
+bytes = 65536
+max_latency_us = 12.5
+timeout_ms = 5000
+max_peers = 4
+)");
+  CHECK(all(r.diags) == "");
+  const ProbeSpec& p = r.recipe().probe;
+  CHECK(p.required == Requirement::best_effort);
+  CHECK(p.responder);
+  CHECK(p.peers == std::vector<std::string>{"198.18.0.200", "198.18.1.200"});
+  CHECK(p.port == 20000);
+  CHECK(p.bytes == 65536);
+  CHECK(p.max_latency_us == 12.5);
+  CHECK(p.timeout_ms == 5000);
+  CHECK(p.max_peers == 4);
+}
+
+TEST_CASE("[fabric.probe]: min_gbps takes a float or an integer") {
+  auto fraction = load(R"(
+[fabric.probe]
+min_gbps = 0.02
+)");
+  CHECK(all(fraction.diags) == "");
+  CHECK(fraction.recipe().probe.min_gbps == 0.02);
+  auto whole = load(R"(
+[fabric.probe]
+min_gbps = 25
+)");
+  CHECK(all(whole.diags) == "");
+  CHECK(whole.recipe().probe.min_gbps == 25.0);
+}
+
+TEST_CASE("[fabric.probe]: min_gbps as a string is refused at its value, with the range") {
+  CHECK(one(load(R"(
+[fabric.probe]
+min_gbps = "25"
+)")
+                .diags,
+            "fabric.probe.min_gbps: expected a number (0–3200), found a string") == "r.toml:3:12");
+}
+
+TEST_CASE("[fabric.probe]: min_gbps out of range is refused at its value, with the range") {
+  CHECK(one(load(R"(
+[fabric.probe]
+min_gbps = 3200.5
+)")
+                .diags,
+            "fabric.probe.min_gbps: 3200.5 is out of range; allowed: 0–3200") == "r.toml:3:12");
+  CHECK(one(load(R"(
+[fabric.probe]
+max_latency_us = -1
+)")
+                .diags,
+            "fabric.probe.max_latency_us: -1 is out of range; allowed: 0–") == "r.toml:3:18");
+  CHECK(one(load(R"(
+[fabric.probe]
+min_gbps = nan
+)")
+                .diags,
+            "is out of range; allowed: 0–3200") == "r.toml:3:12");
+}
+
+// format_number() takes std::to_chars' shortest form, which writes 1000000 as "1e+06".
+TEST_CASE("[fabric.probe]: max_latency_us's range is written in digits") {
+  CHECK(one(load(R"(
+[fabric.probe]
+max_latency_us = 1000001
+)")
+                .diags,
+            "fabric.probe.max_latency_us: 1000001 is out of range; allowed: 0–1000000") == "r.toml:3:18");
+}
+
+TEST_CASE("[fabric.probe]: peers give one address per rail") {
+  CHECK(one(load(R"(
+[fabric.probe]
+peers = ["198.18.0.200"]
+)")
+                .diags,
+            "fabric.probe.peers has 1 addresses for 2 rails: give one per rail, in rail order") == "r.toml:3:9");
+}
+
+TEST_CASE("[fabric.probe]: a peer outside its rail's subnet") {
+  CHECK(one(load(R"(
+[fabric.probe]
+peers = ["198.18.0.200", "198.18.0.201"]
+)")
+                .diags,
+            "fabric.probe.peers[1]: 198.18.0.201 is outside rail 1's subnet 198.18.1.0/24: a probe never leaves "
+            "its rail") == "r.toml:3:26");
+}
+
+// The documented "" for a rail without a reference: schema::Fields::strings refuses every
+// empty element before the key's own check (which allows "") runs.
+TEST_CASE("[fabric.probe]: \"\" for a rail without a reference") {
+  auto r = load(R"(
+[fabric.probe]
+peers = ["", "198.18.1.200"]
+)");
+  CHECK(all(r.diags) == "");
+  REQUIRE(r.lr);
+  CHECK(r.recipe().probe.peers == std::vector<std::string>{"", "198.18.1.200"});
+}
+
+TEST_CASE("[fabric.probe]: a resolved recipe reads back the same numbers") {
+  auto a = load(R"(
+[fabric.probe]
+min_gbps = 0.02
+max_latency_us = 7
+)");
+  REQUIRE(a.lr);
+  auto b = load_alone(render_recipe_toml(a.recipe()));
+  CHECK(all(b.diags) == "");
+  CHECK(b.recipe().probe.min_gbps == 0.02);
+  CHECK(b.recipe().probe.max_latency_us == 7.0);
+}

@@ -81,6 +81,7 @@ class Checker {
       addressing();
     }
     if (ok({"nvmeof", "hardware.rail_count", "hardware.rails", "addressing.subnets"})) nvmeof();
+    if (ok({"fabric.probe.peers", "hardware.rail_count", "hardware.rails", "addressing.subnets"})) probe();
     if (ok({"join", "join.report_url", "join.ca_file", "join.token_file"})) join();
     if (ok({"join.units", "join.slurm", "join.slurm.controller"})) slurm();
   }
@@ -335,6 +336,30 @@ class Checker {
         if (o.address == t.address && o.port == t.port && o.nqn == t.nqn)
           error(key, key + " repeats nvmeof[" + std::to_string(j) + "] (same address, port and NQN)");
       }
+    }
+  }
+
+  // A reference per rail, in rail order: as many as the rails, each inside its rail's subnet
+  // on layer-2 rails (a probe never leaves its rail).
+  void probe() {
+    const auto& peers = r_.probe.peers;
+    if (peers.empty()) return;
+    int rails = fixed_rail_count(r_);
+    if (rails == 0 && r_.addressing.mode == AddressingMode::per_rail_subnet)
+      rails = static_cast<int>(r_.addressing.subnets.size());
+    if (rails > 0 && static_cast<int>(peers.size()) != rails)
+      error("fabric.probe.peers", "fabric.probe.peers has " + std::to_string(peers.size()) + " addresses for " +
+                                      std::to_string(rails) +
+                                      " rails: give one per rail, in rail order (\"\" for a "
+                                      "rail without a reference)");
+    if (r_.routing.mode != RoutingMode::l2 || r_.addressing.mode != AddressingMode::per_rail_subnet) return;
+    for (std::size_t i = 0; i < peers.size() && i < r_.addressing.subnets.size(); ++i) {
+      auto net = parse_cidr(r_.addressing.subnets[i]);
+      auto a = parse_ipv4(peers[i]);
+      if (net && a && !net->contains(*a))
+        error("fabric.probe.peers[" + std::to_string(i) + "]",
+              "fabric.probe.peers[" + std::to_string(i) + "]: " + peers[i] + " is outside rail " + std::to_string(i) +
+                  "'s subnet " + r_.addressing.subnets[i] + ": a probe never leaves its rail");
     }
   }
 

@@ -124,6 +124,25 @@ class Fields {
     return add(std::move(f));
   }
 
+  // A number in [lo, hi], written as an integer or a float ("0.02", "25"); NaN and the
+  // infinities are out of range.
+  Fields& number(std::string name, double S::*m, double def, double lo, double hi, std::string help) {
+    std::string allowed = format_number(lo) + "–" + format_number(hi);
+    Field f{{name, "number", format_number(def), allowed, std::move(help)}};
+    f.set_default = [m, def](S& s) { s.*m = def; };
+    f.parse = [m, lo, hi, allowed](const toml::node& n, S& s) -> Result {
+      double v = 0;
+      if (n.is_integer()) v = static_cast<double>(n.as_integer()->get());
+      else if (n.is_floating_point()) v = n.as_floating_point()->get();
+      else return "expected a number (" + allowed + "), found " + type_name(n);
+      if (!(v >= lo && v <= hi)) return format_number(v) + " is out of range; allowed: " + allowed;
+      s.*m = v;
+      return std::nullopt;
+    };
+    f.render = [m, name](const S& s, toml::table& t) { t.insert_or_assign(name, s.*m); };
+    return add(std::move(f));
+  }
+
   // An integer that may be absent (absent means "not used").
   Fields& optional_integer(std::string name, std::optional<int> S::*m, int lo, int hi, std::string help) {
     std::string allowed = std::to_string(lo) + "–" + std::to_string(hi);
@@ -197,13 +216,14 @@ class Fields {
     return add(std::move(f));
   }
 
+  // `allow_empty`: "" is an element of its own ("none here"), never handed to `check`.
   Fields& strings(std::string name, std::vector<std::string> S::*m, std::vector<std::string> def, std::string help,
-                  Check check = {}, std::string allowed = "list of strings") {
+                  Check check = {}, std::string allowed = "list of strings", bool allow_empty = false) {
     std::vector<std::string> quoted;
     for (auto& d : def) quoted.push_back(detail::quote(d));
     Field f{{name, "array of strings", "[" + join(quoted, ", ") + "]", std::move(allowed), std::move(help)}};
     f.set_default = [m, def](S& s) { s.*m = def; };
-    f.parse = [m, check](const toml::node& n, S& s) -> Result {
+    f.parse = [m, check, allow_empty](const toml::node& n, S& s) -> Result {
       if (!n.is_array()) return "expected an array of strings, found " + type_name(n);
       std::vector<std::string> out;
       std::size_t i = 0;
@@ -211,9 +231,9 @@ class Fields {
         if (!el.is_string())
           return Rejection("element " + std::to_string(i) + ": expected a string, found " + type_name(el), i);
         std::string v = el.as_string()->get();
-        if (v.empty()) return Rejection("element " + std::to_string(i) + ": empty string", i);
+        if (v.empty() && !allow_empty) return Rejection("element " + std::to_string(i) + ": empty string", i);
         if (auto e = detail::control_in(v)) return Rejection("element " + std::to_string(i) + ": " + *e, i);
-        if (check)
+        if (check && !v.empty())
           if (auto e = check(v)) return Rejection("element " + std::to_string(i) + ": " + *e, i);
         out.push_back(std::move(v));
         ++i;

@@ -1,6 +1,7 @@
 #include "text.h"
 
 #include <algorithm>
+#include <charconv>
 #include <ctime>
 
 namespace railyard {
@@ -65,6 +66,12 @@ std::string trim(std::string_view text) {
   std::size_t b = text.find_first_not_of(space);
   if (b == std::string_view::npos) return "";
   return std::string(text.substr(b, text.find_last_not_of(space) - b + 1));
+}
+
+std::string format_number(double value) {
+  char buf[400];  // a double's fixed form: up to 309 digits
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed);
+  return ec == std::errc{} ? std::string(buf, end) : std::string("?");
 }
 
 std::string hex(unsigned value, int digits) {

@@ -23,6 +23,9 @@ std::string trim(std::string_view text);
 // "1 node", "2 nodes": a count and its noun, plural with an s.
 std::string plural(std::size_t n, std::string_view one);
 
+// The shortest text that reads back as `value`: 25 → "25", 0.02 → "0.02".
+std::string format_number(double value);
+
 // `value` as 0x-prefixed lower-case hex of `digits` digits: hex(8, 2) → "0x08".
 std::string hex(unsigned value, int digits);
 

@@ -79,6 +79,12 @@ std::string render_node_identity(const NodeEntry& node) {
   // Validated addresses: nothing to quote.
   if (!node.vtep.empty()) out += "vtep = \"" + node.vtep + "\"\n";
   if (!node.tenant_address.empty()) out += "tenant_address = \"" + node.tenant_address + "\"\n";
+  if (node.reference) out += "reference = true\n";
+  if (!node.probe_peers.empty()) {
+    quoted.clear();
+    for (const auto& p : node.probe_peers) quoted.push_back("\"" + p + "\"");
+    out += "probe_peers = [" + join(quoted, ", ") + "]\n";
+  }
   return out;
 }
 

@@ -19,38 +19,44 @@ std::string join_or_none(const std::vector<std::string>& items) {
 
 }  // namespace
 
+namespace {
+
+// One planned address on the rail's netdev: added unless present; another address in its
+// subnet is named in the Change.
+Change apply_address(const RailPlan& rail, const std::string& text, Kernel& kernel) {
+  std::string object = rail_label(rail) + ": address on " + rail.netdev;
+  auto planned = parse_interface_address(text);
+  if (!planned) return {object, ChangeOutcome::failed, "", text, "not an IPv4 address with prefix"};
+  auto current = kernel.rtnl.addresses(rail.netdev);
+  if (!current.ok()) return {object, ChangeOutcome::failed, "", planned->str(), current.error()};
+  bool present = false;
+  std::vector<std::string> neighbours;
+  for (const auto& t : *current) {
+    auto a = parse_interface_address(t);
+    if (!a) continue;
+    if (a->address == planned->address && a->prefix == planned->prefix) present = true;
+    else if (planned->subnet().contains(a->address) && t != rail.address &&
+             std::find(rail.extra_addresses.begin(), rail.extra_addresses.end(), t) == rail.extra_addresses.end())
+      neighbours.push_back(a->str());
+  }
+  std::string before = join_or_none(*current);
+  Change c = present
+                 ? Change{object, ChangeOutcome::unchanged, before, planned->str(), ""}
+                 : change_from(object, kernel.rtnl.add_address(rail.netdev, planned->str()), before, planned->str());
+  if (!neighbours.empty()) {
+    std::string note =
+        rail.netdev + " also has " + join_or_none(neighbours) + " in " + planned->subnet().str() + "; left as is";
+    c.detail = c.detail.empty() ? note : c.detail + "; " + note;
+  }
+  return c;
+}
+
+}  // namespace
+
 void apply_addresses(const Plan& plan, Kernel& kernel, std::vector<Change>& out) {
   for (const auto& rail : plan.rails) {
-    if (!rail.address) continue;
-    std::string object = rail_label(rail) + ": address on " + rail.netdev;
-    auto planned = parse_interface_address(*rail.address);
-    if (!planned) {
-      out.push_back({object, ChangeOutcome::failed, "", *rail.address, "not an IPv4 address with prefix"});
-      continue;
-    }
-    auto current = kernel.rtnl.addresses(rail.netdev);
-    if (!current.ok()) {
-      out.push_back({object, ChangeOutcome::failed, "", planned->str(), current.error()});
-      continue;
-    }
-    bool present = false;
-    std::vector<std::string> neighbours;
-    for (const auto& text : *current) {
-      auto a = parse_interface_address(text);
-      if (!a) continue;
-      if (a->address == planned->address && a->prefix == planned->prefix) present = true;
-      else if (planned->subnet().contains(a->address)) neighbours.push_back(a->str());
-    }
-    std::string before = join_or_none(*current);
-    Change c = present
-                   ? Change{object, ChangeOutcome::unchanged, before, planned->str(), ""}
-                   : change_from(object, kernel.rtnl.add_address(rail.netdev, planned->str()), before, planned->str());
-    if (!neighbours.empty()) {
-      std::string note =
-          rail.netdev + " also has " + join_or_none(neighbours) + " in " + planned->subnet().str() + "; left as is";
-      c.detail = c.detail.empty() ? note : c.detail + "; " + note;
-    }
-    out.push_back(c);
+    if (rail.address) out.push_back(apply_address(rail, *rail.address, kernel));
+    for (const auto& extra : rail.extra_addresses) out.push_back(apply_address(rail, extra, kernel));
   }
 }
 

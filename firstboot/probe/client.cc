@@ -105,8 +105,11 @@ Outcome<ProbeOutcome> probe_peer(const ProbeTarget& target, ProbeWriter& writer)
   if (!qp.ok()) return Result::fail(qp);
   Connection c(target);
   if (Status s = c.open(); !s.ok()) return Result::fail(s);
-  if (Status s = c.send(ProbeHello{target.rail, target.mtu, *qp, target.bytes}); !s.ok()) return Result::fail(s);
+  // A responder refuses a stranger as soon as it connects, and closes: the hello may then meet
+  // a reset, while the refusal waits to be read.
+  Status hello = c.send(ProbeHello{target.rail, target.mtu, *qp, target.bytes});
   auto answer = c.receive();
+  if (!hello.ok() && !(answer.ok() && std::holds_alternative<ProbeRefuse>(*answer))) return Result::fail(hello);
   if (!answer.ok()) return Result::fail(answer);
   ProbeOutcome out;
   if (const auto* no = std::get_if<ProbeRefuse>(&*answer)) {

@@ -200,4 +200,28 @@ Status Responder::serve(int stop_fd) {
   }
 }
 
+std::vector<ResponderRail> responder_rails(const Recipe& recipe, const NodeEntry& self) {
+  std::vector<Cidr> nets;
+  auto add = [&nets](const std::string& text) {
+    if (auto c = parse_cidr(text)) nets.push_back(*c);
+  };
+  const bool routed = recipe.routing.mode == RoutingMode::bgp_unnumbered;
+  if (routed)
+    for (const auto& p : recipe.routing.fabric_prefixes) add(p);
+  else if (recipe.addressing.mode == AddressingMode::shared_subnet) add(recipe.addressing.subnet);
+  std::vector<ResponderRail> out;
+  for (std::size_t r = 0; r < self.rails.size(); ++r) {
+    auto a = parse_interface_address(self.rails[r]);
+    if (!a) continue;
+    ResponderRail rail{static_cast<std::uint16_t>(r), a->address, nets};
+    if (!routed && recipe.addressing.mode == AddressingMode::per_rail_subnet) {
+      rail.peers.clear();
+      if (r < recipe.addressing.subnets.size())
+        if (auto c = parse_cidr(recipe.addressing.subnets[r])) rail.peers.push_back(*c);
+    }
+    out.push_back(std::move(rail));
+  }
+  return out;
+}
+
 }  // namespace railyard

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "net.h"
+#include "node_inventory.h"
 #include "outcome.h"
 #include "probe_protocol.h"
 
@@ -51,6 +52,11 @@ struct ResponderRail {
   Ipv4 address;             // the address listened on
   std::vector<Cidr> peers;  // where a connection may come from
 };
+
+// The rails a reference serves: each of its rail addresses, answered only from that rail's
+// network (its subnet on layer-2 rails, the shared subnet, or the fabric's prefixes on routed
+// rails). A rail without an address is left out.
+std::vector<ResponderRail> responder_rails(const Recipe& recipe, const NodeEntry& self);
 
 struct ResponderLimits {
   std::chrono::milliseconds peer_time{10000};

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <thread>
 
+#include "inventory.h"
 #include "support/probe_rig.h"
 
 using namespace railyard;
@@ -204,4 +205,43 @@ TEST_CASE("probe responder: a slice it cannot open is an internal refusal, the s
   ::close(fd);
   r.slices.fail_open = false;
   CHECK(probe(r, pattern(64)).match);
+}
+
+TEST_CASE("responder rails: each rail's address, answered from its subnet; routed rails from the fabric") {
+  Recipe r;
+  r.addressing.subnets = {"198.18.0.0/24", "198.18.1.0/24"};
+  NodeEntry self;
+  self.rails = {"198.18.0.100", "198.18.1.100/24"};
+  auto rails = responder_rails(r, self);
+  REQUIRE(rails.size() == 2);
+  CHECK(rails[1].index == 1);
+  CHECK(rails[1].address.str() == "198.18.1.100");
+  REQUIRE(rails[1].peers.size() == 1);
+  CHECK(rails[1].peers[0].str() == "198.18.1.0/24");
+
+  r.routing.mode = RoutingMode::bgp_unnumbered;
+  r.routing.fabric_prefixes = {"198.18.0.0/16", "10.1.0.0/16"};
+  rails = responder_rails(r, self);
+  REQUIRE(rails.size() == 2);
+  CHECK(rails[0].peers.size() == 2);
+}
+
+TEST_CASE("a rail address's RoCE v2 GID is found on whichever device carries it") {
+  Inventory inv;
+  RdmaDevice d;
+  d.name = "rxe0";
+  RdmaPort p;
+  p.gids = {{0, "fe80:0000:0000:0000:5054:00ff:fe00:0006", "RoCE v2", "enp0s6"},
+            {1, "0000:0000:0000:0000:0000:ffff:c612:0064", "IB/RoCE v1", "enp0s6.100"},
+            {2, "0000:0000:0000:0000:0000:ffff:c612:0064", "RoCE v2", "enp0s6.100"},
+            {3, "0000:0000:0000:0000:0000:ffff:c612:0164", "RoCE v2", "enp0s6.100"}};
+  d.ports = {p};
+  inv.rdma = {d};
+  auto g = roce_v2_gid_of(inv, "198.18.1.100");
+  REQUIRE(g);
+  CHECK(g->device == "rxe0");
+  CHECK(g->index == 3);
+  CHECK(roce_v2_gid_of(inv, "198.18.0.100")->index == 2);  // the v2 entry, not v1's
+  CHECK(!roce_v2_gid_of(inv, "198.18.2.100"));
+  CHECK(!roce_v2_gid_of(inv, "not an address"));
 }

@@ -14,6 +14,7 @@
 #include "checks/ibverbs_data_path.h"
 #include "checks/image_modules.h"
 #include "checks/lldp.h"
+#include "checks/peer_probe.h"
 #include "clock.h"
 #include "discover/default_route.h"
 #include "discover/discover.h"
@@ -211,6 +212,8 @@ Status verify_stage(RunContext& ctx) {
                    real_clock(), ctx.lldp.get(), ctx.bgp ? &*ctx.bgp : nullptr};
   vc.nvml = ctx.nvml ? &*ctx.nvml : nullptr;
   vc.nccl = ctx.nccl ? &*ctx.nccl : nullptr;
+  checks::PeerProbes peers(checks::ibverbs_writers());
+  vc.peers = &peers;
   auto results = verify(vc);
   if (ctx.lldp) ctx.report.lldp = checks::lldp_report(ctx.plan, *ctx.lldp);
   ctx.lldp.reset();  // heard all it will be asked for

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "net.h"
+
 namespace railyard {
 
 HardwareSpec target_hardware(const Recipe& recipe) {
@@ -50,6 +52,17 @@ TargetPlan plan_target(const Inventory& inv, const Recipe& recipe, const std::op
     return out;
   }
   std::erase_if(p.rails, [&](const RailPlan& rail) { return !storage_rails.count(rail.index); });
+  // A reference ([fabric.probe]) on layer-2 rails: its one storage NIC sits on the lab leaf's
+  // bridge, which every rail's segment shares, so the other rails' addresses go on it too,
+  // each with its rail's prefix; its Soft-RoCE device then has a GID for each, and the
+  // responder serves every rail from it.
+  if (node && node->reference && !p.rails.empty() && recipe.routing.mode == RoutingMode::l2 &&
+      recipe.addressing.mode == AddressingMode::per_rail_subnet)
+    for (std::size_t r = static_cast<std::size_t>(last_rail) + 1; r < node->rails.size(); ++r) {
+      auto a = parse_interface_address(node->rails[r]);
+      auto net = r < recipe.addressing.subnets.size() ? parse_cidr(recipe.addressing.subnets[r]) : std::nullopt;
+      if (a && net) p.rails.front().extra_addresses.push_back(a->address.str() + "/" + std::to_string(net->prefix));
+    }
   // A target needs its rails and the export, not a node's NCCL files, checks or GPU tuning.
   p.files.clear();
   p.checks.clear();

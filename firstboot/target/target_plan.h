@@ -30,7 +30,8 @@ struct TargetPlan {
 // up to the last [[nvmeof]] rail), no GPUs.
 HardwareSpec target_hardware(const Recipe& recipe);
 
-// Pure. `node` (the VM's identity, optional) only names the plan.
+// Pure. `node` (the VM's identity, optional) names the plan; when it is a reference
+// ([fabric.probe]) on layer-2 rails, its other rails' addresses go on the storage NIC.
 TargetPlan plan_target(const Inventory& inv, const Recipe& recipe, const std::optional<NodeEntry>& node);
 
 }  // namespace railyard

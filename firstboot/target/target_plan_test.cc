@@ -139,3 +139,19 @@ TEST_CASE("on routed rails the target is a routed host: its storage rail a /32, 
   CHECK(t.rails.checks.empty());
   CHECK(t.exports.size() == 1);
 }
+
+TEST_CASE("a reference target carries the other rails' addresses on its storage NIC, each with its prefix") {
+  NodeEntry target;
+  target.hostname = "lab-target01";
+  target.rails = {"198.18.0.100", "198.18.1.100", "198.18.2.100", "198.18.3.100"};
+  target.reference = true;
+  TargetPlan t = plan_target(lab_vm(), lab_recipe(), target);
+  REQUIRE(t.ok());
+  REQUIRE(t.rails.rails.size() == 1);
+  CHECK(t.rails.rails[0].address == std::optional<std::string>("198.18.0.100/24"));
+  CHECK(t.rails.rails[0].extra_addresses ==
+        std::vector<std::string>{"198.18.1.100/24", "198.18.2.100/24", "198.18.3.100/24"});
+
+  target.reference = false;  // a target that is no reference serves storage alone
+  CHECK(plan_target(lab_vm(), lab_recipe(), target).rails.rails[0].extra_addresses.empty());
+}

@@ -12,6 +12,7 @@
 #include "checks/gpu_health.h"
 #include "checks/hardware.h"
 #include "checks/lldp.h"
+#include "checks/peer_probe.h"
 #include "gpu/nvml.h"
 #include "objects/acs.h"
 #include "objects/address.h"
@@ -176,6 +177,9 @@ constexpr std::array<Evaluator, kCheckKinds> kEvaluators = {{
     {K::rail_rdma_write, rail<checks::rdma_write>},
     {K::rail_gpudirect_write, rail<checks::gpudirect_write>},
     {K::rail_pause_storm, ports<verify_pause_storm>},
+    {K::rail_peer_write, rail<checks::peer_write>},
+    {K::rail_peer_bandwidth, rail<checks::peer_bandwidth>},
+    {K::rail_peer_latency, rail<checks::peer_latency>},
     {K::rail_lldp, rail<checks::rail_lldp>},
     {K::rail_lldp_pfc, rail<checks::rail_lldp_pfc>},
     {K::rail_lldp_mtu, rail<checks::rail_lldp_mtu>},

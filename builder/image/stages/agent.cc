@@ -93,6 +93,8 @@ Status slurm_node_files(StageContext& ctx) {
   return success();
 }
 
+constexpr const char* kResponderUnit = "railyard-probe-responder.service";
+
 Status run_agent(StageContext& ctx) {
   if (ctx.where.agent.empty())
     return Status::fail("the railyard-firstboot package is not beside this railyard (build the agent-package target)");
@@ -118,6 +120,8 @@ Status run_agent(StageContext& ctx) {
     if (line.find("/systemd/system/") != std::string::npos) shipped.push_back(fs::path(line).filename());
   for (const auto& u : shipped) {
     std::string stem = u.substr(0, u.rfind('.'));
+    // The peer-probe responder only where the recipe asks for it ([fabric.probe] responder).
+    if (u == kResponderUnit && !ctx.recipe.recipe.probe.responder) continue;
     if (u.ends_with(".timer") ||
         (u.ends_with(".service") && std::find(shipped.begin(), shipped.end(), stem + ".timer") == shipped.end()))
       units.push_back(u);

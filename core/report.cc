@@ -113,6 +113,7 @@ ordered_json to_json(const Report& r) {
           {"inventory", r.inventory},
           {"modules", r.modules},
           {"lldp", r.lldp},
+          {"peers", r.peers},
           {"join", r.join}};
 }
 
@@ -144,22 +145,56 @@ std::string summary_text(const Report& r) {
   return out.str();
 }
 
-std::string prometheus_text(const Report& r) {
-  auto label = [](const std::string& s) {
-    std::string out;
-    for (char c : s) {
-      if (c == '\\' || c == '"') out += '\\';
-      if (c == '\n') {
-        out += "\\n";
-        continue;
-      }
-      out += c;
+namespace {
+
+// A label value as the exposition format escapes it: backslash, double quote, line feed.
+std::string prom_label(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
     }
-    return out;
+    out += c;
+  }
+  return out;
+}
+
+void prom_metric(std::ostream& out, const char* name, const char* help) {
+  out << "# HELP " << name << " " << help << "\n# TYPE " << name << " gauge\n";
+}
+
+// Each rail's peer probe that completed: its bandwidth and latency to its reference.
+void peer_metrics(std::ostream& out, const nlohmann::ordered_json& peers) {
+  if (!peers.is_array()) return;
+  struct Figure {
+    const char* key;
+    const char* name;
+    const char* help;
+    double scale;
   };
-  auto metric = [](std::ostringstream& out, const char* name, const char* help) {
-    out << "# HELP " << name << " " << help << "\n# TYPE " << name << " gauge\n";
-  };
+  for (const Figure& f : {Figure{"gbps", "railyard_rail_peer_bandwidth_gbps",
+                                 "Each rail's RDMA WRITE bandwidth across its leaf to its reference, in Gb/s.", 1.0},
+                          Figure{"latency_us", "railyard_rail_peer_latency_seconds",
+                                 "Each rail's small RDMA WRITE round trip across its leaf to its reference.", 1e-6}}) {
+    bool any = false;
+    for (const auto& p : peers) {
+      if (!p.is_object() || !p.contains(f.key) || !p[f.key].is_number() || !p.contains("rail")) continue;
+      if (!any) prom_metric(out, f.name, f.help);
+      any = true;
+      out << f.name << "{rail=\"" << p["rail"].dump() << "\",reference=\""
+          << prom_label(p.value("reference", std::string())) << "\"} " << std::setprecision(6) << std::defaultfloat
+          << p[f.key].get<double>() * f.scale << "\n";
+    }
+  }
+}
+
+}  // namespace
+
+std::string prometheus_text(const Report& r) {
+  const auto& label = prom_label;
+  const auto& metric = prom_metric;
   std::ostringstream out;
   metric(out, "railyard_info", "The railyard that ran the first boot, and the node's kernel, drivers and recipe.");
   std::string drivers;
@@ -192,6 +227,7 @@ std::string prometheus_text(const Report& r) {
   for (const auto& p : r.phases)
     out << "railyard_phase_seconds{phase=\"" << label(p.phase) << "\"} " << std::fixed << std::setprecision(3)
         << p.ms / 1000.0 << "\n";
+  peer_metrics(out, r.peers);
   return out.str();
 }
 

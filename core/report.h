@@ -67,6 +67,10 @@ struct Report {
   // The rails' LLDP neighbours as heard, per rail (firstboot/checks/lldp.h); null when
   // nothing listened.
   nlohmann::ordered_json lldp = nullptr;
+  // Each rail's peer probe (firstboot/checks/peer_probe.h): its reference, whether the
+  // exchange completed, the bandwidth and latency measured, the counters that moved and what
+  // was tried; null when no rail probed a reference.
+  nlohmann::ordered_json peers = nullptr;
   // What joining did (firstboot/join/join.h): the gate, each join unit's state, the on-fail
   // command, the report's POST attempts; null until the agent has joined or refused to.
   nlohmann::ordered_json join = nullptr;

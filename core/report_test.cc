@@ -184,7 +184,7 @@ TEST_CASE("to_json: host and inventory, added within schema 1 after the contract
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
   CHECK(keys == std::vector<std::string>{"schema", "node", "recipe", "result", "railyard_version", "started_at", "host",
                                          "problems", "checks", "phases", "changes", "plan", "inventory", "modules",
-                                         "lldp", "join"});
+                                         "lldp", "peers", "join"});
 }
 
 TEST_CASE("to_json: result is fail on a failing check or a planning problem") {
@@ -406,4 +406,18 @@ TEST_CASE("nfd_features_text: the result, joined, the recipe, the rails and thei
   std::string s = nfd_features_text(bare);
   CHECK(s.find("railyard-selftest=fail\nrailyard-joined=false\n") != std::string::npos);
   CHECK(s.find("railyard-rails=0\n") != std::string::npos);
+}
+
+TEST_CASE("prometheus_text: each rail's peer bandwidth and latency, for the probes that completed") {
+  Report r = report_of({check("rail.0.peer_write", CheckStatus::pass)});
+  r.peers = nlohmann::ordered_json::parse(R"([
+    {"rail": 0, "reference": "198.18.0.100:18515", "completed": true, "gbps": 97.25, "latency_us": 3.5},
+    {"rail": 1, "reference": "198.18.1.100:18515", "completed": false}])");
+  std::string text = prometheus_text(r);
+  CHECK(text.find("# TYPE railyard_rail_peer_bandwidth_gbps gauge\n"
+                  "railyard_rail_peer_bandwidth_gbps{rail=\"0\",reference=\"198.18.0.100:18515\"} 97.25\n") !=
+        std::string::npos);
+  CHECK(text.find("railyard_rail_peer_latency_seconds{rail=\"0\",reference=\"198.18.0.100:18515\"} 3.5e-06\n") !=
+        std::string::npos);
+  CHECK(text.find("rail=\"1\"") == std::string::npos);  // nothing measured, nothing published
 }

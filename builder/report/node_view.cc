@@ -1,5 +1,6 @@
 #include "report/node_view.h"
 
+#include <cstdio>
 #include <map>
 #include <sstream>
 
@@ -74,6 +75,37 @@ std::string json_text(const ordered_json& j, const char* key) {
 }
 
 }  // namespace
+
+std::vector<std::string> peer_lines(const Report& r) {
+  std::vector<std::string> out;
+  if (!r.peers.is_array()) return out;
+  for (const auto& p : r.peers) {
+    if (!p.is_object()) continue;
+    std::string line = "rail " + (p.contains("rail") ? p["rail"].dump() : std::string("?")) + "  → " +
+                       escape_control(json_text(p, "reference")) + "  ";
+    if (p.contains("gbps") && p["gbps"].is_number()) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "%.2f Gb/s, %.1f µs", p["gbps"].get<double>(), p.value("latency_us", 0.0));
+      line += buf;
+      if (!p.value("match", true)) line += ", BYTES DIFFER";
+    } else {
+      line += "no exchange";
+    }
+    std::vector<std::string> moved;
+    for (const char* what : {"violations", "congestion"})
+      if (p.contains(what) && p[what].is_array())
+        for (const auto& m : p[what])
+          if (m.is_object())
+            moved.push_back(escape_control(json_text(m, "name")) + " +" +
+                            (m.contains("delta") ? m["delta"].dump() : std::string("?")));
+    if (p.contains("violations") || p.contains("congestion"))
+      line += moved.empty() ? ", counters clean" : ", " + join(moved, ", ");
+    if (p.contains("tried") && p["tried"].is_array() && !p["tried"].empty())
+      line += " (" + std::to_string(p["tried"].size()) + " attempts failed first)";
+    out.push_back(line);
+  }
+  return out;
+}
 
 std::vector<std::string> far_end_lines(const Report& r) {
   std::vector<std::string> out;
@@ -308,6 +340,11 @@ std::string node_text(const LoadedReport& lr, const TextStyle& st) {
     for (const auto& line : far) out << "  " << line << "\n";
   }
 
+  if (auto peers = peer_lines(r); !peers.empty()) {
+    out << "\n" << st.bold("Across the leaves (peer probes)") << "\n";
+    for (const auto& line : peers) out << "  " << line << "\n";
+  }
+
   if (auto gpus = gpu_lines(r); !gpus.empty()) {
     out << "\n" << st.bold("GPUs by rail") << "\n";
     for (const auto& line : gpus) out << "  " << line << "\n";
@@ -384,6 +421,7 @@ ordered_json node_json(const LoadedReport& lr) {
           {"other", other},
           {"phases", phases},
           {"far_ends", far_end_lines(r)},
+          {"peers", peer_lines(r)},
           {"gpus", gpu_lines(r)},
           {"join", join_lines(r)},
           {"total_ms", total}};

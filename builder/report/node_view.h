@@ -23,6 +23,9 @@ std::vector<PhaseSummary> phase_summaries(const Report& r);
 // Each rail's LLDP neighbour as the report says it was heard, a line per rail ("rail 0
 // enp17s0 → leaf-r0 port swp1 (PFC 0x08, frame 9216, VLAN 100); expected leaf-r0 port swp1").
 std::vector<std::string> far_end_lines(const Report& r);
+// "rail 0  → 198.18.0.100:18515  0.06 Gb/s, 4058.4 µs, counters clean": each rail's peer
+// probe across its leaf (escaped); empty when none ran.
+std::vector<std::string> peer_lines(const Report& r);
 // Each GPU beside the rail it is pinned to, with its gpu.N checks summed up ("rail 0  ens1f0
 // ← GPU 0 0000:18:00.0 NVIDIA H100 80GB HBM3: 10 pass; 38 °C; NVLink 18 of 18 active"), the
 // failing or warning ones named with what was observed; none when the plan has no GPU.

@@ -1,6 +1,7 @@
 #include "report/rails_picture.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
@@ -176,6 +177,25 @@ RailsPicture rails_picture(const Report& r) {
           worst = c.status;
       pr.leaf_state = worst == CheckStatus::pass ? "ok" : worst == CheckStatus::fail ? "bad" : "warn";
     }
+    for (const auto& peer : r.peers.is_array() ? r.peers : ordered_json::array()) {
+      if (!peer.is_object() || num(peer, "rail", -1) != pr.index) continue;
+      const std::string ref = str(peer, "reference");
+      if (peer.contains("gbps") && peer["gbps"].is_number()) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.2f Gb/s", peer["gbps"].get<double>());
+        pr.peer_figure = buf;
+        std::snprintf(buf, sizeof buf, ", %.1f µs", peer.value("latency_us", 0.0));
+        pr.peer_detail = "to " + ref + ": " + pr.peer_figure + buf;
+      } else {
+        pr.peer_figure = "no peer";
+        pr.peer_detail = "no exchange with " + ref;
+      }
+      for (const auto& c : r.checks)
+        if (c.id.scope() == CheckScope::rail && c.id.index == pr.index && c.failing() &&
+            (c.id.kind == CheckKind::rail_peer_write || c.id.kind == CheckKind::rail_peer_bandwidth ||
+             c.id.kind == CheckKind::rail_peer_latency))
+          pr.peer_bad = true;
+    }
     for (const auto& pci : pr.gpu_pcis)
       if (std::none_of(p.gpus.begin(), p.gpus.end(), [&](const PictureGpu& g) { return g.pci == pci; }))
         p.gpus.push_back({static_cast<int>(p.gpus.size()), pci, "", -1, "", false, {}, {}});
@@ -326,8 +346,12 @@ std::string rails_svg(const RailsPicture& p) {
         body.rect(kLeafX, nic_y, kLeafW, kBox, lc, "leaf state-" + r->leaf_state,
                   "LLDP neighbour of rail " + std::to_string(r->index) + ": " + r->leaf +
                       (r->leaf_port.empty() ? "" : " " + r->leaf_port) +
-                      (r->leaf_trouble.empty() ? "" : "; " + r->leaf_trouble));
+                      (r->leaf_trouble.empty() ? "" : "; " + r->leaf_trouble) +
+                      (r->peer_detail.empty() ? "" : "; peer probe " + r->peer_detail));
         body.text(kLeafX + 8, nic_y + 14, r->leaf, 12, "start", "#222", "bold");
+        if (!r->peer_figure.empty())  // across the leaf to the reference
+          body.text(kLeafX + kLeafW - 6, nic_y + 27, r->peer_figure, 10, "end", r->peer_bad ? "#c62828" : "#2e7d32",
+                    "bold");
         if (r->leaf_trouble.empty()) body.text(kLeafX + 8, nic_y + 27, r->leaf_port, 11, "start", "#444");
         else body.text(kLeafX + 8, nic_y + 27, r->leaf_port + " +", 11, "start", "#c62828", "bold");
       }

@@ -55,6 +55,10 @@ struct PictureRail {
   // What a rail should never hear, "" when it heard neither: other neighbours (a hub, a
   // loop, a spoofer) and a flood, as "also heard rogue port eth0; flooded, 4987 frames/s".
   std::string leaf_trouble;
+  // Across the leaf to the rail's reference (the report's peers): "0.06 Gb/s" and the whole
+  // figure for the tooltip, "" when the rail probed none; bad when a peer check fails.
+  std::string peer_figure, peer_detail;
+  bool peer_bad = false;
 };
 
 struct RailsPicture {

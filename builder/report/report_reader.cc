@@ -468,6 +468,7 @@ bool Walk::report(od::document& doc) {
     else if (key == "plan") ok = json(value, &r.plan);
     else if (key == "inventory") ok = json(value, &r.inventory);
     else if (key == "lldp") ok = json(value, &r.lldp);
+    else if (key == "peers") ok = json(value, &r.peers);
     else if (key == "modules") ok = json(value, &r.modules);
     else if (key == "join") ok = json(value, &r.join);
     else ok = json(value, nullptr);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <future>
+#include <mutex>
 #include <thread>
 
 #include "checks/counter_sample.h"
@@ -48,6 +49,25 @@ CounterSource counter_source(const VerifyContext& ctx, const RailPlan& rail, con
   s.layout = rail_counter_layout(!dev.pci.has_value(), nic ? nic->pci.driver : std::string());
   return s;
 }
+
+// A rail's writer whose timed transfer waits for the other rails' to finish: each rail's
+// figures are its own, not a share of the reference's memory bandwidth or of the leaf's
+// uplink, and a reference's NIC is not handed every rail's burst at once (the lab's one
+// virtio NIC drops what its ring cannot hold). Setting up and connecting still overlap.
+class OneAtATime : public ProbeWriter {
+ public:
+  OneAtATime(std::unique_ptr<ProbeWriter> inner, std::mutex& lock) : inner_(std::move(inner)), lock_(lock) {}
+  Outcome<ProbeQp> prepare(std::uint32_t bytes) override { return inner_->prepare(bytes); }
+  Outcome<ProbeTransfer> write(const ProbeAccept& accept) override {
+    std::lock_guard hold(lock_);
+    return inner_->write(accept);
+  }
+  std::span<const std::uint8_t> buffer() const override { return inner_->buffer(); }
+
+ private:
+  std::unique_ptr<ProbeWriter> inner_;
+  std::mutex& lock_;
+};
 
 // One attempt's outcome, as `tried` lists it.
 std::string attempt_text(const Outcome<ProbeOutcome>& o) {
@@ -118,8 +138,8 @@ PeerRun PeerProbes::exchange(const VerifyContext& ctx, const RailPlan& rail) {
     target.timeout = std::max(left, std::chrono::milliseconds(1));
     auto seed = static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()) ^
                 (static_cast<std::uint64_t>(rail.index) << 56);
-    auto writer = writers_(dev->name, *gid, rail.roce_path_mtu, target.timeout, seed);
-    auto o = probe_peer(target, *writer);
+    OneAtATime writer(writers_(dev->name, *gid, rail.roce_path_mtu, target.timeout, seed), transfer_lock_);
+    auto o = probe_peer(target, writer);
     if (o.ok() && !o->refused) {
       out.match = o->match;
       out.transfer = o->transfer;
@@ -145,6 +165,32 @@ PeerRun PeerProbes::exchange(const VerifyContext& ctx, const RailPlan& rail) {
     out.counters = judge_counters(*counters.layout, rail.pfc_priority >= 0 ? rail.pfc_priority : 0, before->hw,
                                   after->hw, before->ethtool, after->ethtool);
     out.counters_note = std::string(counters.layout->driver) + " counters";
+  }
+  return out;
+}
+
+nlohmann::ordered_json peer_report(const PeerProbes& probes) {
+  if (probes.runs().empty()) return nullptr;
+  auto moves = [](const std::vector<CounterMove>& list) {
+    auto out = nlohmann::ordered_json::array();
+    for (const auto& m : list) out.push_back({{"name", m.name}, {"delta", m.delta}});
+    return out;
+  };
+  auto out = nlohmann::ordered_json::array();
+  for (const auto& [rail, run] : probes.runs()) {
+    nlohmann::ordered_json j = {{"rail", rail}, {"reference", run.reference}, {"completed", run.completed()}};
+    if (run.completed()) {
+      j["match"] = run.match;
+      j["gbps"] = run.transfer.gbps;
+      j["latency_us"] = run.transfer.latency_us;
+    }
+    if (run.counters) {
+      j["violations"] = moves(run.counters->violations);
+      j["congestion"] = moves(run.counters->congestion);
+    }
+    if (!run.counters_note.empty()) j["counters"] = run.counters_note;
+    if (!run.tried.empty()) j["tried"] = run.tried;
+    out.push_back(std::move(j));
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,8 +45,11 @@ class PeerProbes {
   // `retry_pause`: the wait after a busy responder or a refused connection before trying
   // again, doubled each time up to 2 s (tests shorten it).
   PeerProbes(WriterFactory writers, std::chrono::milliseconds retry_pause = std::chrono::milliseconds(250));
+  // Every rail's run so far, by rail index.
+  const std::map<int, PeerRun>& runs() const { return runs_; }
   // The rail's exchange. The first call runs every rail's at once (threads of their own),
-  // each sampling its own device's counters: the kernel interfaces must allow that.
+  // each sampling its own device's counters (the kernel interfaces must allow that); the
+  // timed transfers themselves take turns.
   const PeerRun& run(const VerifyContext& ctx, const RailPlan& rail);
 
  private:
@@ -53,7 +57,11 @@ class PeerProbes {
   WriterFactory writers_;
   std::chrono::milliseconds retry_pause_;
   std::map<int, PeerRun> runs_;
+  std::mutex transfer_lock_;  // the rails' timed transfers, one at a time
 };
+
+// The report's `peers`: each rail's run, its figures and counters; null when none ran.
+nlohmann::ordered_json peer_report(const PeerProbes& probes);
 
 // The evaluators; without ctx.peers, each skips.
 void peer_write(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r);

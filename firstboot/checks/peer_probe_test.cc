@@ -109,6 +109,14 @@ TEST_CASE("peer checks: the write verified with clean counters passes all three,
   CHECK(contains(lat.observed, "8.0 µs"));
   rig.finish();
   CHECK(rig.responder->counts().verified == 1);  // one exchange for the three checks
+  auto report = checks::peer_report(peers);
+  REQUIRE(report.size() == 1);
+  CHECK(report[0]["rail"] == 0);
+  CHECK(report[0]["completed"] == true);
+  CHECK(report[0]["gbps"] == 12.5);
+  CHECK(report[0]["latency_us"] == 8.0);
+  CHECK(report[0]["violations"].empty());
+  CHECK(report[0]["counters"] == "mlx5 counters");
 }
 
 TEST_CASE("peer checks: a sequence error on the lossless rail fails the write with the counter and its delta") {

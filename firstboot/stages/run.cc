@@ -216,6 +216,7 @@ Status verify_stage(RunContext& ctx) {
   vc.peers = &peers;
   auto results = verify(vc);
   if (ctx.lldp) ctx.report.lldp = checks::lldp_report(ctx.plan, *ctx.lldp);
+  ctx.report.peers = checks::peer_report(peers);
   ctx.lldp.reset();  // heard all it will be asked for
   ctx.report.checks.insert(ctx.report.checks.end(), results.begin(), results.end());
   return success();

@@ -415,6 +415,7 @@ class Node:
             "inventory": self.inventory,
             "modules": self.modules(drivers),
             "lldp": self.lldp(),
+            "peers": None,  # no golden node probes a reference
             "join": None,  # what the join did: the agent fills it in after the report is first written
         }
 

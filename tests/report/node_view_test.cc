@@ -204,3 +204,19 @@ TEST_CASE("report show: a rail's far end says what else was heard on it, and a f
      "rail 0  ens1 → leaf0 port swp1; also heard rogue\\u202e port eth0; FLOODED, 4987 frames a second; "
      "expected leaf0 port swp1\n");
 }
+
+TEST_CASE("report peer_lines: each rail's probe across its leaf, its figures and the counters that moved") {
+  Report r;
+  r.peers = nlohmann::ordered_json::parse(R"([
+    {"rail": 0, "reference": "198.18.0.100:18515", "completed": true, "match": true, "gbps": 12.5,
+     "latency_us": 8.04, "violations": [], "congestion": [{"name": "np_cnp_sent", "delta": 3}]},
+    {"rail": 1, "reference": "198.18.1.100:18515", "completed": true, "match": true, "gbps": 97.25,
+     "latency_us": 3.5, "violations": [{"name": "packet_seq_err", "delta": 12}], "congestion": []},
+    {"rail": 2, "reference": "198.18.2.100:18515", "completed": false, "tried": ["attempt 1: x", "attempt 2: y"]}])");
+  CHECK(peer_lines(r) ==
+        std::vector<std::string>{"rail 0  → 198.18.0.100:18515  12.50 Gb/s, 8.0 µs, np_cnp_sent +3",
+                                 "rail 1  → 198.18.1.100:18515  97.25 Gb/s, 3.5 µs, packet_seq_err +12",
+                                 "rail 2  → 198.18.2.100:18515  no exchange (2 attempts failed first)"});
+  r.peers = nullptr;
+  CHECK(peer_lines(r).empty());
+}

@@ -204,3 +204,25 @@ TEST_CASE("report rails_picture: a rail that heard a second neighbour or a flood
   std::string svg = rails_svg(p);
   CHECK(svg.find("swp4; also heard rogue port eth0; flooded, 4987 frames/s") != std::string::npos);
 }
+
+TEST_CASE("report rails_picture: each rail's peer probe at its leaf, red when a peer check fails") {
+  Report r = load("lab-soft-roce");
+  REQUIRE(r.lldp.is_array());
+  r.peers = nlohmann::ordered_json::parse(R"([
+    {"rail": 0, "reference": "198.18.0.100:18515", "completed": true, "gbps": 0.0612, "latency_us": 4058.4},
+    {"rail": 1, "reference": "198.18.1.100:18515", "completed": false}])");
+  CheckResult failing;
+  failing.id = CheckId::parse("rail.1.peer_write");
+  failing.status = CheckStatus::fail;
+  r.checks.push_back(failing);
+  RailsPicture p = rails_picture(r);
+  REQUIRE(p.rails.size() >= 2);
+  CHECK(p.rails[0].peer_figure == "0.06 Gb/s");
+  CHECK(p.rails[0].peer_detail == "to 198.18.0.100:18515: 0.06 Gb/s, 4058.4 µs");
+  CHECK_FALSE(p.rails[0].peer_bad);
+  CHECK(p.rails[1].peer_figure == "no peer");
+  CHECK(p.rails[1].peer_bad);
+  std::string svg = rails_svg(p);
+  CHECK(svg.find("peer probe to 198.18.0.100:18515: 0.06 Gb/s, 4058.4 µs") != std::string::npos);
+  CHECK(svg.find(">no peer</text>") != std::string::npos);
+}

@@ -144,7 +144,8 @@ TEST_CASE("peer checks: congestion notifications are reported and never fail") {
   w.host = &n.host;
   w.bump = "np_cnp_sent";
   checks::PeerProbes peers(memory_writers(w), 10ms);
-  const auto& write = named(n.peer_checks(&peers), "rail.0.peer_write");
+  auto results = n.peer_checks(&peers);
+  const auto& write = named(results, "rail.0.peer_write");
   CHECK(write.status == CheckStatus::pass);
   CHECK(contains(write.detail, "np_cnp_sent +3"));
 }

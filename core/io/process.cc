@@ -50,6 +50,9 @@ std::string errno_text(const std::string& what, int e) { return what + ": " + st
 Outcome<std::unique_ptr<Process>> Process::spawn(const ProcessSpec& spec, int stdout_fd) {
   using Result = Outcome<std::unique_ptr<Process>>;
   if (spec.argv.empty()) return Result::fail("no command");
+  for (int fd : spec.pass_fds)
+    if (fd <= STDERR_FILENO || ::fcntl(fd, F_GETFD) < 0)
+      return Result::fail("descriptor " + std::to_string(fd) + " cannot be handed to " + spec.argv[0]);
   // Everything the child needs is made before the fork: after it, only system calls.
   std::vector<std::string> args = spec.argv;
   std::vector<std::string> env = environment_with(spec.env);
@@ -84,6 +87,7 @@ Outcome<std::unique_ptr<Process>> Process::spawn(const ProcessSpec& spec, int st
     // child: mmdebstrap hands apt a descriptor number, and dash cannot redirect to one above 9.
     // Marked close-on-exec rather than closed, so that the report pipe still works.
     ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+    for (int fd : spec.pass_fds) ::fcntl(fd, F_SETFD, 0);
     ::execvpe(argv[0], argv.data(), envp.data());
     int e = errno;
     (void)!::write(report[1], &e, sizeof e);

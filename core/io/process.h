@@ -1,7 +1,7 @@
 // Running another program: fork/exec without a shell, for both programs (the builder's
 // mmdebstrap, apt and QEMU; the agent's vtysh, systemctl, NCCL's tests and the join hooks).
 // One runner so that every child gets the same care: its standard input is /dev/null, it
-// inherits no descriptor of ours beyond 0-2, a failed exec is an error naming the program, a
+// inherits no descriptor of ours beyond 0-2 but those it is handed, a failed exec is an error naming the program, a
 // deadline kills it, and a background one can be tied to our life.
 #pragma once
 
@@ -37,6 +37,9 @@ struct ProcessSpec {
   // The child is killed when the calling thread's process ends, however it ends (a VM must
   // never outlive the run that started it).
   bool die_with_caller = false;
+  // Descriptors the child inherits under the same numbers (a socket QEMU takes as fd=N);
+  // every other one above 2 stays ours.
+  std::vector<int> pass_fds{};
 };
 
 struct ProcessResult {

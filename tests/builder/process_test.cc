@@ -98,6 +98,26 @@ TEST_CASE("run_process: standard input is /dev/null and no descriptor of ours re
   ::close(fd);
 }
 
+TEST_CASE("run_process: a descriptor handed to the child keeps its number there; others do not reach it") {
+  int pair[2];
+  REQUIRE(::pipe2(pair, O_CLOEXEC) == 0);
+  ProcessSpec spec{.capture = true, .timeout = 10s};
+  spec.pass_fds = {pair[1]};
+  std::string w = std::to_string(pair[1]), r = std::to_string(pair[0]);
+  ProcessResult res = sh("echo through >&" + w + "; [ -e /dev/fd/" + r + " ] && echo leaked; true", spec);
+  CHECK(res.ok());
+  CHECK(res.out.empty());
+  ::close(pair[1]);
+  char buf[16] = {};
+  CHECK(::read(pair[0], buf, sizeof buf) == 8);
+  CHECK(std::string(buf) == "through\n");
+  ::close(pair[0]);
+  spec.pass_fds = {1};
+  CHECK(sh("true", spec).status == 127);
+  spec.pass_fds = {pair[0]};  // closed now
+  CHECK(sh("true", spec).error.find("cannot be handed") != std::string::npos);
+}
+
 TEST_CASE("run_process: with a log, standard error (and output unless captured) is appended to it") {
   test::TempDir dir;
   std::string log = dir / "run.log";

@@ -64,6 +64,18 @@ for i in range(4):
     expect(check("rail.%d.lldp" % i)["observed"].startswith("leaf-r%d port swp1 " % i), check("rail.%d.lldp" % i)["observed"])
     heard = [l for l in report["lldp"] if l["rail"] == i]
     expect(heard and heard[0]["neighbor"]["pfc"]["enabled"] == "0x08", "the report lists rail %d's neighbour: %s" % (i, heard))
+# The fabric between nodes: each rail writes across the leaf to the target's responder on that
+# rail (lab-target01 is the inventory's reference), bytes compared, the rxe counters clean.
+peer_figures = []
+for i in range(4):
+    for what in ("peer_write", "peer_bandwidth", "peer_latency"):
+        c = check("rail.%d.%s" % (i, what))
+        expect(c["status"] == "pass", "rail.%d.%s passes: %s %s" % (i, what, c["observed"], c["detail"]))
+        expect("198.18.%d.100:18515" % i in c["observed"], "rail %d probes the target's rail-%d address: %s" % (i, i, c["observed"]))
+    expect("counters clean" in check("rail.%d.peer_write" % i)["observed"], check("rail.%d.peer_write" % i))
+    peer_figures.append("rail %d %s, %s" % (i, check("rail.%d.peer_bandwidth" % i)["observed"].split(" to ")[0],
+                                             check("rail.%d.peer_latency" % i)["observed"].split(" to ")[0]))
+print("peer probes: " + "; ".join(peer_figures))
 dcb_changes = [c for c in report["changes"] if ": PFC" in c["object"] or ": trust" in c["object"]]
 expect(dcb_changes and all(c["outcome"] == "changed" for c in dcb_changes), "first boot set PFC and trust: %s" % dcb_changes)
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <ctime>
 
 namespace railyard {
@@ -72,6 +73,13 @@ std::string format_number(double value) {
   char buf[400];  // a double's fixed form: up to 309 digits
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed);
   return ec == std::errc{} ? std::string(buf, end) : std::string("?");
+}
+
+std::string rate_text(double gbps) {
+  char buf[48];
+  if (gbps >= 1.0 || gbps <= 0.0) std::snprintf(buf, sizeof buf, "%.2f Gb/s", gbps);
+  else std::snprintf(buf, sizeof buf, "%.1f Mb/s", gbps * 1000.0);
+  return buf;
 }
 
 std::string hex(unsigned value, int digits) {

@@ -26,6 +26,10 @@ std::string plural(std::size_t n, std::string_view one);
 // The shortest text that reads back as `value`: 25 → "25", 0.02 → "0.02".
 std::string format_number(double value);
 
+// A measured rate for people: "12.50 Gb/s" from 1 Gb/s up, "48.3 Mb/s" below, so that a
+// lab rail or a link trained down to megabits never reads "0.00 Gb/s".
+std::string rate_text(double gbps);
+
 // `value` as 0x-prefixed lower-case hex of `digits` digits: hex(8, 2) → "0x08".
 std::string hex(unsigned value, int digits);
 

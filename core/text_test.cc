@@ -128,3 +128,11 @@ TEST_CASE("parse_rfc3339: date-times as seconds since the epoch; anything else r
     CHECK_FALSE(parse_rfc3339(bad).has_value());
   }
 }
+
+TEST_CASE("rate_text: gigabits from 1 Gb/s up, megabits below, never 0.00 Gb/s for a slow link") {
+  CHECK(rate_text(97.25) == "97.25 Gb/s");
+  CHECK(rate_text(1.0) == "1.00 Gb/s");
+  CHECK(rate_text(0.0483) == "48.3 Mb/s");
+  CHECK(rate_text(0.0009) == "0.9 Mb/s");
+  CHECK(rate_text(0.0) == "0.00 Gb/s");
+}

@@ -84,9 +84,9 @@ std::vector<std::string> peer_lines(const Report& r) {
     std::string line = "rail " + (p.contains("rail") ? p["rail"].dump() : std::string("?")) + "  → " +
                        escape_control(json_text(p, "reference")) + "  ";
     if (p.contains("gbps") && p["gbps"].is_number()) {
-      char buf[96];
-      std::snprintf(buf, sizeof buf, "%.2f Gb/s, %.1f µs", p["gbps"].get<double>(), p.value("latency_us", 0.0));
-      line += buf;
+      char buf[48];
+      std::snprintf(buf, sizeof buf, ", %.1f µs", p.value("latency_us", 0.0));
+      line += rate_text(p["gbps"].get<double>()) + buf;
       if (!p.value("match", true)) line += ", BYTES DIFFER";
     } else {
       line += "no exchange";

@@ -182,8 +182,7 @@ RailsPicture rails_picture(const Report& r) {
       const std::string ref = str(peer, "reference");
       if (peer.contains("gbps") && peer["gbps"].is_number()) {
         char buf[64];
-        std::snprintf(buf, sizeof buf, "%.2f Gb/s", peer["gbps"].get<double>());
-        pr.peer_figure = buf;
+        pr.peer_figure = rate_text(peer["gbps"].get<double>());
         std::snprintf(buf, sizeof buf, ", %.1f µs", peer.value("latency_us", 0.0));
         pr.peer_detail = "to " + ref + ": " + pr.peer_figure + buf;
       } else {

@@ -19,12 +19,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string gbps_text(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f Gb/s", v);
-  return buf;
-}
-
 std::string us_text(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f µs", v);
@@ -273,9 +267,9 @@ void peer_bandwidth(const VerifyContext& ctx, const RailPlan& rail, CheckResult&
   if (!run || write_incomplete(*run, rail, r)) return;
   const Nic* nic = ctx.now.nic(rail.ifname);
   auto bound = peer_min_gbps(ctx.plan.probe, soft_roce(ctx, rail), nic ? nic->speed_mbps : -1);
-  std::string observed = gbps_text(run->transfer.gbps) + " to " + run->reference;
+  std::string observed = rate_text(run->transfer.gbps) + " to " + run->reference;
   if (bound && run->transfer.gbps < *bound)
-    fail(r, observed, "below " + gbps_text(*bound) + ": a link trained down, a dirty optic, or the leaf marking early");
+    fail(r, observed, "below " + rate_text(*bound) + ": a link trained down, a dirty optic, or the leaf marking early");
   else pass(r, observed, bound ? "" : "no bound on Soft-RoCE: measured only");
 }
 

@@ -217,12 +217,12 @@ TEST_CASE("report rails_picture: each rail's peer probe at its leaf, red when a 
   r.checks.push_back(failing);
   RailsPicture p = rails_picture(r);
   REQUIRE(p.rails.size() >= 2);
-  CHECK(p.rails[0].peer_figure == "0.06 Gb/s");
-  CHECK(p.rails[0].peer_detail == "to 198.18.0.100:18515: 0.06 Gb/s, 4058.4 µs");
+  CHECK(p.rails[0].peer_figure == "61.2 Mb/s");
+  CHECK(p.rails[0].peer_detail == "to 198.18.0.100:18515: 61.2 Mb/s, 4058.4 µs");
   CHECK_FALSE(p.rails[0].peer_bad);
   CHECK(p.rails[1].peer_figure == "no peer");
   CHECK(p.rails[1].peer_bad);
   std::string svg = rails_svg(p);
-  CHECK(svg.find("peer probe to 198.18.0.100:18515: 0.06 Gb/s, 4058.4 µs") != std::string::npos);
+  CHECK(svg.find("peer probe to 198.18.0.100:18515: 61.2 Mb/s, 4058.4 µs") != std::string::npos);
   CHECK(svg.find(">no peer</text>") != std::string::npos);
 }

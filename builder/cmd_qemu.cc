@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
@@ -35,7 +36,7 @@ struct QemuArgs {
   std::vector<std::string> faults;
   std::vector<int> links_down;
   std::string nodes;
-  std::string node_name;
+  std::vector<std::string> node_names;
   std::string target_name;
   std::string relay;
   std::string relay_outage;  // the state file of --fault controller-outage
@@ -85,10 +86,10 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
         "--fault swap-rails, leaf-pfc, no-lldp, leaf-bgp-down, leaf-refuse-asn and tenant-leak change the lab "
         "leaf, which is the storage target VM: add "
         "--storage-target");
-  if (!a.node_name.empty() || !a.target_name.empty()) {
+  if (!a.node_names.empty() || !a.target_name.empty()) {
     if (a.nodes.empty()) return bad("--node and --target-node name nodes of an inventory: give it with --nodes FILE");
   }
-  if (!a.nodes.empty() && a.node_name.empty())
+  if (!a.nodes.empty() && a.node_names.empty())
     return bad("--nodes " + a.nodes + ": say which node to boot with --node NAME");
   // The image's recipe: what the lab leaf is configured from, and the addresses a VM
   // without an inventory is given.
@@ -96,12 +97,40 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
   if (recipe.ok()) o.recipe = *recipe;
   else if (o.storage_target) return bad(recipe.error());
   if (!a.nodes.empty()) {
-    auto n = inventory_node(files, a.nodes, a.node_name, "--node");
-    if (!n) return kExitBadInput;
-    o.node = {n->hostname, n->mac, n, {}};
+    o.nodes.clear();
+    for (const auto& name : a.node_names) {
+      for (const auto& other : o.nodes)
+        if (other.hostname == name) return bad("--node " + name + ": named twice");
+      auto n = inventory_node(files, a.nodes, name, "--node");
+      if (!n) return kExitBadInput;
+      o.nodes.push_back({n->hostname, n->mac, n, {}});
+    }
   } else if (o.recipe) {
-    o.node.node = implied_identity(*o.recipe, o.node.hostname, o.node.management_mac, LabRole::node);
+    o.nodes.front().node =
+        implied_identity(*o.recipe, o.nodes.front().hostname, o.nodes.front().management_mac, LabRole::node);
   }
+  if (o.nodes.size() > 1) {
+    // Several nodes share the lab leaf, a port per node and rail.
+    const int most = kMaxRails / o.rails;
+    if (!o.storage_target)
+      return bad("several --node share the lab leaf, which is the storage target VM: add --storage-target");
+    if (static_cast<int>(o.nodes.size()) > most)
+      return bad("--node given " + std::to_string(o.nodes.size()) + " times: the lab leaf has " +
+                 std::to_string(kMaxRails) + " ports, room for " + std::to_string(most) + " nodes of " +
+                 std::to_string(o.rails) + " rails");
+    if (o.recipe && o.recipe->routing.mode == RoutingMode::bgp_unnumbered)
+      return bad("several --node: the lab's routed leaves (routing.mode = \"bgp-unnumbered\") cable one node");
+    if (!o.slurm_out.empty() || !o.console_log.empty())
+      return bad(std::string(o.slurm_out.empty() ? "--console-log" : "--slurm-out") +
+                 " copies one node's file; with several --node, each node's is kept in the run directory (--run-dir)");
+  }
+  for (const auto& f : o.faults.shaped)
+    if (std::none_of(o.nodes.begin(), o.nodes.end(), [&](const LabIdentity& n) { return n.hostname == f.node; })) {
+      std::string names;
+      for (const auto& n : o.nodes) names += (names.empty() ? "" : ", ") + n.hostname;
+      return bad("--fault " + std::string(f.loss_pct > 0 ? "rail-loss" : "rail-slow") + " names " + f.node +
+                 ", which is not a node of this run (" + names + ")");
+    }
   // The lab's Slurm cluster (builder/qemu/lab_slurm.h).
   bool slurm = o.recipe && !o.recipe->slurm.controller.empty();
   if (!o.slurm_out.empty() || !o.slurm_drained.empty()) {
@@ -146,8 +175,8 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
   if (routed && o.storage_target) {
     // The lab leaf routes: it peers with both VMs, so both need what an inventory gives a
     // routed node (its rail addresses, its AS; its VTEP with a tenant network).
-    for (const auto* id : {&o.node, &o.target}) {
-      const char* option = id == &o.node ? "--node" : "--target-node";
+    for (const auto* id : {&o.nodes.front(), &o.target}) {
+      const char* option = id == &o.target ? "--target-node" : "--node";
       if (!id->node || id->node->rails.empty() || node_asn(*id->node, *o.recipe) == 0)
         return bad(std::string("routed rails (routing.mode = \"bgp-unnumbered\"): the lab leaf peers with both VMs; "
                                "give each its inventory entry, with rail addresses and an AS (--nodes FILE ") +
@@ -157,8 +186,16 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
                    ": the recipe's [tenant] needs the node's vtep in the inventory");
     }
   }
-  if (normalize_mac(o.node.management_mac) == normalize_mac(o.target.management_mac))
-    return bad("the node and the storage target would share the MAC " + o.node.management_mac);
+  for (const auto& n : o.nodes)
+    if (o.storage_target && n.hostname == o.target.hostname)
+      return bad("--target-node " + n.hostname + " is also booted as a --node: one VM cannot be both");
+  for (std::size_t i = 0; i < o.nodes.size(); ++i)
+    for (std::size_t j = i + 1; j <= o.nodes.size(); ++j) {
+      const LabIdentity& other = j == o.nodes.size() ? o.target : o.nodes[j];
+      if (normalize_mac(o.nodes[i].management_mac) == normalize_mac(other.management_mac))
+        return bad(o.nodes[i].hostname + " and " + other.hostname + " would share the MAC " +
+                   o.nodes[i].management_mac);
+    }
   if (!o.collector.empty()) {
     auto colon = o.collector.rfind(':');
     if (colon == std::string::npos || !parse_ipv4(o.collector.substr(0, colon)) ||
@@ -179,7 +216,7 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
 
 const bool qemu_registered = register_subcommand(80, [](CLI::App& app) {
   auto a = std::make_shared<QemuArgs>();
-  a->lab.node = {"railyard-lab", "52:54:00:00:00:01", std::nullopt, {}};
+  a->lab.nodes = {{"railyard-lab", "52:54:00:00:00:01", std::nullopt, {}}};
   a->lab.target = {"railyard-target", "52:54:00:00:00:fe", std::nullopt, {}};
   auto* sub = app.add_subcommand(
       "qemu", "Boot a built image in a VM with emulated rail NICs (Soft-RoCE) and judge its first boot");
@@ -193,7 +230,10 @@ const bool qemu_registered = register_subcommand(80, [](CLI::App& app) {
                   "retries for selftest.storage_wait_s)")
       ->check(CLI::Range(0, 3600));
   sub->add_option("--nodes", a->nodes, "Node inventory the VMs' identities come from");
-  sub->add_option("--node", a->node_name, "The inventory's node to boot (its MAC, host name and rail addresses)");
+  sub->add_option("--node", a->node_names,
+                  "The inventory's node to boot (its MAC, host name and rail addresses); repeated, several nodes on "
+                  "the same leaves (with --storage-target)")
+      ->allow_extra_args(false);
   sub->add_option("--target-node", a->target_name, "The inventory's node the storage target is");
   sub->add_option("--fault", a->faults, "A fault to inject, NAME[=ARG] (repeatable): " + lab_fault_help())
       ->allow_extra_args(false);
@@ -208,7 +248,8 @@ const bool qemu_registered = register_subcommand(80, [](CLI::App& app) {
                   "More kernel command line words for the VMs (railyard.qemu.rerun=1, railyard.qemu.verify=1, "
                   "railyard.qemu.bench=1)")
       ->allow_extra_args(false);
-  sub->add_option("--report-out", a->lab.report_out, "Where to copy the node's report");
+  sub->add_option("--report-out", a->lab.report_out,
+                  "Where to copy the node's report; with several --node, a directory getting HOST.json per node");
   sub->add_option("--slurm-out", a->lab.slurm_out,
                   "With a Slurm recipe and --storage-target: where to write the lab controller's `scontrol show node "
                   "NODE --oneliner` once the node's agent is done");

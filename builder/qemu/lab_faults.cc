@@ -21,7 +21,9 @@ std::string lab_fault_help() {
          "swap-rails=A,B (the cables of rails A and B cross at the leaf), leaf-pfc=P (the leaf advertises PFC on "
          "priority P instead), no-lldp (the leaf sends no LLDP); with routed rails: leaf-bgp-down=R (rail R's leaf "
          "runs no BGP), leaf-refuse-asn=R (rail R's leaf expects another AS of the node), tenant-leak (the target "
-         "answers for another tenant's address); with Slurm: controller-outage=S (the controller is out of the node's "
+         "answers for another tenant's address); rail-loss=NODE:R:PCT (the leaf's port to NODE's rail R loses "
+         "PCT% of the frames, both ways), rail-slow=NODE:R:MBIT (that port carries at most MBIT Mb/s); with Slurm: "
+         "controller-outage=S (the controller is out of the node's "
          "reach for S s from its first connection; the node must still join)";
 }
 
@@ -67,12 +69,34 @@ Status add_lab_fault(const std::string& spec, int rails, LabFaults& f) {
     f.controller_outage_s = *s;
     return success();
   }
+  if (name == "rail-loss" || name == "rail-slow") {
+    bool loss = name == "rail-loss";
+    std::string form = loss ? "rail-loss=NODE:R:PCT, PCT 1–100" : "rail-slow=NODE:R:MBIT, MBIT 1–10000";
+    auto parts = split(arg, ':');
+    if (parts.size() != 3 || parts[0].empty()) return bad("expected " + form + ", R " + rails_allowed);
+    auto r = rail(parts[1]);
+    const std::string& v = parts[2];
+    bool digits =
+        !v.empty() && v.size() <= 5 && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+    int n = digits ? std::stoi(v) : 0;
+    if (!r || n < 1 || n > (loss ? 100 : 10000)) return bad("expected " + form + ", R " + rails_allowed);
+    for (const auto& s : f.shaped)
+      if (s.node == parts[0] && s.rail == *r)
+        return bad("node " + s.node + "'s rail " + parts[1] + " is shaped already");
+    RailShaping s{parts[0], *r, loss ? n : 0, loss ? 0 : n};
+    f.shaped.push_back(s);
+    return success();
+  }
   if (name == "no-lldp" || name == "tenant-leak") {
     if (!arg.empty()) return bad(name + " takes no argument");
     (name == "no-lldp" ? f.no_lldp : f.tenant_leak) = true;
     return success();
   }
   return Status::fail("--fault " + spec + ": unknown fault '" + name + "'; allowed: " + lab_fault_help());
+}
+
+std::string RailShaping::netem() const {
+  return loss_pct > 0 ? "loss random " + std::to_string(loss_pct) + "%" : "rate " + std::to_string(rate_mbit) + "mbit";
 }
 
 int cabled_rail(const LabFaults& f, int port) {

@@ -13,6 +13,18 @@
 
 namespace railyard {
 
+// rail-loss=NODE:R:PCT and rail-slow=NODE:R:MBIT: the leaf's port to NODE's rail R loses PCT%
+// of the frames, or carries at most MBIT Mb/s, both ways (netem on the port and on an ifb the
+// port's ingress is redirected to).
+struct RailShaping {
+  std::string node;  // a lab node's host name
+  int rail = 0;
+  int loss_pct = 0;   // rail-loss
+  int rate_mbit = 0;  // rail-slow
+  // netem's arguments: "loss random 5%", "rate 1mbit".
+  std::string netem() const;
+};
+
 struct LabFaults {
   std::vector<int> links_down;                 // link-down=R: the rail's NIC has no link from power-on
   std::vector<int> pause_storms;               // pause-storm=R: the rail's NIC receives pause frames at storm rate
@@ -26,8 +38,9 @@ struct LabFaults {
   // controller-outage=S: the node's connections to the lab's Slurm controller are closed at
   // once for S seconds from the first one (a controller restarting as the rack comes up).
   std::optional<int> controller_outage_s;
+  std::vector<RailShaping> shaped;  // rail-loss, rail-slow: a leaf port of one node's rail
   bool any_routed() const { return !leaf_bgp_down.empty() || !leaf_refuse_asn.empty() || tenant_leak; }
-  bool any_leaf() const { return swapped || leaf_pfc || no_lldp || any_routed(); }
+  bool any_leaf() const { return swapped || leaf_pfc || no_lldp || any_routed() || !shaped.empty(); }
 };
 
 // The rate the lab's DCB stand-in counts received pauses at for pause-storm=R, far above any

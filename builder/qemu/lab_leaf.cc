@@ -73,18 +73,24 @@ std::string lldpd_config(const nlohmann::json& leaf, const nlohmann::json& port,
   return out;
 }
 
-Outcome<std::vector<LabLeafFile>> lab_leaf_files(const Recipe& recipe, const NodeEntry& node,
+Outcome<std::vector<LabLeafFile>> lab_leaf_files(const Recipe& recipe, const std::vector<NodeEntry>& nodes,
                                                  const std::vector<std::string>& port_macs, const LabFaults& faults,
                                                  const std::optional<LabRoutedLeaf>& routed) {
   using Result = Outcome<std::vector<LabLeafFile>>;
-  std::vector<NodeEntry> cabled = {node};
+  if (nodes.empty() || port_macs.size() % nodes.size() != 0)
+    return Result::fail("the lab leaf: " + std::to_string(port_macs.size()) + " ports for " +
+                        std::to_string(nodes.size()) + " nodes");
+  if (routed && nodes.size() > 1) return Result::fail("the lab leaf: routed rails are cabled to one node only");
+  const std::size_t rails = port_macs.size() / nodes.size();
+  std::vector<NodeEntry> cabled = nodes;
   if (routed) cabled.push_back(routed->target);
   LeafPlan plan = plan_leaves(recipe, cabled);
   if (!plan.ok()) return Result::fail("the lab leaf: " + join(plan.problems, "; "));
   std::vector<LabLeafFile> out;
-  std::string ports;
+  std::string ports, shaping;
   for (std::size_t k = 0; k < port_macs.size(); ++k) {
-    int rail = static_cast<int>(k);
+    const NodeEntry& node = nodes[k / rails];
+    int rail = static_cast<int>(k % rails);
     const LeafIntent* leaf = nullptr;
     for (const auto& l : plan.leaves)
       if (std::find(l.rails.begin(), l.rails.end(), rail) != l.rails.end()) leaf = &l;
@@ -93,10 +99,14 @@ Outcome<std::vector<LabLeafFile>> lab_leaf_files(const Recipe& recipe, const Nod
     std::string doc_path = std::string(kLabLeafDir) + "/leaf-config/" + leaf->file;
     if (std::none_of(out.begin(), out.end(), [&](const LabLeafFile& f) { return f.path == doc_path; }))
       out.push_back({doc_path, doc.dump(2) + "\n"});
+    for (const auto& s : faults.shaped)
+      if (s.node == node.hostname && s.rail == rail) shaping += port_macs[k] + " " + s.netem() + "\n";
     nlohmann::json port;
     for (const auto& p : doc["ports"])
       if (p["rail"] == rail && p["node"] == node.hostname) port = p;
-    std::string stem = leaf->file.substr(0, leaf->file.size() - 5) + "-port" + std::to_string(rail);
+    // The first node's ports keep their names of a one-node lab; the others' say whose.
+    std::string stem = leaf->file.substr(0, leaf->file.size() - 5) + "-port" + std::to_string(rail) +
+                       (k < rails ? "" : "-" + node.hostname);
     if (faults.no_lldp) {
       ports += port_macs[k] + " " + std::to_string(rail) + " -\n";
       continue;
@@ -107,12 +117,22 @@ Outcome<std::vector<LabLeafFile>> lab_leaf_files(const Recipe& recipe, const Nod
     ports += port_macs[k] + " " + std::to_string(rail) + " " + stem + "\n";
   }
   out.push_back({std::string(kLabLeafDir) + "/ports", ports});
+  for (const auto& s : faults.shaped)
+    if (std::none_of(nodes.begin(), nodes.end(), [&](const NodeEntry& n) { return n.hostname == s.node; }))
+      return Result::fail("the lab leaf: no node " + s.node + " is cabled to it (rail-loss, rail-slow)");
+  if (!shaping.empty()) out.push_back({std::string(kLabLeafDir) + "/shaping", shaping});
   if (routed) {
-    auto more = lab_leaf_routed_files(recipe, node, *routed, static_cast<int>(port_macs.size()), faults);
+    auto more = lab_leaf_routed_files(recipe, nodes.front(), *routed, static_cast<int>(rails), faults);
     if (!more.ok()) return Result::fail(more.error());
     out.insert(out.end(), more->begin(), more->end());
   }
   return out;
+}
+
+Outcome<std::vector<LabLeafFile>> lab_leaf_files(const Recipe& recipe, const NodeEntry& node,
+                                                 const std::vector<std::string>& port_macs, const LabFaults& faults,
+                                                 const std::optional<LabRoutedLeaf>& routed) {
+  return lab_leaf_files(recipe, std::vector<NodeEntry>{node}, port_macs, faults, routed);
 }
 
 namespace {

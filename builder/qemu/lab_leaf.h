@@ -51,6 +51,13 @@ struct LabRoutedLeaf {
 Outcome<std::vector<LabLeafFile>> lab_leaf_files(const Recipe& recipe, const NodeEntry& node,
                                                  const std::vector<std::string>& port_macs, const LabFaults& faults,
                                                  const std::optional<LabRoutedLeaf>& routed = std::nullopt);
+// Several nodes on the same leaves (layer 2 rails only): port k is rail k mod R of node k / R,
+// R = port_macs.size() / nodes.size(), each with the LLDP port its inventory entry names.
+// With rail-loss or rail-slow, `shaping` holds a line per shaped port: its MAC, then
+// netem's arguments.
+Outcome<std::vector<LabLeafFile>> lab_leaf_files(const Recipe& recipe, const std::vector<NodeEntry>& nodes,
+                                                 const std::vector<std::string>& port_macs, const LabFaults& faults,
+                                                 const std::optional<LabRoutedLeaf>& routed = std::nullopt);
 
 // The routed parts, in kLabLeafDir: `routed`, a line per rail (the rail, its leaf's frr.conf
 // or "-" for no bgpd, the leaf's port names toward the node and toward the target);

@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -68,9 +71,9 @@ bool complete_json(const fs::path& p) {
   return !j.is_discarded() && j.is_object();
 }
 
-// A port of 127.0.0.1 free now, for QEMU to take (SOCK_DGRAM: a wire; SOCK_STREAM: a forward).
-Outcome<int> free_port(int type) {
-  int fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
+// A TCP port of 127.0.0.1 free now, for QEMU to take as a forward.
+Outcome<int> free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -78,8 +81,7 @@ Outcome<int> free_port(int type) {
   bool ok = fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
             ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
   if (fd >= 0) ::close(fd);
-  if (!ok)
-    return Outcome<int>::fail(std::string("no free ") + (type == SOCK_DGRAM ? "UDP" : "TCP") + " port on 127.0.0.1");
+  if (!ok) return Outcome<int>::fail("no free TCP port on 127.0.0.1");
   return static_cast<int>(ntohs(a.sin_port));
 }
 
@@ -147,8 +149,7 @@ nlohmann::ordered_json topology_json(const VmSpec& spec) {
     nlohmann::ordered_json rail = {{"rail", slot.rail},           {"pci", slot.guest_pci},
                                    {"numa_node", slot.numa_node}, {"behind_switch", slot.behind_switch},
                                    {"mac", spec.rail_macs[k]},    {"qemu_id", rail_nic_id(spec, slot.rail)}};
-    if (k < spec.rail_wires.size())
-      rail["wire"] = {{"local_udp", spec.rail_wires[k].local_port}, {"peer_udp", spec.rail_wires[k].peer_port}};
+    if (k < spec.rail_wires.size()) rail["wire_fd"] = spec.rail_wires[k];
     rails.push_back(std::move(rail));
   }
   const char* wiring = spec.wiring == RailWiring::hub ? "hub" : spec.wiring == RailWiring::cables ? "cables" : "leaf";
@@ -232,8 +233,10 @@ Status prepare(Vm& vm, const LabOptions& o, const LabIdentity& id, const ImageBo
 }
 
 Status launch(Vm& vm) {
-  auto p =
-      Process::start({.argv = qemu_argv(vm.spec), .log_path = (vm.dir / "qemu.log").string(), .die_with_caller = true});
+  auto p = Process::start({.argv = qemu_argv(vm.spec),
+                           .log_path = (vm.dir / "qemu.log").string(),
+                           .die_with_caller = true,
+                           .pass_fds = vm.spec.rail_wires});
   if (!p.ok()) return Status::fail(p, vm.spec.name + " VM");
   vm.process = std::move(*p);
   return success();
@@ -270,52 +273,71 @@ Status copy_out(const fs::path& from, const std::string& to) {
   return success();
 }
 
+// One node VM of the run with what it was given and how its wait ended.
+struct LabNode {
+  LabIdentity id;
+  std::vector<GuestForward> forwards;
+  std::vector<HostForward> host_forwards;
+  Vm vm;
+  Clock::time_point start;
+  bool exported = false;   // it exported its status
+  bool timed_out = false;  // the run's deadline stopped it
+};
+
 // One run of the lab, as its stages share it: the wires between the VMs, the identities and
-// forwards each gets, the VMs themselves, and how the wait for the node ended.
+// forwards each gets, the VMs themselves, and how the wait for the nodes ended.
 struct LabRun {
+  ~LabRun() {
+    for (const auto& c : cables)
+      for (int fd : c) ::close(fd);
+  }
+  LabRun(const LabRun&) = delete;
+  LabRun& operator=(const LabRun&) = delete;
   LabRun(const LabOptions& options, fs::path dir)
       : o(options),
         run(std::move(dir)),
         deadline(start + std::chrono::seconds(options.timeout_s)),
-        node_id(options.node),
         target_id(options.target),
-        network_boot(!options.pxe_tree.empty()) {}
+        network_boot(!options.pxe_tree.empty()) {
+    nodes.resize(options.nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i].id = options.nodes[i];
+  }
 
   const LabOptions& o;
   const fs::path run;
   const Clock::time_point start = Clock::now();
   const Clock::time_point deadline;
   ImageBoot boot;
-  std::vector<int> udp;  // two UDP ports per rail (node side, leaf side), or one pair for the hub's uplink
-  LabIdentity node_id, target_id;
-  std::vector<GuestForward> node_forwards, target_forwards;
-  std::vector<HostForward> node_host_forwards, target_host_forwards;
+  // The cables between the leaf and the nodes: cable i·rails + k joins leaf port i·rails + k to
+  // node i's rail cabled_rail(k), [0] the node's end, [1] the leaf's. Held until the run ends.
+  std::vector<std::array<int, 2>> cables;
+  LabIdentity target_id;
+  std::vector<GuestForward> target_forwards;
+  std::vector<HostForward> target_host_forwards;
   bool slurm = false;             // the recipe names a Slurm controller
-  std::vector<std::string> base;  // the kernel command line both VMs start from
-  Vm target, node;
-  const bool network_boot;  // the node boots from the PXE tree
-  Clock::time_point node_start;
-  bool exported = false;      // the node exported its status
-  bool timed_out = false;     // the run's deadline stopped the node
-  const Vm* blame = nullptr;  // whose logs explain a stage's error
+  std::vector<std::string> base;  // the kernel command line every VM starts from
+  Vm target;
+  std::vector<LabNode> nodes;  // in the order of --node; the faults of one node go to the first
+  const bool network_boot;     // the nodes boot from the PXE tree
+  const Vm* blame = nullptr;   // whose logs explain a stage's error
 
+  bool several() const { return nodes.size() > 1; }
   long seconds() const { return std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count(); }
-  int node_udp(int rail) const { return udp[static_cast<std::size_t>(rail)]; }
-  int leaf_udp(int port) const { return udp[static_cast<std::size_t>(o.rails + port)]; }
   std::string relay_to(int port) const {
     return "cmd:" + shell_quote({o.relay_program}) + " qemu --relay 127.0.0.1:" + std::to_string(port);
   }
 };
 
-// The image to boot, and the UDP ports of the rails' wires.
+// The image to boot, and the cables of the rails.
 Status find_image_and_wires(LabRun& r) {
   auto boot = image_boot(r.o.image_dir);
   if (!boot.ok()) return boot.status();
   r.boot = std::move(*boot);
-  for (int i = 0; i < (r.o.storage_target ? 2 * r.o.rails : 2); ++i) {
-    auto p = free_port(SOCK_DGRAM);
-    if (!p.ok()) return p.status();
-    r.udp.push_back(*p);
+  for (std::size_t k = 0; r.o.storage_target && k < r.nodes.size() * static_cast<std::size_t>(r.o.rails); ++k) {
+    std::array<int, 2> ends{-1, -1};
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends.data()) != 0)
+      return Status::fail(std::string("socketpair: ") + std::strerror(errno));
+    r.cables.push_back(ends);
   }
   r.base = r.boot.cmdline;
   r.base.push_back("railyard.qemu=1");
@@ -331,7 +353,7 @@ Status wire_slurm(LabRun& r) {
   if (!r.slurm) return success();
   auto controller = lab_slurm_controller(o.recipe->slurm);
   if (!controller.ok()) {
-    std::cout << "railyard qemu: " << controller.error() << "; the node's Slurm steps find no controller" << std::endl;
+    std::cout << "railyard qemu: " << controller.error() << "; the nodes' Slurm steps find no controller" << std::endl;
     return success();
   }
   std::string key = o.munge_key;
@@ -341,19 +363,18 @@ Status wire_slurm(LabRun& r) {
     key = *fresh;
   }
   std::string at = controller->address + ":" + std::to_string(controller->port);
-  r.node_id.files.push_back({kLabMungeKey, key, 0400});
+  for (auto& n : r.nodes) n.id.files.push_back({kLabMungeKey, key, 0400});
   if (!o.storage_target) {
-    r.node_forwards.push_back({at, "cmd:/bin/false"});
+    for (auto& n : r.nodes) n.forwards.push_back({at, "cmd:/bin/false"});
     return success();
   }
-  auto ctl = free_port(SOCK_STREAM), slurmd = free_port(SOCK_STREAM);
-  if (!ctl.ok() || !slurmd.ok()) return ctl.ok() ? slurmd.status() : ctl.status();
-  LabSlurmCluster cluster{o.target.hostname, *controller, o.node.hostname, o.slurm_drained};
+  auto ctl = free_port();
+  if (!ctl.ok()) return ctl.status();
+  LabSlurmCluster cluster{o.target.hostname, *controller, {}, o.slurm_drained};
+  for (const auto& n : r.nodes) cluster.nodes.push_back(n.id.hostname);
   r.target_id.files.push_back({kLabMungeKey, key, 0400});
   r.target_id.files.push_back({kLabSlurmConf, lab_slurm_conf(o.recipe->slurm, cluster)});
   r.target_host_forwards.push_back({*ctl, controller->port});
-  r.target_forwards.push_back(
-      {std::string(kLabSlurmdGuestAddress) + ":" + std::to_string(kSlurmdPort), r.relay_to(*slurmd)});
   std::string to_controller = r.relay_to(*ctl);
   if (o.faults.controller_outage_s) {
     // Each connection is its own relay process: the first one marks the outage's start
@@ -362,18 +383,24 @@ Status wire_slurm(LabRun& r) {
     fs::remove(r.run / "controller-outage", gone);
     to_controller += " --relay-outage " + shell_quote({(r.run / "controller-outage").string()}) + " --relay-outage-s " +
                      std::to_string(*o.faults.controller_outage_s);
-    std::cout << "railyard qemu: controller-outage (lab fault): the node's connections to the Slurm controller "
-              << "are closed at once for " << *o.faults.controller_outage_s << " s from its first one" << std::endl;
+    std::cout << "railyard qemu: controller-outage (lab fault): the nodes' connections to the Slurm controller "
+              << "are closed at once for " << *o.faults.controller_outage_s << " s from the first one" << std::endl;
   }
-  r.node_forwards.push_back({at, to_controller});
-  r.node_host_forwards.push_back({*slurmd, kSlurmdPort});
+  for (std::size_t i = 0; i < r.nodes.size(); ++i) {
+    auto slurmd = free_port();
+    if (!slurmd.ok()) return slurmd.status();
+    r.target_forwards.push_back(
+        {lab_slurmd_guest_address(static_cast<int>(i)) + ":" + std::to_string(kSlurmdPort), r.relay_to(*slurmd)});
+    r.nodes[i].forwards.push_back({at, to_controller});
+    r.nodes[i].host_forwards.push_back({*slurmd, kSlurmdPort});
+  }
   std::cout << "railyard qemu: Slurm controller " << at << " on " << o.target.hostname << " (slurmctld, cluster "
             << o.recipe->slurm.cluster << ")" << std::endl;
   return success();
 }
 
-// The storage target, which doubles as the rails' leaf: port k is cabled to node rail k (but
-// for swap-rails), the storage NIC sits beside port 0 (lab_leaf.h).
+// The storage target, which doubles as the rails' leaf: port i·rails + k is cabled to node
+// i's rail k (but for swap-rails), the storage NIC sits beside port 0 (lab_leaf.h).
 Status boot_target(LabRun& r) {
   const LabOptions& o = r.o;
   if (!o.storage_target) return success();
@@ -381,22 +408,24 @@ Status boot_target(LabRun& r) {
   target.dir = r.run / "target";
   target.spec.name = "target";
   target.spec.wiring = RailWiring::leaf;
-  target.spec.rail_macs = leaf_port_macs(o.target.management_mac, o.rails);
+  const int ports = o.rails * static_cast<int>(r.nodes.size());
+  target.spec.rail_macs = leaf_port_macs(o.target.management_mac, ports);
   target.spec.storage_mac = rail_macs(o.target.management_mac, 1).front();
-  for (int k = 0; k < o.rails; ++k)
-    target.spec.rail_wires.push_back({r.leaf_udp(k), r.node_udp(cabled_rail(o.faults, k))});
+  for (const auto& c : r.cables) target.spec.rail_wires.push_back(c[1]);
   std::vector<std::string> cmdline = r.base;
   cmdline.push_back("railyard.role=storage-target");
   LabIdentity id = r.target_id;
   target.spec.forwards = r.target_forwards;
   target.spec.host_forwards = r.target_host_forwards;
   if (o.recipe) {
-    NodeEntry cabled = o.node.node.value_or(NodeEntry{o.node.hostname, o.node.management_mac, {}, "", ""});
+    std::vector<NodeEntry> cabled;
+    for (const auto& n : r.nodes)
+      cabled.push_back(n.id.node.value_or(NodeEntry{n.id.hostname, n.id.management_mac, {}, "", ""}));
     std::optional<LabRoutedLeaf> routed;
     if (o.recipe->routing.mode == RoutingMode::bgp_unnumbered && o.target.node) {
       // Routed rails: the leaf routes, so the storage NIC is cabled to a port of rail 0's
       // leaf rather than plugged into the node's segment.
-      target.spec.storage_port_mac = leaf_port_macs(o.target.management_mac, o.rails + 1).back();
+      target.spec.storage_port_mac = leaf_port_macs(o.target.management_mac, ports + 1).back();
       routed = LabRoutedLeaf{*o.target.node, target.spec.storage_port_mac, "enp0s" + std::to_string(kStorageSlot)};
     }
     auto leaf = lab_leaf_files(*o.recipe, cabled, target.spec.rail_macs, o.faults, routed);
@@ -404,7 +433,7 @@ Status boot_target(LabRun& r) {
     for (const auto& f : *leaf) id.files.push_back({f.path, f.content});
     cmdline.push_back("modules_load=" + join(lab_target_modules(*o.recipe, routed.has_value()), ","));
   }
-  // A late storage server: the VM boots with the node, since it is also the rails' leaf
+  // A late storage server: the VM boots with the nodes, since it is also the rails' leaf
   // switch, and holds its NVMe-oF targets until then (qemu-target-delay in the lab overlay).
   if (o.target_delay_s > 0) cmdline.push_back("railyard.qemu.target_delay=" + std::to_string(o.target_delay_s));
   if (auto s = prepare(target, o, id, r.boot, false, cmdline, kTargetPorts); !s.ok()) return s;
@@ -416,67 +445,89 @@ Status boot_target(LabRun& r) {
   if (o.target_delay_s > 0)
     std::cout << "railyard qemu: its NVMe-oF targets come up " << o.target_delay_s
               << " s after it powers on (target-delay); the leaf it carries is up from the start" << std::endl;
+  for (const auto& s : o.faults.shaped)
+    std::cout << "railyard qemu: " << (s.loss_pct > 0 ? "rail-loss" : "rail-slow")
+              << " (lab fault): the leaf's port to " << s.node << " rail " << s.rail << ": netem " << s.netem()
+              << ", both ways" << std::endl;
   return success();
 }
 
-// The node: cabled to the target's leaf ports, or to a hub with no one on it; paused at
-// power-on while the links-down fault takes its NICs' links down.
-Status boot_node(LabRun& r) {
+// The nodes: each cabled to the target's leaf ports, or to a hub with no one on it; the
+// first paused at power-on while the links-down fault takes its NICs' links down.
+Status boot_nodes(LabRun& r) {
   const LabOptions& o = r.o;
-  Vm& node = r.node;
-  node.dir = r.run / "node";
-  node.spec.name = "node";
-  if (o.storage_target) {
-    node.spec.wiring = RailWiring::cables;
-    for (int k = 0; k < o.rails; ++k)
-      node.spec.rail_wires.push_back({r.node_udp(k), r.leaf_udp(cabled_rail(o.faults, k))});
-  } else {
-    node.spec.wire = {r.udp[0], r.udp[1]};  // the hub's uplink, to no one
+  for (std::size_t i = 0; i < r.nodes.size(); ++i) {
+    LabNode& n = r.nodes[i];
+    Vm& node = n.vm;
+    const bool first = i == 0;
+    // The first node's files are where a one-node run keeps them; the others' say whose.
+    node.dir = first ? r.run / "node" : r.run / ("node-" + n.id.hostname);
+    node.spec.name = first ? "node" : "node" + std::to_string(i + 1);
+    if (o.storage_target) {
+      node.spec.wiring = RailWiring::cables;
+      node.spec.rail_wires.assign(static_cast<std::size_t>(o.rails), -1);
+      for (int k = 0; k < o.rails; ++k) {
+        int rail = first ? cabled_rail(o.faults, k) : k;
+        node.spec.rail_wires[static_cast<std::size_t>(rail)] =
+            r.cables[i * static_cast<std::size_t>(o.rails) + static_cast<std::size_t>(k)][0];
+      }
+    }
+    node.spec.forwards = n.forwards;
+    node.spec.host_forwards = n.host_forwards;
+    const auto& links_down = o.faults.links_down;
+    if (first && !links_down.empty()) {
+      node.spec.qmp_socket = (r.run / "node.qmp").string();
+      node.spec.paused = true;
+    }
+    std::vector<std::string> cmdline = r.base;
+    if (first && !o.faults.pause_storms.empty()) {
+      // The lab's DCB stand-in counts received pauses at storm rate on these NICs (by MAC).
+      std::vector<std::string> storms;
+      for (int k : o.faults.pause_storms)
+        storms.push_back(rail_macs(n.id.management_mac, o.rails)[static_cast<std::size_t>(k)] + "@" +
+                         std::to_string(kLabPauseStormPps));
+      cmdline.push_back("railyard_lab_qos.pause_storm=" + join(storms, ","));
+    }
+    if (auto s = prepare(node, o, n.id, r.boot, r.network_boot, cmdline, kNodePorts); !s.ok()) return s;
+    n.start = Clock::now();
+    r.blame = &node;
+    if (auto s = launch(node); !s.ok()) return s;
+    if (first && !links_down.empty()) {
+      std::vector<nlohmann::json> cmds;
+      for (int k : links_down) cmds.push_back(qmp_set_link(rail_nic_id(node.spec, k), false));
+      cmds.push_back({{"execute", "cont"}});
+      if (auto s = qmp_run(node.spec.qmp_socket, cmds, 30000); !s.ok()) return s;
+    }
+    r.blame = nullptr;
+    std::cout << "railyard qemu: node " << n.id.hostname << " booting" << (r.network_boot ? " from the network" : "")
+              << " with " << o.rails << " rails (" << node.dir.string() << ")" << std::endl;
   }
-  node.spec.forwards = r.node_forwards;
-  node.spec.host_forwards = r.node_host_forwards;
-  const auto& links_down = o.faults.links_down;
-  if (!links_down.empty()) {
-    node.spec.qmp_socket = (r.run / "node.qmp").string();
-    node.spec.paused = true;
-  }
-  std::vector<std::string> cmdline = r.base;
-  if (!o.faults.pause_storms.empty()) {
-    // The lab's DCB stand-in counts received pauses at storm rate on these NICs (by MAC).
-    std::vector<std::string> storms;
-    for (int k : o.faults.pause_storms)
-      storms.push_back(rail_macs(o.node.management_mac, o.rails)[static_cast<std::size_t>(k)] + "@" +
-                       std::to_string(kLabPauseStormPps));
-    cmdline.push_back("railyard_lab_qos.pause_storm=" + join(storms, ","));
-  }
-  if (auto s = prepare(node, o, r.node_id, r.boot, r.network_boot, cmdline, kNodePorts); !s.ok()) return s;
-  r.node_start = Clock::now();
-  r.blame = &node;
-  if (auto s = launch(node); !s.ok()) return s;
-  if (!links_down.empty()) {
-    std::vector<nlohmann::json> cmds;
-    for (int k : links_down) cmds.push_back(qmp_set_link(rail_nic_id(node.spec, k), false));
-    cmds.push_back({{"execute", "cont"}});
-    if (auto s = qmp_run(node.spec.qmp_socket, cmds, 30000); !s.ok()) return s;
-  }
-  r.blame = nullptr;
-  std::cout << "railyard qemu: node " << o.node.hostname << " booting" << (r.network_boot ? " from the network" : "")
-            << " with " << o.rails << " rails (" << node.dir.string() << ")" << std::endl;
   return success();
 }
 
-// The two boot side by side: the node's agent retries its NVMe-oF connections while the
-// target comes up (selftest.storage_wait_s). Done when the node has exported its status (its
-// last export) or QEMU has exited; a target that failed or stopped meanwhile is the harness's
-// failure, not the node's. Both VMs are stopped at the end.
-Status wait_for_node(LabRun& r) {
-  Vm &node = r.node, &target = r.target;
+// The VMs boot side by side: the nodes' agents retry their NVMe-oF connections while the
+// target comes up (selftest.storage_wait_s). A node is done when it has exported its status
+// (its last export) or its QEMU has exited; a target that failed or stopped meanwhile is the
+// harness's failure, not the nodes'. Every VM is stopped at the end.
+Status wait_for_nodes(LabRun& r) {
+  Vm& target = r.target;
+  auto stop_nodes = [&] {
+    for (auto& n : r.nodes) n.vm.process->stop();
+  };
   bool target_ready = !r.o.storage_target;
+  // The status is the last thing a node exports: what follows is its shutdown, about 13 s
+  // under TCG, which nothing reads. Only a benchmark run waits for it, since the guest sends
+  // its boot's critical chain once the boot has finished (org.railyard.chain); a
+  // network-booted guest was given the image's command line only and never powers off.
+  const auto& append = r.o.append;
+  const bool chain_wanted =
+      !r.network_boot && std::find(append.begin(), append.end(), "railyard.qemu.bench=1") != append.end();
+  std::vector<bool> done(r.nodes.size(), false);
   while (Clock::now() < r.deadline) {
     if (!target_ready && complete_json(target.dir / "target.json")) {
       auto state = nlohmann::json::parse(read_text(target.dir / "target.json"), nullptr, false);
       if (state.value("result", "") != "ready") {
-        node.process->stop();
+        stop_nodes();
         r.blame = &target;
         return Status::fail("the storage target failed: " + read_text(target.dir / "target.json"));
       }
@@ -484,35 +535,36 @@ Status wait_for_node(LabRun& r) {
       std::cout << "railyard qemu: storage target ready after " << r.seconds() << " s" << std::endl;
     }
     if (!target_ready && !target.process->running()) {
-      node.process->stop();
+      stop_nodes();
       r.blame = &target;
       return Status::fail("the storage target stopped (" + target.process->how_it_ended() + ")");
     }
-    if ((r.exported = complete_json(node.dir / "status.json"))) break;
-    if (!node.process->running()) {
-      r.exported = complete_json(node.dir / "status.json");
-      break;
+    for (std::size_t i = 0; i < r.nodes.size(); ++i) {
+      LabNode& n = r.nodes[i];
+      if (done[i]) continue;
+      bool running = n.vm.process->running();
+      n.exported = complete_json(n.vm.dir / "status.json");
+      if (!n.exported && running) continue;
+      done[i] = true;
+      if (n.exported && chain_wanted)
+        n.vm.process->wait_until(std::min(r.deadline, Clock::now() + std::chrono::seconds(20)));
+      n.vm.process->stop();
+      if (r.several())
+        std::cout << "railyard qemu: " << n.id.hostname << " done after " << r.seconds() << " s"
+                  << (n.exported ? "" : " (it exported no status)") << std::endl;
     }
+    if (std::all_of(done.begin(), done.end(), [](bool d) { return d; })) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  r.timed_out = !r.exported && node.process->running();
+  for (auto& n : r.nodes) n.timed_out = !n.exported && n.vm.process->running();
   if (!target_ready) {
-    // Whatever the node then reports (its leaf, its storage) follows from this: the target's
-    // last console lines say where its boot stood.
-    std::cout << "railyard qemu: the storage target was not ready when the node "
-              << (r.exported ? "finished" : "stopped") << " (" << r.seconds() << " s); its last console lines ("
-              << (target.dir / "console.log").string() << "):\n"
+    // Whatever the nodes then report (their leaf, their storage) follows from this: the
+    // target's last console lines say where its boot stood.
+    std::cout << "railyard qemu: the storage target was not ready when the nodes finished or stopped (" << r.seconds()
+              << " s); its last console lines (" << (target.dir / "console.log").string() << "):\n"
               << tail_lines(target.dir / "console.log", 25) << std::flush;
   }
-  // The status is the last thing the node exports: what follows is its shutdown, about 13 s
-  // under TCG, which nothing reads. Only a benchmark run waits for it, since the guest sends
-  // its boot's critical chain once the boot has finished (org.railyard.chain); a
-  // network-booted guest was given the image's command line only and never powers off.
-  const auto& append = r.o.append;
-  bool chain_wanted = std::find(append.begin(), append.end(), "railyard.qemu.bench=1") != append.end();
-  if (r.exported && !r.network_boot && chain_wanted)
-    node.process->wait_until(std::min(r.deadline, Clock::now() + std::chrono::seconds(20)));
-  node.process->stop();
+  stop_nodes();
   if (target.process) target.process->stop();
   return success();
 }
@@ -522,15 +574,17 @@ void print_join_journal(const fs::path& file) {
   std::vector<std::string> lines = split(read_text(file), '\n');
   while (!lines.empty() && trim(lines.back()).empty()) lines.pop_back();
   const std::size_t shown = std::min<std::size_t>(lines.size(), 15);
-  if (shown > 0) std::cout << "  the join units' journal, last " << shown << " lines (node/join-journal.txt):\n";
+  if (shown > 0)
+    std::cout << "  the join units' journal, last " << shown << " lines (" << file.parent_path().filename().string()
+              << "/join-journal.txt):\n";
   for (std::size_t i = lines.size() - shown; i < lines.size(); ++i) std::cout << "    " << lines[i] << "\n";
 }
 
-// What the controller made of the node, as the node asked it once its agent was done.
-Status print_slurm(const LabRun& r, const nlohmann::json& status) {
-  const fs::path answer_file = r.node.dir / "slurm.txt";
+// What the controller made of a node, as the node asked it once its agent was done.
+Status print_slurm(const LabRun& r, const LabNode& n, const nlohmann::json& status) {
+  const fs::path answer_file = n.vm.dir / "slurm.txt";
   std::string answer = read_text(answer_file);
-  const std::string& host = r.o.node.hostname;
+  const std::string& host = n.id.hostname;
   SlurmNodeState state = parse_scontrol_node(answer);
   if (!state.known)
     std::cout << "  Slurm: the controller does not know " << host << ": "
@@ -551,28 +605,37 @@ Status print_slurm(const LabRun& r, const nlohmann::json& status) {
   return copy_out(answer_file, r.o.slurm_out);
 }
 
-// The node's verdict from what it exported, printed with its figures; the run's exit code.
-int conclude(LabRun& r) {
+// Where --report-out puts a node's report: the file itself, or HOST.json in it with several.
+std::string report_destination(const LabRun& r, const LabNode& n) {
+  if (r.o.report_out.empty() || !r.several()) return r.o.report_out;
+  return (fs::path(r.o.report_out) / (n.id.hostname + ".json")).string();
+}
+
+// A node's verdict from what it exported, printed with its figures; its exit code.
+int conclude_node(LabRun& r, LabNode& n) {
   const LabOptions& o = r.o;
-  const Vm& node = r.node;
-  double node_s = std::chrono::duration<double>(Clock::now() - r.node_start).count();
-  if (auto s = copy_out(node.dir / "console.log", o.console_log); !s.ok()) spdlog::error("{}", s.error());
+  const Vm& node = n.vm;
+  double node_s = std::chrono::duration<double>(Clock::now() - n.start).count();
+  if (!r.several())
+    if (auto s = copy_out(node.dir / "console.log", o.console_log); !s.ok()) spdlog::error("{}", s.error());
   LabVerdict v = judge_lab_run(read_text(node.dir / "report.json"), read_text(node.dir / "status.json"),
                                read_text(node.dir / "journal.txt"));
+  const std::string who = r.several() ? n.id.hostname + ": " : "";
   if (v.exit_code == 2) {
-    std::string why = v.summary;
-    if (r.timed_out) why += ": timed out after " + std::to_string(o.timeout_s) + " s";
+    std::string why = who + v.summary;
+    if (n.timed_out) why += ": timed out after " + std::to_string(o.timeout_s) + " s";
     else if (!node.process->how_it_ended().empty()) why += " (QEMU " + node.process->how_it_ended() + ")";
     return harness_error(why, &node);
   }
-  if (auto s = copy_out(node.dir / "report.json", o.report_out); !s.ok()) return harness_error(s.error(), nullptr);
-  std::cout << "railyard qemu: " << v.summary << "\n";
+  if (auto s = copy_out(node.dir / "report.json", report_destination(r, n)); !s.ok())
+    return harness_error(s.error(), nullptr);
+  std::cout << "railyard qemu: " << who << v.summary << "\n";
   for (const auto& d : v.detail) std::cout << "  " << d << "\n";
   auto status = nlohmann::json::parse(read_text(node.dir / "status.json"), nullptr, false);
   if (v.exit_code == 1 && !status.is_discarded() && status.value("joined", true) == false)
     print_join_journal(node.dir / "join-journal.txt");
   if (r.slurm)
-    if (auto s = print_slurm(r, status); !s.ok())
+    if (auto s = print_slurm(r, n, status); !s.ok())
       return harness_error(s.error(), fs::exists(node.dir / "slurm.txt") ? nullptr : &node);
   if (!status.is_discarded() && status.contains("report_uptime_s")) {
     const auto& result = status.value("result_uptime_s", nlohmann::json());
@@ -583,11 +646,23 @@ int conclude(LabRun& r) {
   return v.exit_code;
 }
 
+// Every node's verdict; the run's exit code is the worst of them (2 over 1 over 0).
+int conclude(LabRun& r) {
+  if (r.several() && !r.o.report_out.empty()) {
+    std::error_code ec;
+    fs::create_directories(r.o.report_out, ec);
+    if (ec) return harness_error("--report-out " + r.o.report_out + ": " + ec.message(), nullptr);
+  }
+  int worst = 0;
+  for (auto& n : r.nodes) worst = std::max(worst, conclude_node(r, n));
+  return worst;
+}
+
 // The run as stages, each failing with the harness's exit code 2 and the logs of the VM it
-// blames; then the node's verdict.
+// blames; then the nodes' verdicts.
 int run_in(const LabOptions& o, const fs::path& run) {
   LabRun r(o, run);
-  for (Status (*stage)(LabRun&) : {find_image_and_wires, wire_slurm, boot_target, boot_node, wait_for_node})
+  for (Status (*stage)(LabRun&) : {find_image_and_wires, wire_slurm, boot_target, boot_nodes, wait_for_nodes})
     if (Status s = stage(r); !s.ok()) return harness_error(s.error(), r.blame);
   return conclude(r);
 }
@@ -595,6 +670,7 @@ int run_in(const LabOptions& o, const fs::path& run) {
 }  // namespace
 
 int run_lab(const LabOptions& o) {
+  if (o.nodes.empty()) return harness_error("no node to boot", nullptr);
   fs::path run = o.run_dir;
   bool temporary = run.empty();
   if (temporary) {
@@ -606,7 +682,9 @@ int run_lab(const LabOptions& o) {
   std::error_code ec;
   // The initrd copies are the image again: never keep them. The rest is kept on a harness
   // error (logs to look at) or when the caller named the directory.
-  for (const char* vm : {"node", "target"}) fs::remove(run / vm / "initrd.img", ec);
+  std::vector<fs::path> vms{run / "node", run / "target"};
+  for (const auto& n : o.nodes) vms.push_back(run / ("node-" + n.hostname));
+  for (const auto& vm : vms) fs::remove(vm / "initrd.img", ec);
   if (temporary && rc != 2) fs::remove_all(run, ec);
   else if (temporary) spdlog::info("the run's files are in {}", run.string());
   return rc;

@@ -4,18 +4,22 @@
 
 #include "net.h"
 #include "slurm.h"
+#include "text.h"
 
 namespace railyard {
 
 namespace {
 
 // QEMU user networking's own addresses in 10.0.2.0/24 (network, gateway, DNS, SMB, its DHCP
-// pool from .15, broadcast), the lab collector's and the slurmd forward's.
+// pool from .15, broadcast), the lab collector's and the slurmd forwards'.
 bool taken_in_user_network(std::uint32_t host) {
-  return host <= 4 || (host >= 15 && host < 32) || host == 100 || host == 102 || host == 255;
+  return host <= 4 || (host >= 15 && host < 32) || host == 100 || (host >= 102 && host < 102 + kLabMaxNodes) ||
+         host == 255;
 }
 
 }  // namespace
+
+std::string lab_slurmd_guest_address(int node_index) { return "10.0.2." + std::to_string(102 + node_index); }
 
 Outcome<LabSlurmController> lab_slurm_controller(const SlurmSpec& slurm) {
   SlurmController c = parse_slurm_controller(slurm.controller);
@@ -23,7 +27,7 @@ Outcome<LabSlurmController> lab_slurm_controller(const SlurmSpec& slurm) {
   auto net = parse_cidr("10.0.2.0/24");
   std::string allowed =
       "the lab stands its controller up at an IPv4 address of QEMU's user network, 10.0.2.0/24, "
-      "other than .0–.4, .15–.31 (QEMU's), .100 (the collector), .102 (the node's slurmd) and .255";
+      "other than .0–.4, .15–.31 (QEMU's), .100 (the collector), .102–.109 (the nodes' slurmd) and .255";
   if (!ip || !net || !net->contains(*ip))
     return Outcome<LabSlurmController>::fail("join.slurm.controller " + slurm.controller + ": " + allowed);
   if (taken_in_user_network(ip->value & 0xff))
@@ -43,6 +47,10 @@ std::string lab_drain_reason_error(const std::string& reason) {
 std::string lab_slurm_conf(const SlurmSpec& slurm, const LabSlurmCluster& c) {
   std::string partition = slurm.partition.empty() ? "lab" : slurm.partition;
   std::string state = c.drained_reason.empty() ? "State=UNKNOWN" : "State=DRAIN Reason=\"" + c.drained_reason + "\"";
+  std::string nodes;
+  for (std::size_t i = 0; i < c.nodes.size(); ++i)
+    nodes += "NodeName=" + c.nodes[i] + " NodeAddr=" + lab_slurmd_guest_address(static_cast<int>(i)) +
+             " Port=" + std::to_string(kSlurmdPort) + " CPUs=1 RealMemory=1 " + state + "\n";
   return "# The railyard lab's Slurm controller (railyard qemu --storage-target; builder/qemu/lab_slurm.h).\n"
          "# The node fetches this file from here (configless): it holds none of its own.\n"
          "ClusterName=" +
@@ -58,11 +66,8 @@ std::string lab_slurm_conf(const SlurmSpec& slurm, const LabSlurmCluster& c) {
          "ProctrackType=proctrack/linuxproc\n"
          "TaskPlugin=task/none\n"
          "ReturnToService=2\n"
-         "# The node as the controller reaches it: through the host, to its slurmd.\n"
-         "NodeName=" +
-         c.node + " NodeAddr=" + kLabSlurmdGuestAddress + " Port=" + std::to_string(kSlurmdPort) +
-         " CPUs=1 RealMemory=1 " + state + "\nPartitionName=" + partition + " Nodes=" + c.node +
-         " Default=YES State=UP\n";
+         "# The nodes as the controller reaches them: through the host, to each one's slurmd.\n" +
+         nodes + "PartitionName=" + partition + " Nodes=" + join(c.nodes, ",") + " Default=YES State=UP\n";
 }
 
 Outcome<std::string> fresh_munge_key() {

@@ -5,18 +5,21 @@
 // cluster's Slurm traffic goes, not over the rails it is proving: the two VMs have separate
 // QEMU user networks, joined on the host by forwards. The node's connections to the recipe's
 // controller address reach the target's slurmctld; the target's connections to
-// kLabSlurmdGuestAddress reach the node's slurmd, the address the controller knows it by.
+// lab_slurmd_guest_address(i) reach node i's slurmd, the address the controller knows it by.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "outcome.h"
 #include "recipe.h"
 
 namespace railyard {
 
-// In the target's user network: the node's slurmd (its NodeAddr on the controller).
-inline constexpr const char* kLabSlurmdGuestAddress = "10.0.2.102";
+// In the target's user network: node i's slurmd (its NodeAddr on the controller), 10.0.2.102
+// for the first node, then .103 and on, one per lab node (at most kLabMaxNodes).
+inline constexpr int kLabMaxNodes = 8;
+std::string lab_slurmd_guest_address(int node_index);
 inline constexpr int kSlurmdPort = 6818;
 // Where the lab controller's configuration goes in the target's identity overlay: Debian's
 // slurmctld.service starts only where it exists, so only the target runs a controller.
@@ -36,12 +39,12 @@ Outcome<LabSlurmController> lab_slurm_controller(const SlurmSpec& slurm);
 struct LabSlurmCluster {
   std::string controller_hostname;  // the target VM's host name: slurmctld runs only there
   LabSlurmController controller;
-  std::string node;            // the node's host name, its NodeName
-  std::string drained_reason;  // "": unknown until it registers; else drained, as a previous boot left it
+  std::vector<std::string> nodes;  // the nodes' host names, their NodeNames, in lab order
+  std::string drained_reason;      // "": unknown until they register; else drained, as a previous boot left them
 };
 
 // The lab controller's /etc/slurm/slurm.conf: configless (the node's slurmd fetches it), the
-// recipe's cluster name and partition, one node, Debian's paths.
+// recipe's cluster name and partition, the lab's nodes, Debian's paths.
 std::string lab_slurm_conf(const SlurmSpec& slurm, const LabSlurmCluster& cluster);
 
 // Why `reason` cannot stand as a drain reason in slurm.conf, or "".

@@ -80,28 +80,20 @@ void management(const VmSpec& s, std::vector<std::string>& argv) {
   add(argv, "-device", nic);
 }
 
-std::string udp_socket(const std::string& id, const UdpWire& w) {
-  return "socket,id=" + id + ",udp=127.0.0.1:" + std::to_string(w.peer_port) +
-         ",localaddr=127.0.0.1:" + std::to_string(w.local_port);
-}
+std::string wire_socket(const std::string& id, Wire w) { return "socket,id=" + id + ",fd=" + std::to_string(w); }
 
 void rails(const VmSpec& s, std::vector<std::string>& argv) {
   PcieLayout layout = pcie_layout(static_cast<int>(s.rail_macs.size()));
   for (const auto& d : layout.devices) add(argv, "-device", d);
-  if (s.wiring == RailWiring::hub) {
-    std::string wire = s.name + "-wire";
-    add(argv, "-netdev", udp_socket(wire, s.wire));
-    add(argv, "-netdev", "hubport,id=" + s.name + "-switch-uplink,hubid=0,netdev=" + wire);
-  }
   for (const auto& slot : layout.rails) {
     auto k = static_cast<std::size_t>(slot.rail);
     std::string port = s.name + "-switch" + std::to_string(slot.rail);
     switch (s.wiring) {
       case RailWiring::hub: add(argv, "-netdev", "hubport,id=" + port + ",hubid=0"); break;
-      case RailWiring::cables: add(argv, "-netdev", udp_socket(port, s.rail_wires[k])); break;
+      case RailWiring::cables: add(argv, "-netdev", wire_socket(port, s.rail_wires[k])); break;
       case RailWiring::leaf: {
         std::string wire = s.name + "-wire" + std::to_string(slot.rail), hub = std::to_string(slot.rail);
-        add(argv, "-netdev", udp_socket(wire, s.rail_wires[k]));
+        add(argv, "-netdev", wire_socket(wire, s.rail_wires[k]));
         add(argv, "-netdev", "hubport,id=" + wire + "-port,hubid=" + hub + ",netdev=" + wire);
         add(argv, "-netdev", "hubport,id=" + port + ",hubid=" + hub);
         break;
@@ -156,12 +148,11 @@ std::string vm_spec_error(const VmSpec& s) {
   for (std::size_t i = 0; i < s.rail_macs.size(); ++i)
     if (!normalize_mac(s.rail_macs[i]))
       return "rail " + std::to_string(i) + " MAC '" + s.rail_macs[i] + "' is not a MAC address";
-  std::vector<UdpWire> wires = s.wiring == RailWiring::hub ? std::vector<UdpWire>{s.wire} : s.rail_wires;
-  if (s.wiring != RailWiring::hub && wires.size() != s.rail_macs.size())
-    return std::to_string(wires.size()) + " rail wires for " + std::to_string(s.rail_macs.size()) + " rails";
-  for (const auto& w : wires)
-    for (int port : {w.local_port, w.peer_port})
-      if (port <= 0 || port > 65535) return "wire port " + std::to_string(port) + " is not a UDP port";
+  if (s.wiring != RailWiring::hub && s.rail_wires.size() != s.rail_macs.size())
+    return std::to_string(s.rail_wires.size()) + " rail wires for " + std::to_string(s.rail_macs.size()) + " rails";
+  if (s.wiring == RailWiring::hub && !s.rail_wires.empty()) return "a hub's rails have no wires";
+  for (Wire w : s.rail_wires)
+    if (w <= 2) return "wire descriptor " + std::to_string(w) + " is not a socket of the run";
   for (const auto& f : s.host_forwards)
     for (int port : {f.host_port, f.guest_port})
       if (port <= 0 || port > 65535) return "host forward port " + std::to_string(port) + " is not a TCP port";

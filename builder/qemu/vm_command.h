@@ -9,25 +9,25 @@
 
 namespace railyard {
 
-// The lab's rail switch: every rail NIC of a VM on one Ethernet segment (a QEMU hub, as
-// one switch carrying every rail's VLAN), joined to the peer VM's segment by UDP datagrams
-// on 127.0.0.1. Without a VM at `peer_port` the NICs still have carrier, like cables into a
-// switch nobody else is on. One segment, not one per rail: Soft-RoCE writes from one rail to
-// another of the same host leave by one NIC and must come back in by the other.
-struct UdpWire {
-  int local_port = 0;
-  int peer_port = 0;
-};
+// A cable between two lab VMs: one end of a stream socket pair (socketpair(2), AF_UNIX) the
+// run makes, handed to QEMU as `-netdev socket,fd=N`; the other VM holds the other end. A
+// stream, not datagrams: QEMU frames each Ethernet frame with its length, and when the peer
+// is slow to take them the socket fills and the sending NIC waits, as a lossless (PFC) link
+// does, where UDP between two QEMUs dropped whole bursts of RDMA traffic under TCG.
+using Wire = int;
 
 // How a VM's rail NICs reach the other VM.
 enum class RailWiring {
-  // Every rail NIC on one QEMU hub, joined to the peer's by `wire`: a switch that forwards
-  // everything and has no LLDP (a node booted alone, or beside a target that is no leaf).
+  // Every rail NIC on one QEMU hub: a switch that forwards everything, has no LLDP and no
+  // one else on it (a node booted alone). The NICs still have carrier. One segment, not one
+  // per rail: Soft-RoCE writes from one rail to another of the same host leave by one NIC and
+  // must come back in by the other.
   hub,
   // The node beside the lab leaf: rail k's NIC on a wire of its own, rail_wires[k], as a cable
   // to one leaf port.
   cables,
-  // The lab leaf: port k's NIC on QEMU hub k with the wire rail_wires[k], and the storage
+  // The lab leaf: port k's NIC on QEMU hub k with the wire rail_wires[k] (a node's rail; with
+  // several nodes, ports 0..rails-1 are the first node's, then the next's), and the storage
   // server's NIC (storage_mac) on hub 0, plugged into rail 0's segment. The leaf guest bridges
   // its ports (frames cross between rails there, LLDP does not) and speaks LLDP on each.
   // With storage_port_mac (routed rails), the storage NIC is instead cabled, on a hub of
@@ -78,10 +78,9 @@ struct VmSpec {
   std::vector<HostForward> host_forwards;
   std::vector<std::string> rail_macs;  // one per rail, 1..kMaxRails (the leaf: its ports)
   RailWiring wiring = RailWiring::hub;
-  UdpWire wire;                     // hub
-  std::vector<UdpWire> rail_wires;  // cables, leaf: one per rail
-  std::string storage_mac;          // leaf: the storage server's NIC
-  std::string storage_port_mac;     // leaf, routed rails: rail 0's leaf port the storage NIC is cabled to
+  std::vector<Wire> rail_wires;  // cables, leaf: one per rail NIC (the leaf: per port)
+  std::string storage_mac;       // leaf: the storage server's NIC
+  std::string storage_port_mac;  // leaf, routed rails: rail 0's leaf port the storage NIC is cabled to
   std::vector<SerialPort> ports;
   std::string console_log;
   std::string qmp_socket;  // a QMP server socket, for link changes before the guest runs

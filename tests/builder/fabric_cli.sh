@@ -12,7 +12,7 @@ fail() { echo "fabric_cli: $*"; exit 1; }
 out=$tmp/leaves
 "$railyard" fabric leaf-config --recipe "$src/recipes/qemu-virt.toml" --nodes "$src/recipes/inventories/qemu-lab.toml" \
   -o "$out" >"$tmp/stdout" 2>"$tmp/stderr" || { cat "$tmp/stderr"; fail "leaf-config failed"; }
-grep -qx "$out/leaf-r0.json: leaf-r0, rail 0, 2 port(s)" "$tmp/stdout" || { cat "$tmp/stdout"; fail "no summary line for leaf-r0"; }
+grep -qx "$out/leaf-r0.json: leaf-r0, rail 0, 3 port(s)" "$tmp/stdout" || { cat "$tmp/stdout"; fail "no summary line for leaf-r0"; }
 [[ $(find "$out" -mindepth 1 -maxdepth 1 | wc -l) -eq 5 ]] || fail "expected 4 leaves and index.json: $(ls "$out")"
 python3 - "$src/docs/leaf-config.schema.json" "$out" <<'PY'
 import json, sys, jsonschema
@@ -26,6 +26,7 @@ for l in index["leaves"]:
     ports = {p["node"]: p for p in doc["ports"]}
     assert ports["lab-node01"]["port"] == "swp1", ports
     assert ports["lab-node01"]["node_address"] == "198.18.%d.11" % doc["rails"][0], ports
+    assert ports["lab-node02"]["port"] == "swp2" and ports["lab-node02"]["node_address"] == "198.18.%d.12" % doc["rails"][0], ports
 PY
 
 # Routed rails: each leaf's JSON says its BGP, and its FRR configuration is beside it.
@@ -65,7 +66,7 @@ grep -q "holds no index.json of an earlier leaf-config; refusing to replace it" 
 # Bad input: two nodes on one leaf port, a bad template.
 sed 's/^lldp_port = "swp1".*/lldp_port = "swp1"/' "$src/recipes/inventories/qemu-lab.toml" >"$tmp/nodes.toml"
 sed -i 's|^recipe = .*|recipe = "'"$src"'/recipes/qemu-virt.toml"|' "$tmp/nodes.toml"
-printf '\n[[node]]\nhostname = "lab-node02"\nmac = "52:54:00:00:00:03"\nrails = ["198.18.0.12", "198.18.1.12", "198.18.2.12", "198.18.3.12"]\nlldp_port = "swp1"\n' >>"$tmp/nodes.toml"
+sed -i 's/^lldp_port = "swp2"$/lldp_port = "swp1"/' "$tmp/nodes.toml"  # lab-node02 on lab-node01's port
 rc=0
 "$railyard" fabric leaf-config --recipe "$src/recipes/qemu-virt.toml" --nodes "$tmp/nodes.toml" -o "$tmp/x" 2>"$tmp/err" || rc=$?
 [[ $rc -eq 2 ]] || fail "two nodes on one port: exit $rc, expected 2"

@@ -44,7 +44,7 @@ sed "s|^recipe = .*|recipe = \"$src/recipes/qemu-virt.toml\"|" "$src/recipes/inv
 # The inventory names the image's recipe.
 out=$("$railyard" pxe --image "$tmp/img" --nodes "$tmp/nodes.toml" -o "$tmp/tree" --ipxe-dir "" 2>"$tmp/err") ||
   fail "pxe: exit $?: $(cat "$tmp/err")"
-grep -q "^$tmp/tree: image qemu-virt for 2 node(s), 2 image file(s) linked, 0 copied$" <<<"$out" || fail "summary: $out"
+grep -q "^$tmp/tree: image qemu-virt for 3 node(s), 2 image file(s) linked, 0 copied$" <<<"$out" || fail "summary: $out"
 grep -q "^  52:54:00:00:00:01  lab-node01  pxe/52-54-00-00-00-01.ipxe$" <<<"$out" || fail "node list: $out"
 for f in boot.ipxe pxe/52-54-00-00-00-01.ipxe pxe/52-54-00-00-00-02.ipxe nodes/node-lab-node01.cpio.zst \
   image/vmlinuz image/rootfs.cpio.zst image/manifest.json dnsmasq-railyard.conf railyard-pxe.json; do
@@ -187,14 +187,14 @@ set +e
 sed 's/198.18.1.11"/198.18.9.11"/' "$tmp/nodes.toml" >"$tmp/badrail.toml"
 err=$("$railyard" pxe --image "$tmp/img" --nodes "$tmp/badrail.toml" -o "$tmp/tree2" 2>&1); rc=$?
 [[ $rc -eq 2 ]] || fail "bad rail: exit $rc"
-grep -Eq "^$tmp/badrail.toml:8:[0-9]+: error: node\[0\].rails\[1\]: 198.18.9.11 is outside rail 1's subnet 198.18.1.0/24$" <<<"$err" ||
+grep -Eq "^$tmp/badrail.toml:9:[0-9]+: error: node\[0\].rails\[1\]: 198.18.9.11 is outside rail 1's subnet 198.18.1.0/24$" <<<"$err" ||
   fail "bad rail: $err"
 [[ ! -e "$tmp/tree2" ]] || fail "bad input wrote a tree"
 # An inventory for another SKU's recipe.
 sed "s|^recipe = .*|recipe = \"$src/recipes/gpu4-cx6dx-100g.toml\"|" "$tmp/nodes.toml" >"$tmp/other.toml"
 err=$("$railyard" pxe --image "$tmp/img" --nodes "$tmp/other.toml" -o "$tmp/tree2" 2>&1); rc=$?
 [[ $rc -eq 2 ]] || fail "other recipe: exit $rc"
-grep -q "^$tmp/other.toml:3:[0-9]*: error: recipe '.*gpu4-cx6dx-100g.toml' (gpu4-cx6dx-100g, sha256 [0-9a-f]*) is not the recipe image $tmp/img was built from (qemu-virt" <<<"$err" ||
+grep -q "^$tmp/other.toml:4:[0-9]*: error: recipe '.*gpu4-cx6dx-100g.toml' (gpu4-cx6dx-100g, sha256 [0-9a-f]*) is not the recipe image $tmp/img was built from (qemu-virt" <<<"$err" ||
   fail "other recipe: $err"
 # Neither the inventory nor the image names a recipe.
 err=$("$railyard" pxe --image "$tmp/bare" --nodes "$tmp/norecipe.toml" -o "$tmp/tree2" 2>&1); rc=$?

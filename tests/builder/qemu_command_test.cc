@@ -1,5 +1,5 @@
 // builder/qemu/pcie_layout.cc and vm_command.cc: the lab VM's device tree for 1..8 rails,
-// its NUMA nodes, MACs, the rails' switch and wire, the management NIC, and the storage
+// its NUMA nodes, MACs, the rails' switch and cables, the management NIC, and the storage
 // target's twin command line.
 #include <doctest/doctest.h>
 
@@ -24,7 +24,6 @@ VmSpec node_spec(int rails) {
   s.management_mac = "52:54:00:00:00:01";
   s.uuid = smbios_uuid(s.management_mac);
   s.rail_macs = rail_macs(s.management_mac, rails);
-  s.wire = {40001, 40002};
   s.console_log = "/run/node/console.log";
   s.ports = {{"org.railyard.report", "/run/node/report.json"}};
   return s;
@@ -171,7 +170,7 @@ TEST_CASE("the management NIC's host forwards: 127.0.0.1 only, checked") {
   CHECK(vm_spec_error(s) == "host forward port 0 is not a TCP port");
 }
 
-TEST_CASE("rail NICs: MACs from the management MAC, on their slots, on one switch wired to the peer over UDP") {
+TEST_CASE("rail NICs: MACs from the management MAC, on their slots, on one switch with no one else on it") {
   auto argv = qemu_argv(node_spec(4));
   auto nics = devices(argv, "virtio-net-pci");
   REQUIRE(nics.size() == 5);
@@ -187,21 +186,46 @@ TEST_CASE("rail NICs: MACs from the management MAC, on their slots, on one switc
                                                      {"52:54:00:12:00:01", "switch-down0"},
                                                      {"52:54:00:13:00:01", "switch-down1"}});
   auto nets = values(argv, "-netdev");
-  CHECK(has(nets, "socket,id=node-wire,udp=127.0.0.1:40002,localaddr=127.0.0.1:40001"));
-  CHECK(has(nets, "hubport,id=node-switch-uplink,hubid=0,netdev=node-wire"));
+  CHECK(nets.size() == 5);  // the management NIC's and the hub's ports, no uplink
   for (int r = 0; r < 4; ++r) CHECK(has(nets, "hubport,id=node-switch" + std::to_string(r) + ",hubid=0"));
 }
 
-TEST_CASE("the storage target: the same topology from the same image, its own MACs, the wire mirrored") {
+TEST_CASE("cables: each rail NIC on a stream socket of its own, by descriptor; the leaf puts each on a hub") {
+  VmSpec node = node_spec(2);
+  node.wiring = RailWiring::cables;
+  node.rail_wires = {7, 9};
+  REQUIRE(vm_spec_error(node).empty());
+  auto nets = values(qemu_argv(node), "-netdev");
+  CHECK(has(nets, "socket,id=node-switch0,fd=7"));
+  CHECK(has(nets, "socket,id=node-switch1,fd=9"));
+  VmSpec leaf = node_spec(2);
+  leaf.name = "target";
+  leaf.wiring = RailWiring::leaf;
+  leaf.rail_wires = {8, 10};
+  leaf.storage_mac = "52:54:00:10:00:02";
+  REQUIRE(vm_spec_error(leaf).empty());
+  nets = values(qemu_argv(leaf), "-netdev");
+  CHECK(has(nets, "socket,id=target-wire1,fd=10"));
+  CHECK(has(nets, "hubport,id=target-wire1-port,hubid=1,netdev=target-wire1"));
+  CHECK(has(nets, "hubport,id=target-switch1,hubid=1"));
+  CHECK(has(nets, "hubport,id=target-storage,hubid=0"));
+  node.rail_wires = {7};
+  CHECK(vm_spec_error(node) == "1 rail wires for 2 rails");
+  node.rail_wires = {7, 2};
+  CHECK(vm_spec_error(node) == "wire descriptor 2 is not a socket of the run");
+  VmSpec hub = node_spec(2);
+  hub.rail_wires = {7, 9};
+  CHECK(vm_spec_error(hub) == "a hub's rails have no wires");
+}
+
+TEST_CASE("the storage target: the same topology from the same image, its own MACs") {
   VmSpec t = node_spec(4);
   t.name = "target";
   t.management_mac = "52:54:00:00:00:02";
   t.rail_macs = rail_macs(t.management_mac, 4);
-  t.wire = {40002, 40001};
   t.append += " railyard.role=storage-target";
   auto node = qemu_argv(node_spec(4));
   auto target = qemu_argv(t);
-  CHECK(has(values(target, "-netdev"), "socket,id=target-wire,udp=127.0.0.1:40001,localaddr=127.0.0.1:40002"));
   CHECK(has(devices(target, "virtio-net-pci"),
             "virtio-net-pci,id=target-rail0,netdev=target-switch0,mac=52:54:00:10:00:02,bus=rp0,romfile="));
   CHECK(values(target, "-append")[0].find("railyard.role=storage-target") != std::string::npos);
@@ -260,9 +284,6 @@ TEST_CASE("specs that cannot make a VM are refused with the reason") {
   VmSpec mac = node_spec(2);
   mac.management_mac = "52:54:00:00:01";
   CHECK(vm_spec_error(mac).find("not a MAC address") != std::string::npos);
-  VmSpec port = node_spec(2);
-  port.wire.peer_port = 0;
-  CHECK(vm_spec_error(port).find("not a UDP port") != std::string::npos);
   VmSpec pxe = node_spec(2);
   pxe.kernel.clear();
   CHECK(vm_spec_error(pxe).find("TFTP tree") != std::string::npos);

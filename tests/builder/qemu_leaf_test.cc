@@ -85,6 +85,28 @@ TEST_CASE("lab faults: each is parsed, bounded by the rails, and refused with wh
   CHECK_FALSE(g.any_routed());
 }
 
+TEST_CASE("lab faults: rail-loss and rail-slow name a node and its rail, and become netem's arguments") {
+  LabFaults f;
+  CHECK(add_lab_fault("rail-loss=lab-node01:1:5", 4, f).ok());
+  CHECK(add_lab_fault("rail-slow=lab-node02:2:1", 4, f).ok());
+  REQUIRE(f.shaped.size() == 2);
+  CHECK(f.shaped[0].node == "lab-node01");
+  CHECK(f.shaped[0].rail == 1);
+  CHECK(f.shaped[0].netem() == "loss random 5%");
+  CHECK(f.shaped[1].netem() == "rate 1mbit");
+  CHECK(f.any_leaf());  // the leaf's ports are shaped
+  CHECK(add_lab_fault("rail-slow=lab-node01:1:10", 4, f).error() ==
+        "--fault rail-slow=lab-node01:1:10: node lab-node01's rail 1 is shaped already");
+  LabFaults g;
+  for (const char* bad : {"rail-loss=lab-node01:4:5", "rail-loss=lab-node01:1:0", "rail-loss=lab-node01:1:101",
+                          "rail-loss=:1:5", "rail-loss=lab-node01:1", "rail-loss=lab-node01:1:x"})
+    CHECK(add_lab_fault(bad, 4, g).error() ==
+          "--fault " + std::string(bad) + ": expected rail-loss=NODE:R:PCT, PCT 1–100, R a rail 0–3");
+  CHECK(add_lab_fault("rail-slow=n:0:10001", 4, g).error() ==
+        "--fault rail-slow=n:0:10001: expected rail-slow=NODE:R:MBIT, MBIT 1–10000, R a rail 0–3");
+  CHECK(g.shaped.empty());
+}
+
 TEST_CASE("lab faults: one the image's recipe cannot have is refused before a VM boots") {
   LabFaults leak, bgp, pfc;
   REQUIRE(add_lab_fault("tenant-leak", 2, leak).ok());
@@ -250,4 +272,32 @@ TEST_CASE("the lab target's early modules: the target's own and the leaf's, neve
   const auto routed = lab_target_modules(lab_recipe(), true);
   CHECK(has(routed, "veth"));
   CHECK_FALSE(has(routed, "bridge"));  // routed leaves are namespaces, not a bridge
+}
+
+TEST_CASE("the lab leaf with two nodes: a port per node and rail, each with its node's LLDP port; shaped ports") {
+  NodeEntry second{"lab-node02", "52:54:00:00:00:03", {"198.18.0.12", "198.18.1.12"}, "", "swp2"};
+  LabFaults f;
+  REQUIRE(add_lab_fault("rail-loss=lab-node02:1:5", 2, f).ok());
+  std::vector<std::string> macs = {"52:54:00:30:00:fe", "52:54:00:31:00:fe", "52:54:00:32:00:fe", "52:54:00:33:00:fe"};
+  auto files = lab_leaf_files(lab_recipe(), std::vector<NodeEntry>{lab_node(), second}, macs, f);
+  REQUIRE(files.ok());
+  CHECK(file(*files, "etc/railyard/lab-leaf/ports") ==
+        "52:54:00:30:00:fe 0 leaf-r0-port0\n52:54:00:31:00:fe 1 leaf-r1-port1\n"
+        "52:54:00:32:00:fe 0 leaf-r0-port0-lab-node02\n52:54:00:33:00:fe 1 leaf-r1-port1-lab-node02\n");
+  std::string conf = file(*files, "etc/railyard/lab-leaf/leaf-r1-port1-lab-node02.conf");
+  CHECK(
+      conf.find("configure ports @IFNAME@ lldp portidsubtype local \"swp2\" description \"to lab-node02 rail 1\"\n") !=
+      std::string::npos);
+  CHECK(file(*files, "etc/railyard/lab-leaf/leaf-r1-port1.conf").find("\"swp1\"") != std::string::npos);
+  CHECK(file(*files, "etc/railyard/lab-leaf/shaping") == "52:54:00:33:00:fe loss random 5%\n");
+
+  LabFaults stranger;
+  REQUIRE(add_lab_fault("rail-slow=lab-node09:0:1", 2, stranger).ok());
+  CHECK(lab_leaf_files(lab_recipe(), std::vector<NodeEntry>{lab_node(), second}, macs, stranger).error() ==
+        "the lab leaf: no node lab-node09 is cabled to it (rail-loss, rail-slow)");
+  CHECK(lab_leaf_files(lab_recipe(), std::vector<NodeEntry>{lab_node(), second}, {"52:54:00:30:00:fe"}, {}).error() ==
+        "the lab leaf: 1 ports for 2 nodes");
+  auto one = lab_leaf_files(lab_recipe(), lab_node(), {"52:54:00:30:00:fe", "52:54:00:31:00:fe"}, {});
+  REQUIRE(one.ok());
+  CHECK(std::none_of(one->begin(), one->end(), [](const LabLeafFile& x) { return x.path.ends_with("/shaping"); }));
 }

@@ -30,7 +30,8 @@ TEST_CASE("the lab controller stands at a free address of QEMU's user network") 
   auto p = lab_slurm_controller(lab_slurm("10.0.2.50:7817"));
   REQUIRE(p.ok());
   CHECK(p->port == 7817);
-  for (std::string taken : {"10.0.2.2", "10.0.2.3", "10.0.2.15", "10.0.2.100", "10.0.2.102", "10.0.2.255"}) {
+  for (std::string taken :
+       {"10.0.2.2", "10.0.2.3", "10.0.2.15", "10.0.2.100", "10.0.2.102", "10.0.2.109", "10.0.2.255"}) {
     auto t = lab_slurm_controller(lab_slurm(taken));
     REQUIRE_FALSE(t.ok());
     CHECK(t.error().find("join.slurm.controller " + taken + " is taken") == 0);
@@ -43,7 +44,7 @@ TEST_CASE("the lab controller stands at a free address of QEMU's user network") 
 }
 
 TEST_CASE("the lab controller's slurm.conf: configless, the node reached through the host, unknown or drained") {
-  LabSlurmCluster c{"lab-target01", {"10.0.2.101", 6817}, "lab-node01", ""};
+  LabSlurmCluster c{"lab-target01", {"10.0.2.101", 6817}, {"lab-node01"}, ""};
   std::string conf = lab_slurm_conf(lab_slurm(), c);
   CHECK(has_line(conf, "ClusterName=lab"));
   CHECK(has_line(conf, "SlurmctldHost=lab-target01(10.0.2.101)"));
@@ -60,6 +61,14 @@ TEST_CASE("the lab controller's slurm.conf: configless, the node reached through
   SlurmSpec no_partition = lab_slurm();
   no_partition.partition.clear();
   CHECK(has_line(lab_slurm_conf(no_partition, c), "PartitionName=lab Nodes=lab-node01 Default=YES State=UP"));
+
+  // Two lab nodes: each reached at an address of its own, one partition holding both.
+  c.nodes.push_back("lab-node02");
+  c.drained_reason.clear();
+  conf = lab_slurm_conf(lab_slurm(), c);
+  CHECK(has_line(conf, "NodeName=lab-node01 NodeAddr=10.0.2.102 Port=6818 CPUs=1 RealMemory=1 State=UNKNOWN"));
+  CHECK(has_line(conf, "NodeName=lab-node02 NodeAddr=10.0.2.103 Port=6818 CPUs=1 RealMemory=1 State=UNKNOWN"));
+  CHECK(has_line(conf, "PartitionName=lab Nodes=lab-node01,lab-node02 Default=YES State=UP"));
 }
 
 TEST_CASE("a seeded drain reason is one quoted slurm.conf value") {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The lab recipe end to end: recipes/qemu-virt.toml built into an image, booted by
-# railyard qemu as lab-node01 beside its NVMe-oF storage target. The node must map its rails
+# railyard qemu as lab-node01 and lab-node02 beside their NVMe-oF storage target, which is
+# also every rail's leaf (each node on ports of its own, swp1 and swp2) and reference. The node must map its rails
 # to the NICs where the PCIe tree put them, bring up Soft-RoCE with RoCE v2 GIDs on VLAN
 # rails, move data over RDMA per rail and between rails, reach the target over NVMe-oF RDMA,
 # write its NCCL profile, report to the collector, pass and start its join unit; a second
@@ -8,13 +9,15 @@
 # railyard-firstboot verify passes on the joined node, and fails once a rail's link is down.
 # Slurm: the lab controller on the target starts with the node drained by railyard (as a
 # failed earlier boot leaves it); the pass registers slurmd and resumes it, the failing verify
-# drains it again with the rail in the reason.
+# drains it again with the rail in the reason. Both nodes pass, each proving every rail across
+# the leaf to the reference, and both join; lab-node01 is asserted in full, lab-node02 on what
+# differs between nodes.
 source "$(dirname "$0")/lib/lab.bash"
 lab_init "$@"
 lab_image "$SRC/recipes/qemu-virt.toml"
 lab_collector
-lab_boot pass --storage-target --target-node lab-target01 --append railyard.qemu.rerun=1 --append railyard.qemu.verify=1 \
-  --slurm-drained "railyard: rail.2.link (a previous boot)" --slurm-out "$LAB_WORK/pass/slurm.txt"
+LAB_NODES="lab-node01 lab-node02" lab_boot pass --storage-target --target-node lab-target01 \
+  --append railyard.qemu.rerun=1 --append railyard.qemu.verify=1 --slurm-drained "railyard: rail.2.link (a previous boot)"
 lab_expect_rc 0
 
 lab_assert <<'PY'
@@ -128,7 +131,7 @@ s = j.get("slurm") or {}
 expect(s.get("controller") == "10.0.2.101" and isinstance(s.get("registered_ms"), int), "registered: %s" % s)
 expect([a["action"] for a in s.get("actions", []) if a["exit"] == 0] == ["features", "resume"],
        "features set, then railyard's drain resumed: %s" % s.get("actions"))
-expect(slurm is not None and slurm_field("NodeName") == "lab-node01", "--slurm-out wrote the controller's view: %r" % slurm)
+expect(slurm is not None and slurm_field("NodeName") == "lab-node01", "the node exported the controller's view: %r" % slurm)
 expect(slurm_field("State") == "IDLE", "the controller has lab-node01 IDLE: %r" % slurm_field("State"))
 expect(slurm_field("Partitions") == "lab", "in partition lab: %r" % slurm_field("Partitions"))
 expect(slurm_field("AvailableFeatures") == "railyard,rails4,rxe0,rxe1,rxe2,rxe3",
@@ -165,4 +168,26 @@ expect(changed == [], "the second run changes nothing: %s" % changed)
 expect(rerun_files == files, "the second run writes the same files: %s" %
        sorted(k for k in set(files) | set(rerun_files) if files.get(k) != rerun_files.get(k)))
 expect(collector_log.count("201 stored lab-node01/") == 2, "both runs reported to the collector:\n" + collector_log)
+
+# The second node, on the leaves' swp2: the same verdict from the same image, its own rails
+# proven across the leaf to the same reference, and its own registration.
+for host in ("lab-node01", "lab-node02"):
+    expect(os.path.exists(os.path.join(run, "reports", host + ".json")), "--report-out wrote reports/%s.json" % host)
+two = node_files("lab-node02")
+r2 = two["report"] or {}
+expect(r2.get("result") == "pass" and r2.get("node") == "lab-node02", "lab-node02 passes: %s %s" % (r2.get("result"),
+       [c["name"] for c in r2.get("checks", []) if c.get("status") == "fail"]))
+expect((two["status"] or {}).get("joined") is True, "lab-node02 joined: %s" % two["status"])
+second_figures = []
+for i in range(4):
+    expect(check("rail.%d.lldp" % i, r2)["observed"].startswith("leaf-r%d port swp2 " % i), check("rail.%d.lldp" % i, r2))
+    for what in ("peer_write", "peer_bandwidth", "peer_latency"):
+        c = check("rail.%d.%s" % (i, what), r2)
+        expect(c["status"] == "pass" and "198.18.%d.100:18515" % i in c["observed"],
+               "lab-node02 rail.%d.%s passes against the reference: %s %s" % (i, what, c["observed"], c["detail"]))
+    second_figures.append("rail %d %s, %s" % (i, check("rail.%d.peer_bandwidth" % i, r2)["observed"].split(" to ")[0],
+                                               check("rail.%d.peer_latency" % i, r2)["observed"].split(" to ")[0]))
+print("lab-node02 peer probes: " + "; ".join(second_figures))
+expect(slurm_field("NodeName", two["slurm"]) == "lab-node02" and slurm_field("State", two["slurm"]) == "IDLE",
+       "the controller has lab-node02 IDLE: %r" % two["slurm"])
 PY

@@ -83,8 +83,9 @@ lab_collector() {
 
 # lab_boot NAME [railyard qemu options...]: boots LAB_IMAGE as lab-node01 of the lab
 # inventory (LAB_INVENTORY, recipes/inventories/qemu-lab.toml unless set; with
-# LAB_IDENTITY=implied: with no inventory, the identity the recipe implies),
-# its run kept in LAB_WORK/NAME; sets LAB_RUN and LAB_RC (railyard qemu's exit).
+# LAB_IDENTITY=implied: with no inventory, the identity the recipe implies; LAB_NODES="A B":
+# those nodes of the inventory side by side on the leaf, A first), its run kept in
+# LAB_WORK/NAME; sets LAB_RUN and LAB_RC (railyard qemu's exit).
 lab_boot() {
   local name=$1
   shift
@@ -93,13 +94,17 @@ lab_boot() {
   local limit=${LAB_TIMEOUT:-900}
   local collector=()
   [[ -n ${LAB_COLLECTOR:-} ]] && collector=(--collector "$LAB_COLLECTOR")
-  local identity=(--nodes "${LAB_INVENTORY:-$SRC/recipes/inventories/qemu-lab.toml}" --node lab-node01)
+  local identity=(--nodes "${LAB_INVENTORY:-$SRC/recipes/inventories/qemu-lab.toml}")
+  local node report_out=$LAB_RUN/report.json
+  for node in ${LAB_NODES:-lab-node01}; do identity+=(--node "$node"); done
+  # Several nodes: one report each, HOST.json in a directory.
+  [[ ${LAB_NODES:-lab-node01} == *" "* ]] && report_out=$LAB_RUN/reports
   [[ ${LAB_IDENTITY:-inventory} == implied ]] && identity=()
   echo "e2e: railyard qemu $name: ${identity[*]} $*"
   local start=$SECONDS
   LAB_RC=0
   timeout --kill-after=30 $((limit + 120)) "$RAILYARD" qemu "$LAB_IMAGE" "${identity[@]}" \
-    --run-dir "$LAB_RUN" --report-out "$LAB_RUN/report.json" --timeout "$limit" "${collector[@]}" "$@" \
+    --run-dir "$LAB_RUN" --report-out "$report_out" --timeout "$limit" "${collector[@]}" "$@" \
     >"$LAB_RUN/qemu.out" 2>&1 || LAB_RC=$?
   cat "$LAB_RUN/qemu.out"
   echo "e2e: railyard qemu $name exited $LAB_RC after $((SECONDS - start)) s"
@@ -124,7 +129,10 @@ lab_expect_rc() {
 # second run), collected (the reports the collector keeps: one per node and boot),
 # collector_log (its log: one line per POST), os.environ["LAB_IMAGE"] (the image), journal_err (the agent's journal lines of
 # priority err and above, as `journalctl -p err -u railyard-firstboot -o cat` shows them), join_journal (the join
-# units' and munge's journal) and run (the run's directory).
+# units' and munge's journal) and run (the run's directory). With LAB_NODES, these are the
+# first node's (its files in node/; --report-out wrote reports/HOST.json for each), and
+# node_files(HOST) gives another's: a dict of report, status, slurm (its controller's
+# answer), verify and journal_err, from node-HOST/.
 lab_assert() {
   LAB_IMAGE=${LAB_IMAGE:-} python3 - "$LAB_RUN" "${LAB_REPORTS:-}" 3<&0 <<'PY'
 import glob, json, os, re, sys, tarfile
@@ -136,6 +144,15 @@ def load(rel):
     with open(p) as f:
         return json.load(f)
 report, status, rerun = load("report.json"), load("node/status.json"), load("node/rerun.json")
+if report is None:
+    report = load("node/report.json")
+def text(rel):
+    p = os.path.join(run, rel)
+    return open(p).read() if os.path.exists(p) else None
+def node_files(host):
+    d = "node-" + host + "/"
+    return {"report": load(d + "report.json"), "status": load(d + "status.json"), "verify": load(d + "verify.json"),
+            "slurm": (text(d + "slurm.txt") or "").strip() or None, "journal_err": text(d + "journal.txt")}
 target, topology = load("target/target.json"), load("node/topology.json")
 verify = load("node/verify.json")
 def unpack(rel):
@@ -149,7 +166,7 @@ def unpack(rel):
 files, rerun_files = unpack("node/files.tar"), unpack("node/rerun-files.tar")
 # --slurm-out "$LAB_RUN/slurm.txt": the lab controller's `scontrol show node NODE --oneliner`.
 slurm_path = os.path.join(run, "slurm.txt")
-slurm = open(slurm_path).read().strip() if os.path.exists(slurm_path) else None
+slurm = open(slurm_path).read().strip() if os.path.exists(slurm_path) else (text("node/slurm.txt") or "").strip() or None
 def slurm_field(key, text=None):
     m = re.search(r"(?:^| )" + key + r"=(.*?)(?= [A-Za-z]+=|$)", (text if text is not None else slurm) or "")
     if not m:

@@ -23,22 +23,9 @@ printf '../image/rootfs.cpio.zst... 17%%\b\b\b\b    \b\b\b\b 86%%\b\b\b\b    \b\
 rendered=$(python3 "$src/tests/e2e/lib/console_text.py" "$tmp/progress.log")
 [[ $rendered == $'../image/rootfs.cpio.zst... ok\nnext' ]] || fail "console_text.py read iPXE's progress as: $rendered"
 
-mkdir -p "$tmp/img" "$tmp/root/etc/railyard"
-cp "$src/recipes/qemu-virt.toml" "$tmp/root/etc/railyard/recipe.toml"
-cp "$lkrn" "$tmp/img/vmlinuz"
-(cd "$tmp/root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | zstd -q -o "$tmp/img/rootfs.cpio.zst"
-arts=""
-for p in vmlinuz rootfs.cpio.zst; do
-  arts+="${arts:+,}{\"path\": \"$p\", \"sha256\": \"$(sha256sum "$tmp/img/$p" | cut -d' ' -f1)\", \"size\": $(stat -c %s "$tmp/img/$p")}"
-done
-cat >"$tmp/img/manifest.json" <<JSON
-{"schema": 1, "railyard_version": "0.1.0", "recipe": {"name": "qemu-virt", "sha256": "$(printf "%064d" 0)"},
- "source_date_epoch": 0, "image": {"distro": "debian", "suite": "bookworm", "arch": "amd64"},
- "kernel": {"version": "6.1.0-28-amd64", "package": "linux-image-6.1.0-28-amd64", "package_version": "6.1.119-1",
-            "cmdline": ["console=ttyS0"]},
- "boot": {"format": "initramfs", "kernel": "vmlinuz", "initrds": ["rootfs.cpio.zst"]},
- "stages": [], "inputs": [], "drivers": [], "packages": [], "trim": {}, "artifacts": [$arts]}
-JSON
+# shellcheck source=tests/builder/lib/stand_in_image.bash
+source "$src/tests/builder/lib/stand_in_image.bash"
+stand_in_image "$tmp/img" "$lkrn" "$src/recipes/qemu-virt.toml"
 grep -v "^recipe = " "$src/recipes/inventories/qemu-lab.toml" >"$tmp/nodes.toml"
 "$railyard" pxe --image "$tmp/img" --nodes "$tmp/nodes.toml" -o "$tmp/tree" --ipxe-dir "" >/dev/null 2>&1 ||
   fail "railyard pxe failed"

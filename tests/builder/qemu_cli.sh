@@ -12,22 +12,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "qemu_cli: $*"; exit 1; }
 
-mkdir -p "$tmp/img" "$tmp/root/etc/railyard"
-"$railyard" show "$src/recipes/qemu-virt.toml" | tail -n +2 >"$tmp/root/etc/railyard/recipe.toml"
-echo "MZ not a kernel" >"$tmp/img/vmlinuz"
-(cd "$tmp/root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | zstd -q -o "$tmp/img/rootfs.cpio.zst"
-arts=""
-for p in vmlinuz rootfs.cpio.zst; do
-  arts+="${arts:+,}{\"path\": \"$p\", \"sha256\": \"$(sha256sum "$tmp/img/$p" | cut -d' ' -f1)\", \"size\": $(stat -c %s "$tmp/img/$p")}"
-done
-cat >"$tmp/img/manifest.json" <<JSON
-{"schema": 1, "railyard_version": "0.1.0", "recipe": {"name": "qemu-virt", "sha256": "$(printf "%064d" 0)"},
- "source_date_epoch": 0, "image": {"distro": "debian", "suite": "bookworm", "arch": "amd64"},
- "kernel": {"version": "6.1.0-28-amd64", "package": "linux-image-6.1.0-28-amd64", "package_version": "6.1.119-1",
-            "cmdline": ["console=ttyS0"]},
- "boot": {"format": "initramfs", "kernel": "vmlinuz", "initrds": ["rootfs.cpio.zst"]},
- "stages": [], "inputs": [], "drivers": [], "packages": [], "trim": {}, "artifacts": [$arts]}
-JSON
+# shellcheck source=tests/builder/lib/stand_in_image.bash
+source "$src/tests/builder/lib/stand_in_image.bash"
+echo "MZ not a kernel" >"$tmp/vmlinuz"
+"$railyard" show "$src/recipes/qemu-virt.toml" | tail -n +2 >"$tmp/recipe.toml"
+stand_in_image "$tmp/img" "$tmp/vmlinuz" "$tmp/recipe.toml"
 inv=$src/recipes/inventories/qemu-lab.toml
 
 # refused WHAT ARGS...: exit 2, and standard error holds WHAT.

@@ -1,8 +1,5 @@
 #include "checks/ibverbs_data_path.h"
 
-#include <infiniband/verbs.h>
-#include <poll.h>
-
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -10,81 +7,52 @@
 #include <future>
 #include <memory>
 #include <thread>
+#include <utility>
 #include <vector>
+
+#include "probe/verbs.h"
 
 namespace railyard {
 
 namespace {
 
-using Steady = std::chrono::steady_clock;
+using Steady = verbs::Clock;
 
-// One side of the test: device, protection domain, completion queue (and the channel its
-// events arrive on), queue pair, and the registered memory (host memory in `host`, or a
-// GPU's at `addr`).
-struct Side {
-  ibv_context* ctx = nullptr;
-  ibv_pd* pd = nullptr;
-  ibv_comp_channel* channel = nullptr;
-  ibv_cq* cq = nullptr;
-  ibv_qp* qp = nullptr;
-  ibv_mr* mr = nullptr;
-  std::vector<std::uint8_t> host;
-  std::uint64_t addr = 0;  // what the work requests address
-  ibv_port_attr port{};
-  ibv_gid gid{};
-  ~Side() {
-    if (qp) ibv_destroy_qp(qp);
-    if (cq) ibv_destroy_cq(cq);  // every event taken from the channel is acknowledged at once
-    if (channel) ibv_destroy_comp_channel(channel);
-    if (mr) ibv_dereg_mr(mr);
-    if (pd) ibv_dealloc_pd(pd);
-    if (ctx) ibv_close_device(ctx);
-  }
-};
-
-constexpr int kPort = 1;
 constexpr int kDepth = 16;                 // WRITEs in flight
 constexpr std::size_t kChunk = 64 * 1024;  // bytes per WRITE
 constexpr int kAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-// How long a write waits for its acknowledgement before it is sent again: 4.096 µs × 2^18,
-// about 1.07 s. A lossless fabric drops nothing, so the timer only fires when the
-// acknowledgements are slow, and a write sent again that way is a duplicate the responder
-// must sort out. At 2^14 (67 ms) a loaded lab host (Soft-RoCE under TCG, the writes between
-// rails at 12–23 Mb/s) once ended a write with "remote invalid request error". NCCL's own
-// default for its connections (NCCL_IB_TIMEOUT) is of this order.
-constexpr std::uint8_t kAckTimeout = 18;
+// Both ends' first packet sequence number.
+constexpr std::uint32_t kPsn = 1;
 
-// The device, its port and GID, a protection domain, a completion queue and an RC queue pair.
+// One side of the test, on probe/verbs.h's owners: the device, a protection domain, an RC
+// queue pair, and the registered memory (host memory in `host`, or a GPU's). Declared in
+// the order they are made, so that they go in the reverse one.
+struct Side {
+  std::unique_ptr<verbs::Device> dev;
+  std::unique_ptr<verbs::ProtectionDomain> pd;
+  std::unique_ptr<verbs::QueuePair> qp;
+  std::vector<std::uint8_t> host;
+  std::unique_ptr<verbs::Region> mr;
+};
+
 Status open(Side& s, const std::string& name, int gid_index) {
-  int n = 0;
-  std::unique_ptr<ibv_device*, decltype(&ibv_free_device_list)> list(ibv_get_device_list(&n), ibv_free_device_list);
-  if (!list) return Status::from_errno(errno, name + ": no RDMA device on this host (ibv_get_device_list)");
-  for (int i = 0; i < n && !s.ctx; ++i)
-    if (name == ibv_get_device_name(list.get()[i])) s.ctx = ibv_open_device(list.get()[i]);
-  if (!s.ctx) return Status::fail(ENODEV, name + ": no such RDMA device");
-  if (ibv_query_port(s.ctx, kPort, &s.port)) return Status::from_errno(errno, name + ": query port");
-  if (s.port.state != IBV_PORT_ACTIVE) return Status::fail(ENETDOWN, name + ": port 1 is not ACTIVE");
-  if (ibv_query_gid(s.ctx, kPort, gid_index, &s.gid)) return Status::from_errno(errno, name + ": query GID");
-  s.pd = ibv_alloc_pd(s.ctx);
-  s.channel = s.pd ? ibv_create_comp_channel(s.ctx) : nullptr;
-  s.cq = s.channel ? ibv_create_cq(s.ctx, kDepth * 2, nullptr, s.channel, 0) : nullptr;
-  if (!s.cq) return Status::from_errno(errno, name + ": protection domain / completion channel / completion queue");
-  ibv_qp_init_attr init{};
-  init.send_cq = init.recv_cq = s.cq;
-  init.qp_type = IBV_QPT_RC;
-  init.cap.max_send_wr = kDepth;
-  init.cap.max_recv_wr = 1;
-  init.cap.max_send_sge = init.cap.max_recv_sge = 1;
-  s.qp = ibv_create_qp(s.pd, &init);
-  if (!s.qp) return Status::from_errno(errno, name + ": create RC queue pair");
+  auto dev = verbs::Device::open(name, gid_index);
+  if (!dev.ok()) return dev.status();
+  s.dev = std::move(*dev);
+  auto pd = verbs::ProtectionDomain::create(*s.dev);
+  if (!pd.ok()) return pd.status();
+  s.pd = std::move(*pd);
+  auto qp = verbs::QueuePair::create(*s.dev, *s.pd, kDepth);
+  if (!qp.ok()) return qp.status();
+  s.qp = std::move(*qp);
   return success();
 }
 
 Status register_host(Side& s, std::size_t bytes, const std::string& name) {
   s.host.assign(bytes, 0);
-  s.mr = ibv_reg_mr(s.pd, s.host.data(), bytes, kAccess);
-  if (!s.mr) return Status::from_errno(errno, name + ": register memory (memlock limit?)");
-  s.addr = reinterpret_cast<std::uintptr_t>(s.host.data());
+  auto mr = verbs::Region::create(*s.pd, s.host.data(), bytes, kAccess);
+  if (!mr.ok()) return Status::fail(mr, name);
+  s.mr = std::move(*mr);
   return success();
 }
 
@@ -94,18 +62,21 @@ Status register_host(Side& s, std::size_t bytes, const std::string& name) {
 Status register_gpu(Side& s, GpuMemory& m, std::size_t bytes, const std::string& name, std::string& how) {
   std::string dmabuf = m.why_no_dmabuf();
   if (m.dmabuf_fd() >= 0) {
-    s.mr = ibv_reg_dmabuf_mr(s.pd, 0, bytes, m.address(), m.dmabuf_fd(), kAccess);
-    if (s.mr) how = "dma-buf";
-    else dmabuf = std::string("ibv_reg_dmabuf_mr: ") + std::strerror(errno);
+    auto mr = verbs::Region::create_dmabuf(*s.pd, m.dmabuf_fd(), m.address(), bytes, kAccess);
+    if (mr.ok()) {
+      s.mr = std::move(*mr);
+      how = "dma-buf";
+      return success();
+    }
+    dmabuf = mr.error();
   }
-  if (!s.mr) {
-    s.mr = ibv_reg_mr(s.pd, reinterpret_cast<void*>(static_cast<std::uintptr_t>(m.address())), bytes, kAccess);
-    if (!s.mr)
-      return Status::from_errno(errno, name + ": register GPU memory (dma-buf: " + dmabuf +
-                                           "; ibv_reg_mr on GPU memory needs nvidia_peermem loaded)");
-    how = "nvidia-peermem";
-  }
-  s.addr = m.address();
+  auto mr = verbs::Region::create(*s.pd, reinterpret_cast<std::uint8_t*>(static_cast<std::uintptr_t>(m.address())),
+                                  bytes, kAccess);
+  if (!mr.ok())
+    return Status::from_errno(mr.code(), name + ": register GPU memory (dma-buf: " + dmabuf +
+                                             "; ibv_reg_mr on GPU memory needs nvidia_peermem loaded)");
+  s.mr = std::move(*mr);
+  how = "nvidia-peermem";
   return success();
 }
 
@@ -113,73 +84,22 @@ void pattern(std::vector<std::uint8_t>& buf) {
   for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<std::uint8_t>((i * 131 + 7) & 0xff);
 }
 
-Status connect(Side& s, const Side& peer, int gid_index, const std::string& name) {
-  ibv_qp_attr a{};
-  a.qp_state = IBV_QPS_INIT;
-  a.port_num = kPort;
-  a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE;
-  if (ibv_modify_qp(s.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-    return Status::from_errno(errno, name + ": queue pair to INIT");
-  a = {};
-  a.qp_state = IBV_QPS_RTR;
-  a.path_mtu = std::min(s.port.active_mtu, peer.port.active_mtu);
-  a.dest_qp_num = peer.qp->qp_num;
-  a.rq_psn = 1;
-  a.max_dest_rd_atomic = 1;
-  a.min_rnr_timer = 12;
-  a.ah_attr.is_global = 1;
-  a.ah_attr.grh.dgid = peer.gid;
-  a.ah_attr.grh.sgid_index = static_cast<std::uint8_t>(gid_index);
-  a.ah_attr.grh.hop_limit = 64;
-  a.ah_attr.port_num = kPort;
-  if (ibv_modify_qp(s.qp, &a,
-                    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-                        IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-    return Status::from_errno(errno, name + ": queue pair to RTR (GID unreachable?)");
-  a = {};
-  a.qp_state = IBV_QPS_RTS;
-  a.timeout = kAckTimeout;
-  a.retry_cnt = 7;
-  a.rnr_retry = 7;
-  a.sq_psn = 1;
-  a.max_rd_atomic = 1;
-  if (ibv_modify_qp(s.qp, &a,
-                    IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-                        IBV_QP_MAX_QP_RD_ATOMIC))
-    return Status::from_errno(errno, name + ": queue pair to RTS");
+// Both queue pairs connected to each other, at the path MTU both ports carry.
+Status connect(Side& a, Side& b) {
+  const int mtu = std::min(a.dev->path_mtu(4096), b.dev->path_mtu(4096));
+  for (auto [self, peer] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+    ProbeQp remote = peer->qp->local(kPsn);
+    remote.gid = peer->dev->gid();
+    if (Status s = self->qp->connect(*self->dev, remote, kPsn, mtu, kAccess); !s.ok()) return s;
+  }
   return success();
 }
 
-// Why a transfer ran out of time: nothing completed, as when the lossless priority is paused
-// for good.
-std::string stalled(const std::string& label, int timeout_ms) {
-  return label + ": no completion within " + std::to_string(timeout_ms) + " ms (lossless fabric stalled?)";
-}
-
-// Waits until `s`'s completion queue raises an event, or the deadline. The queue must be
-// armed (ibv_req_notify_cq) and found empty after arming.
-Status await_completion(Side& s, Steady::time_point deadline, int timeout_ms, const std::string& label) {
-  for (;;) {
-    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Steady::now()).count();
-    if (left <= 0) return Status::fail(ETIMEDOUT, stalled(label, timeout_ms));
-    pollfd p{s.channel->fd, POLLIN, 0};
-    int r = ::poll(&p, 1, static_cast<int>(left));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return Status::from_errno(errno, label + ": wait for the completion queue's event");
-    if (r == 0) continue;  // the deadline, above
-    ibv_cq* cq = nullptr;
-    void* cq_context = nullptr;
-    if (ibv_get_cq_event(s.channel, &cq, &cq_context))
-      return Status::from_errno(errno, label + ": read the completion queue's event");
-    ibv_ack_cq_events(cq, 1);
-    return success();
-  }
-}
-
 // `bytes` from `from` to `to` by RDMA WRITE, kDepth in flight; the throughput in Mb/s. With
-// nothing completed yet the test sleeps on the completion queue's event rather than spinning:
-// where CPUs are few (the lab's two emulated ones) a spinning test takes the CPU from the
-// Soft-RoCE work that completes its writes and from everything booting beside it.
+// nothing completed yet the test sleeps on the completion queue's event rather than spinning
+// (QueuePair::complete with no spin): where CPUs are few (the lab's two emulated ones) a
+// spinning test takes the CPU from the Soft-RoCE work that completes its writes and from
+// everything booting beside it.
 Outcome<double> transfer(Side& from, Side& to, std::size_t bytes, int timeout_ms, const std::string& label) {
   using Result = Outcome<double>;
   auto deadline = Steady::now() + std::chrono::milliseconds(timeout_ms);
@@ -188,34 +108,18 @@ Outcome<double> transfer(Side& from, Side& to, std::size_t bytes, int timeout_ms
   while (completed < chunks) {
     while (posted < chunks && posted - completed < kDepth) {
       std::size_t off = posted * kChunk, len = std::min(kChunk, bytes - off);
-      ibv_sge sge{from.addr + off, static_cast<std::uint32_t>(len), from.mr->lkey};
-      ibv_send_wr wr{}, *bad = nullptr;
-      wr.wr_id = posted;
-      wr.sg_list = &sge;
-      wr.num_sge = 1;
-      wr.opcode = IBV_WR_RDMA_WRITE;
-      wr.send_flags = IBV_SEND_SIGNALED;
-      wr.wr.rdma.remote_addr = to.addr + off;
-      wr.wr.rdma.rkey = to.mr->rkey;
-      if (ibv_post_send(from.qp, &wr, &bad)) return Result::from_errno(errno, label + ": post RDMA WRITE");
+      if (Status s = from.qp->post_write(posted, from.mr->address() + off, static_cast<std::uint32_t>(len),
+                                         from.mr->lkey(), to.mr->address() + off, to.mr->rkey());
+          !s.ok())
+        return Result::fail(s, label);
       ++posted;
     }
-    ibv_wc wc[kDepth];
-    int n = ibv_poll_cq(from.cq, kDepth, wc);
-    if (n == 0) {
-      if (ibv_req_notify_cq(from.cq, 0)) return Result::from_errno(errno, label + ": arm the completion queue");
-      n = ibv_poll_cq(from.cq, kDepth, wc);  // what completed before the arming raises no event
-      if (n == 0) {
-        if (Status s = await_completion(from, deadline, timeout_ms, label); !s.ok()) return Result::fail(s);
-        continue;
-      }
-    }
-    if (n < 0) return Result::fail(EIO, label + ": poll completion queue");
-    for (int i = 0; i < n; ++i)
-      if (wc[i].status != IBV_WC_SUCCESS)
-        return Result::fail(EIO, label + ": RDMA WRITE completed with " + ibv_wc_status_str(wc[i].status));
-    completed += static_cast<std::size_t>(n);
-    if (Steady::now() > deadline) return Result::fail(ETIMEDOUT, stalled(label, timeout_ms));
+    auto n = from.qp->complete(deadline);
+    if (!n.ok() && n.code() == ETIMEDOUT)
+      return Result::fail(
+          ETIMEDOUT, label + ": no completion within " + std::to_string(timeout_ms) + " ms (lossless fabric stalled?)");
+    if (!n.ok()) return Result::fail(n, label);
+    completed += static_cast<std::size_t>(*n);
   }
   double seconds = std::chrono::duration<double>(Steady::now() - start).count();
   return Result(seconds > 0 ? static_cast<double>(bytes) * 8 / seconds / 1e6 : 0);
@@ -243,8 +147,7 @@ Outcome<double> IbverbsDataPath::write_test(const std::string& from_dev, int fro
   if (Status s = open(to, to_dev, to_gid); !s.ok()) return Result::fail(s);
   if (Status s = register_host(from, bytes, from_dev); !s.ok()) return Result::fail(s);
   if (Status s = register_host(to, bytes, to_dev); !s.ok()) return Result::fail(s);
-  if (Status s = connect(from, to, from_gid, from_dev); !s.ok()) return Result::fail(s);
-  if (Status s = connect(to, from, to_gid, to_dev); !s.ok()) return Result::fail(s);
+  if (Status s = connect(from, to); !s.ok()) return Result::fail(s);
   pattern(from.host);
   std::string label = from_dev + " → " + to_dev;
   auto t = transfer(from, to, bytes, timeout_ms, label);
@@ -270,8 +173,7 @@ Outcome<GpuWrite> gpu_write(const std::shared_ptr<Cuda>& cuda, const std::string
   if (Status s = open(to, dev, gid); !s.ok()) return Result::fail(s);
   if (Status s = register_gpu(from, **src, bytes, dev, how_from); !s.ok()) return Result::fail(s);
   if (Status s = register_gpu(to, **dst, bytes, dev, how_to); !s.ok()) return Result::fail(s);
-  if (Status s = connect(from, to, gid, dev); !s.ok()) return Result::fail(s);
-  if (Status s = connect(to, from, gid, dev); !s.ok()) return Result::fail(s);
+  if (Status s = connect(from, to); !s.ok()) return Result::fail(s);
   std::vector<std::uint8_t> sent(bytes), seen(bytes, 0);
   pattern(sent);
   if (Status s = (*dst)->copy_in(seen.data(), bytes); !s.ok()) return Result::fail(s, pci);

@@ -14,7 +14,10 @@ namespace {
 // How long a write waits for its acknowledgement before it is sent again: 4.096 µs × 2^18,
 // about 1.07 s. On a lossless fabric the timer fires only on a lost packet or an ACK that is
 // very late, and the retransmission it causes is what the peer check's counters then show.
-// (checks/ibverbs_data_path.cc keeps the same value, and says why it is this long.)
+// The agent's writes within a node (checks/ibverbs_data_path.cc) take the same: at 2^14
+// (67 ms) a loaded lab host (Soft-RoCE under TCG, the writes between rails at 12–23 Mb/s)
+// once ended a write with "remote invalid request error", a duplicate the responder could
+// not sort out. NCCL's own default for its connections (NCCL_IB_TIMEOUT) is of this order.
 constexpr std::uint8_t kAckTimeout = 18;
 
 template <class T>
@@ -80,6 +83,13 @@ Made<Region> Region::create(ProtectionDomain& pd, std::uint8_t* bytes, std::size
   r->mr_ = ibv_reg_mr(pd.get(), bytes, length, access);
   if (!r->mr_)
     return Made<Region>::from_errno(errno, "register " + std::to_string(length) + " bytes (the memlock limit?)");
+  return r;
+}
+
+Made<Region> Region::create_dmabuf(ProtectionDomain& pd, int fd, std::uint64_t iova, std::size_t length, int access) {
+  std::unique_ptr<Region> r(new Region);
+  r->mr_ = ibv_reg_dmabuf_mr(pd.get(), 0, length, iova, fd, access);
+  if (!r->mr_) return Made<Region>::from_errno(errno, "ibv_reg_dmabuf_mr");
   return r;
 }
 

@@ -1,4 +1,5 @@
-// The libibverbs pieces both ends of the peer probe are built of: an RDMA device's port and
+// The libibverbs pieces both ends of the peer probe, and the agent's writes within a node
+// (checks/ibverbs_data_path.cc), are built of: an RDMA device's port and
 // GID, protection domains, registered memory, and RC queue pairs connected to the other end
 // as a ProbeQp (core/probe_protocol.h) describes it. Each owns what it created.
 #pragma once
@@ -62,6 +63,10 @@ class Region {
  public:
   static Outcome<std::unique_ptr<Region>> create(ProtectionDomain& pd, std::uint8_t* bytes, std::size_t length,
                                                  int access);
+  // Device memory exported as a dma-buf (a GPU's), `length` bytes from the start of `fd`,
+  // addressed by work requests as `iova`.
+  static Outcome<std::unique_ptr<Region>> create_dmabuf(ProtectionDomain& pd, int fd, std::uint64_t iova,
+                                                        std::size_t length, int access);
   ~Region();
   Region(const Region&) = delete;
   Region& operator=(const Region&) = delete;

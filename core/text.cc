@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 #include <ctime>
 
 namespace railyard {
@@ -76,10 +75,12 @@ std::string format_number(double value) {
 }
 
 std::string rate_text(double gbps) {
-  char buf[48];
-  if (gbps >= 1.0 || gbps <= 0.0) std::snprintf(buf, sizeof buf, "%.2f Gb/s", gbps);
-  else std::snprintf(buf, sizeof buf, "%.1f Mb/s", gbps * 1000.0);
-  return buf;
+  const bool mega = gbps < 1.0 && gbps > 0.0;
+  char buf[400];  // a double's fixed form: up to 309 digits
+  auto [end, ec] =
+      std::to_chars(buf, buf + sizeof buf, mega ? gbps * 1000.0 : gbps, std::chars_format::fixed, mega ? 1 : 2);
+  if (ec != std::errc{}) return "?";
+  return std::string(buf, end) + (mega ? " Mb/s" : " Gb/s");
 }
 
 std::string hex(unsigned value, int digits) {

@@ -292,6 +292,7 @@ class Walk {
   bool checks(od::value& v);
   bool check(od::value& v, int index);
   bool phases(od::value& v);
+  bool lldp(od::value& v);
 
   std::string_view text_;
   const char* base_;
@@ -426,6 +427,41 @@ bool Walk::phases(od::value& v) {
       });
 }
 
+// What each rail reaches, for the fabric's topology: lldp[].rail and its neighbour's
+// system name (the chassis ID where it sends none) and port ID; the rest stepped over.
+bool Walk::lldp(od::value& v) {
+  return each_element(
+      v, [] { return std::string("'lldp' must be an array"); },
+      [&](od::value& e) {
+        double rail = -1;
+        std::string system, chassis, port;
+        bool heard = false;
+        bool ok = each_member(
+            e, [] { return std::string("lldp[] must be objects"); },
+            [&](std::string_view key, od::value& value) {
+              if (key == "rail") return number(value, "lldp[].rail", 0, kMaxDigestRails - 1, "a rail 0-63", rail);
+              if (key != "neighbor") return json(value, nullptr);
+              od::json_type t;
+              if (error_code err = value.type().get(t)) return malformed(err, at(value));
+              if (t == od::json_type::null) return true;
+              heard = true;
+              return each_member(
+                  value, [] { return std::string("lldp[].neighbor must be an object or null"); },
+                  [&](std::string_view k, od::value& x) {
+                    if (k == "system_name") return string(x, "'lldp[].neighbor.system_name'", system);
+                    if (k == "chassis_id") return string(x, "'lldp[].neighbor.chassis_id'", chassis);
+                    if (k == "port_id") return string(x, "'lldp[].neighbor.port_id'", port);
+                    return json(x, nullptr);
+                  });
+            });
+        if (!ok || rail < 0) return ok;
+        auto r = static_cast<std::size_t>(rail);
+        if (digest.rails.size() <= r) digest.rails.resize(r + 1);
+        if (heard) digest.rails[r] = RailNeighbor{system.empty() ? chassis : system, port};
+        return true;
+      });
+}
+
 bool Walk::report(od::document& doc) {
   od::object top;
   od::json_type t;
@@ -467,7 +503,7 @@ bool Walk::report(od::document& doc) {
     else if (key == "changes") ok = json(value, &r.changes);
     else if (key == "plan") ok = json(value, &r.plan);
     else if (key == "inventory") ok = json(value, &r.inventory);
-    else if (key == "lldp") ok = json(value, &r.lldp);
+    else if (key == "lldp") ok = whole_ ? json(value, &r.lldp) : lldp(value);
     else if (key == "peers") ok = json(value, &r.peers);
     else if (key == "modules") ok = json(value, &r.modules);
     else if (key == "join") ok = json(value, &r.join);

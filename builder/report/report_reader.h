@@ -26,8 +26,12 @@
 
 #include "outcome.h"
 #include "report.h"
+#include "topology.h"
 
 namespace railyard {
+
+// The most rails a digest reads LLDP for.
+inline constexpr int kMaxDigestRails = 64;
 
 struct FailedCheck {
   CheckId id;
@@ -56,6 +60,9 @@ struct ReportDigest {
   std::vector<FailedCheck> failures;  // the checks that count against the node
   std::vector<std::string> problems;  // planning problems
   std::vector<PhaseTiming> phases;
+  // What each rail reached over LLDP (index: the rail; empty where it heard no neighbour),
+  // for the fabric's topology (core/topology.h).
+  std::vector<std::optional<RailNeighbor>> rails;
   double total_ms() const;
   // Why the report's `result` contradicts its checks and problems; "" when it does not.
   std::string contradiction() const;

@@ -69,7 +69,7 @@ Outcome<Fleet> read_fleet(const std::string& dir, unsigned threads) {
 
   Fleet fleet;
   fleet.dir = dir;
-  std::unordered_map<std::string, std::size_t> by_node;
+  std::unordered_map<std::string, std::size_t> by_node, passing_by_node;
   for (std::size_t i = 0; i < results.size(); ++i) {
     auto& r = results[i];
     if (!r.ok()) {
@@ -81,13 +81,20 @@ Outcome<Fleet> read_fleet(const std::string& dir, unsigned threads) {
     }
     ++fleet.reports;
     std::string key = r->node.empty() ? r->path : r->node;
+    if (r->passed && r->contradiction().empty()) {
+      auto [p, fresh] = passing_by_node.try_emplace(key, fleet.passing.size());
+      if (fresh) fleet.passing.push_back(*r);
+      else if (newer(*r, fleet.passing[p->second])) fleet.passing[p->second] = *r;
+    }
     auto [it, inserted] = by_node.try_emplace(key, fleet.nodes.size());
     if (inserted) fleet.nodes.push_back(std::move(*r));
     else if (newer(*r, fleet.nodes[it->second])) fleet.nodes[it->second] = std::move(*r);
   }
-  std::sort(fleet.nodes.begin(), fleet.nodes.end(), [](const ReportDigest& a, const ReportDigest& b) {
+  auto by_name = [](const ReportDigest& a, const ReportDigest& b) {
     return a.node != b.node ? a.node < b.node : a.path < b.path;
-  });
+  };
+  std::sort(fleet.nodes.begin(), fleet.nodes.end(), by_name);
+  std::sort(fleet.passing.begin(), fleet.passing.end(), by_name);
   return fleet;
 }
 

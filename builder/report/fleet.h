@@ -21,6 +21,9 @@ struct Fleet {
   // The latest report of each node, by node name: the one a receiver took last (its
   // <boot>.received record, else the file's modification time), not the node's started_at.
   std::vector<ReportDigest> nodes;
+  // The latest report of each node that passed (its result, and its checks agree): what the
+  // fabric's topology is read from. A node that never passed has none.
+  std::vector<ReportDigest> passing;
   std::vector<UnreadableReport> unreadable;
 };
 

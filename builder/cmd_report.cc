@@ -1,6 +1,8 @@
-// `railyard report show|summary|html`: the agent's first-boot reports for operators: one
-// node (a file or a URL), the fleet (a directory of reports, e.g. a receiver's), and the
-// fleet as one self-contained HTML page.
+// `railyard report show|summary|html|topology`: the agent's first-boot reports for
+// operators: one node (a file or a URL), the fleet (a directory of reports, e.g. a
+// receiver's), the fleet as one self-contained HTML page, and the fabric's scalable units in
+// the forms schedulers read (docs/topology.md).
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -14,8 +16,10 @@
 #include "report/fleet_summary.h"
 #include "report/node_view.h"
 #include "report/report_source.h"
+#include "slurm.h"
 #include "subcommand.h"
 #include "text.h"
+#include "topology.h"
 
 namespace railyard {
 
@@ -24,9 +28,14 @@ namespace {
 constexpr auto kReplaceInvalid = nlohmann::ordered_json::error_handler_t::replace;
 
 struct ReportOptions {
-  std::string source;  // show: FILE or URL; summary, html: DIR
-  std::string output;  // html -o
+  std::string source;  // show: FILE or URL; summary, html, topology: DIR
+  std::string output;  // html, topology -o
   bool json = false;
+  std::string format = "slurm-tree";  // topology
+  std::string check;                  // topology --check FILE
+  std::string spine = "spine";        // topology, slurm-tree
+  std::vector<int> block_sizes;       // topology, slurm-block
+  CLI::App* topology = nullptr;
   CLI::App* show = nullptr;
   CLI::App* summary = nullptr;
   CLI::App* html = nullptr;
@@ -89,6 +98,90 @@ int run_html(const ReportOptions& opt) {
   return fleet->unreadable.empty() ? kExitOk : kExitBadInput;
 }
 
+// The lines of `a` not in `b`, each once, in `a`'s order.
+std::vector<std::string> lines_missing(const std::string& a, const std::string& b) {
+  std::vector<std::string> in_b = split(b, '\n'), out;
+  for (const auto& line : split(a, '\n'))
+    if (!line.empty() && std::find(in_b.begin(), in_b.end(), line) == in_b.end()) out.push_back(line);
+  return out;
+}
+
+int run_topology(const ReportOptions& opt) {
+  auto fleet = read_fleet(opt.source);
+  if (!fleet.ok()) {
+    spdlog::error("{}", fleet.error());
+    return kExitBadInput;
+  }
+  std::vector<NodeFabric> nodes;
+  for (const auto& d : fleet->passing) nodes.push_back({d.node, d.rails});
+  Topology t = group_units(nodes);
+  // A node with reports but none that passed is no part of the fabric yet.
+  for (const auto& d : fleet->nodes)
+    if (std::none_of(fleet->passing.begin(), fleet->passing.end(),
+                     [&](const ReportDigest& p) { return p.node == d.node; }))
+      t.left_out.push_back({d.node, "no passing report", -1, "", "", ""});
+  std::stable_sort(t.left_out.begin(), t.left_out.end(),
+                   [](const LeftOut& a, const LeftOut& b) { return natural_less(a.node, b.node); });
+  if (opt.format == "slurm-tree" || opt.format == "slurm-block") {
+    // Every name goes into topology.conf as Slurm parses it: a leaf's LLDP name of other
+    // characters cannot name a switch there.
+    std::vector<std::pair<std::string, std::string>> names{{"--spine", opt.spine}};
+    for (const auto& u : t.units) {
+      names.push_back({"unit", u.name});
+      for (const auto& n : u.nodes) names.push_back({"node", n});
+    }
+    for (const auto& [what, name] : names)
+      if (auto bad = check_slurm_name(name)) {
+        spdlog::error("{} {}", what, *bad);
+        return kExitBadInput;
+      }
+  }
+  std::string text;
+  if (opt.format == "slurm-tree") text = render_slurm_tree(t, opt.spine);
+  else if (opt.format == "slurm-block") text = render_slurm_block(t, opt.block_sizes);
+  else if (opt.format == "json") text = to_json(t).dump(2, ' ', false, kReplaceInvalid) + "\n";
+  else {
+    std::string why;
+    auto labels = render_k8s_labels(t, why);
+    if (!labels) {
+      spdlog::error("{}", why);
+      return kExitBadInput;
+    }
+    text = *labels;
+  }
+  for (const auto& o : t.left_out)
+    spdlog::warn("{} left out: {}{}", o.node, o.why, o.likely_unit.empty() ? "" : " (likely " + o.likely_unit + ")");
+  print_unreadable(*fleet);
+  if (!opt.check.empty()) {
+    auto running = read_text_file(opt.check);
+    if (!running.ok()) {
+      spdlog::error("--check {}", running.error());
+      return kExitBadInput;
+    }
+    auto gone = lines_missing(*running, text), added = lines_missing(text, *running);
+    for (const auto& l : gone) std::cout << "- " << l << "\n";
+    for (const auto& l : added) std::cout << "+ " << l << "\n";
+    if (*running == text) {
+      spdlog::info("{}: as the reports say ({} units)", opt.check, t.units.size());
+      return fleet->unreadable.empty() ? kExitOk : kExitBadInput;
+    }
+    spdlog::info("{} differs from the reports' topology: {} line(s) to go, {} to come", opt.check, gone.size(),
+                 added.size());
+    return kExitFailed;
+  }
+  if (opt.output.empty()) std::cout << text;
+  else if (Status st = write_file_atomically(opt.output, text); !st.ok()) {
+    spdlog::error("{}", st.error());
+    return kExitFailed;
+  }
+  std::size_t placed = 0;
+  for (const auto& u : t.units) placed += u.nodes.size();
+  spdlog::info("{} in {}, {} left out", plural(placed, "node"), plural(t.units.size(), "scalable unit"),
+               t.left_out.size());
+  if (!fleet->unreadable.empty()) return kExitBadInput;
+  return t.left_out.empty() ? kExitOk : kExitFailed;
+}
+
 const bool report_registered = register_subcommand(60, [](CLI::App& app) {
   auto opt = std::make_shared<ReportOptions>();
   auto* report = app.add_subcommand("report", "Read first-boot reports: one node, the fleet, or the fleet as HTML");
@@ -102,9 +195,23 @@ const bool report_registered = register_subcommand(60, [](CLI::App& app) {
   opt->html = report->add_subcommand("html", "The fleet as one self-contained HTML page with each node's rails");
   opt->html->add_option("dir", opt->source, "Directory of reports (searched recursively for *.json)")->required();
   opt->html->add_option("-o,--output", opt->output, "HTML file to write")->required();
+  opt->topology = report->add_subcommand(
+      "topology", "The fabric's scalable units from the rails' LLDP, for Slurm's topology plugins or Kubernetes");
+  opt->topology->add_option("dir", opt->source, "Directory of reports (searched recursively for *.json)")->required();
+  opt->topology->add_option("--format", opt->format, "slurm-tree, slurm-block, json or k8s-labels")
+      ->check(CLI::IsMember({"slurm-tree", "slurm-block", "json", "k8s-labels"}))
+      ->default_val("slurm-tree");
+  opt->topology->add_option("-o,--output", opt->output, "File to write (whole or not at all); standard output otherwise");
+  opt->topology->add_option("--check", opt->check,
+                            "Compare with this file (the one Slurm runs): exit 1 naming the lines that differ");
+  opt->topology->add_option("--spine", opt->spine, "slurm-tree: the switch above the units")->default_val("spine");
+  opt->topology->add_option("--block-sizes", opt->block_sizes, "slurm-block: BlockSizes, in nodes")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   return Subcommand{report, [opt](const CommandContext&) {
                       if (*opt->show) return run_show_report(*opt);
                       if (*opt->summary) return run_summary(*opt);
+                      if (*opt->topology) return run_topology(*opt);
                       return run_html(*opt);
                     }};
 });

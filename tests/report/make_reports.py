@@ -73,6 +73,7 @@ def pcie_observed(expected):
 
 class Node:
     def __init__(self, rng, src, fixture, name, cache):
+        self.fabric = None  # (unit, place, miscabled) for a fleet's node
         self.rng = rng
         self.fixture = fixture
         self.name = name
@@ -204,7 +205,15 @@ class Node:
         want = rail.get("lldp") or {}
         port = want.get("port") or "swp%d" % (sum(map(ord, self.name)) % 32 + 1)
         i = rail["index"]
-        return {"system_name": want.get("system") or "leaf-r%d" % i, "port_id": port,
+        system = want.get("system") or "leaf-r%d" % i
+        if self.fabric is not None:
+            # A fleet's node: its rack is its scalable unit, rail i on that unit's leaf i, the
+            # port its place in the rack; a few have rail 1 in the next unit's leaf.
+            unit, place, miscabled = self.fabric
+            if miscabled and i == 1:
+                unit += 1
+            system, port = "su%03d-leaf-r%d" % (unit, i), "swp%d" % (place + 1)
+        return {"system_name": system, "port_id": port,
                 "port_description": "", "chassis_id": "0c:42:a1:10:00:%02x" % i,
                 "source_mac": "0c:42:a1:10:00:%02x" % i, "ttl_s": 120, "system_description": "",
                 "pfc": {"willing": False, "mbc": False, "capability": 8, "enabled": rail["pfc_enable"]},
@@ -457,6 +466,7 @@ def fleet(src, out, count, seed, fail_rate):
             boots.insert(0, (max(0, day_ms - rng.randrange(600, 7200)), True))
         for seconds, earlier in boots:
             node = Node(rng, src, fixture, name, cache)
+            node.fabric = (n // 40, n % 40, n % 997 == 500)
             node.verify_all()
             if earlier or rng.random() < fail_rate:
                 for _ in range(8):

@@ -112,16 +112,15 @@ int run_topology(const ReportOptions& opt) {
     spdlog::error("{}", fleet.error());
     return kExitBadInput;
   }
+  // Each node's newest passing report; a node that never passed by its newest, so that a
+  // miscabled one (the likeliest reason it failed) is named as such.
   std::vector<NodeFabric> nodes;
-  for (const auto& d : fleet->passing) nodes.push_back({d.node, d.rails});
-  Topology t = group_units(nodes);
-  // A node with reports but none that passed is no part of the fabric yet.
+  for (const auto& d : fleet->passing) nodes.push_back({d.node, d.rails, true});
   for (const auto& d : fleet->nodes)
     if (std::none_of(fleet->passing.begin(), fleet->passing.end(),
                      [&](const ReportDigest& p) { return p.node == d.node; }))
-      t.left_out.push_back({d.node, "no passing report", -1, "", "", ""});
-  std::stable_sort(t.left_out.begin(), t.left_out.end(),
-                   [](const LeftOut& a, const LeftOut& b) { return natural_less(a.node, b.node); });
+      nodes.push_back({d.node, d.rails, false});
+  Topology t = group_units(nodes);
   if (opt.format == "slurm-tree" || opt.format == "slurm-block") {
     // Every name goes into topology.conf as Slurm parses it: a leaf's LLDP name of other
     // characters cannot name a switch there.

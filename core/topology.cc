@@ -140,10 +140,12 @@ Topology group_units(const std::vector<NodeFabric>& in) {
     whole.push_back(&n);
   }
 
-  // A leaf port two nodes claim: both are left out, since either could be the one miscabled.
+  // A leaf port two passing nodes claim: both are left out, since either could be the one
+  // miscabled.
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<const NodeFabric*, std::size_t>>> ports;
   for (const auto* n : whole)
-    for (std::size_t r = 0; r < rails; ++r) ports[{n->rails[r]->leaf, n->rails[r]->port}].push_back({n, r});
+    if (n->passed)
+      for (std::size_t r = 0; r < rails; ++r) ports[{n->rails[r]->leaf, n->rails[r]->port}].push_back({n, r});
   std::set<const NodeFabric*> doubled;
   for (const auto& [where, claims] : ports) {
     if (claims.size() < 2) continue;
@@ -163,8 +165,13 @@ Topology group_units(const std::vector<NodeFabric>& in) {
   // The sets of leaves, most common first, each a unit unless a unit before it holds one of
   // its leaves.
   std::map<Leaves, std::vector<const NodeFabric*>> by_leaves;
+  std::vector<const NodeFabric*> failing;  // whole, but never passed: judged against the units
   for (const auto* n : whole) {
     if (doubled.count(n)) continue;
+    if (!n->passed) {
+      failing.push_back(n);
+      continue;
+    }
     Leaves l;
     for (const auto& r : n->rails) l.push_back(r->leaf);
     by_leaves[l].push_back(n);
@@ -186,8 +193,9 @@ Topology group_units(const std::vector<NodeFabric>& in) {
     for (std::size_t r = 0; r < leaves.size(); ++r) placed.emplace(leaves[r], LeafPlace{t.units.size(), r});
     t.units.push_back(std::move(u));
   }
-  for (const auto& [leaves, members] : miscabled) {
-    // The unit most of its rails reach, and the first rail that reaches elsewhere.
+  // Where a node's rails disagree with the units: the unit most of them reach, and the
+  // first rail that reaches elsewhere. nullopt when they reach one unit's leaves in order.
+  auto misfit = [&](const NodeFabric& n, const Leaves& leaves) -> std::optional<LeftOut> {
     std::map<std::size_t, std::size_t> votes;
     for (const auto& l : leaves)
       if (auto p = placed.find(l); p != placed.end()) ++votes[p->second.unit];
@@ -195,28 +203,45 @@ Topology group_units(const std::vector<NodeFabric>& in) {
     std::size_t best = 0;
     for (auto [u, c] : votes)
       if (c > best) std::tie(likely, best) = std::pair{std::optional<std::size_t>(u), c};
-    for (const auto* n : members) {
-      LeftOut o{n->node, "", -1, "", "", likely ? t.units[*likely].name : ""};
-      for (std::size_t r = 0; r < leaves.size(); ++r) {
-        auto p = placed.find(leaves[r]);
-        bool home = likely && p != placed.end() && p->second.unit == *likely && p->second.rail == r;
-        if (home) continue;
-        o.rail = static_cast<int>(r);
-        o.leaf = leaves[r];
-        o.port = n->rails[r]->port;
-        std::string what = "rail " + std::to_string(r) + " reaches " + o.leaf + " port " + o.port;
-        if (p == placed.end()) o.why = what + ", a leaf of no unit";
-        else if (likely && p->second.unit == *likely)
-          o.why = what + ", " + o.likely_unit + "'s rail " + std::to_string(p->second.rail) +
-                  " leaf: two rails' cables crossed?";
-        else
-          o.why = what + ", a leaf of " + t.units[p->second.unit].name + ", while its other rails reach " +
-                  (likely ? o.likely_unit : std::string("no unit"));
-        break;
-      }
-      if (o.why.empty()) o.why = "its rails reach one leaf on several rails";
-      t.left_out.push_back(std::move(o));
+    LeftOut o{n.node, "", -1, "", "", likely ? t.units[*likely].name : ""};
+    for (std::size_t r = 0; r < leaves.size(); ++r) {
+      auto p = placed.find(leaves[r]);
+      bool home = likely && p != placed.end() && p->second.unit == *likely && p->second.rail == r;
+      if (home) continue;
+      o.rail = static_cast<int>(r);
+      o.leaf = leaves[r];
+      o.port = n.rails[r]->port;
+      std::string what = "rail " + std::to_string(r) + " reaches " + o.leaf + " port " + o.port;
+      if (p == placed.end()) o.why = what + ", a leaf of no unit";
+      else if (likely && p->second.unit == *likely)
+        o.why = what + ", " + o.likely_unit + "'s rail " + std::to_string(p->second.rail) +
+                " leaf: two rails' cables crossed?";
+      else
+        o.why = what + ", a leaf of " + t.units[p->second.unit].name + ", while its other rails reach " +
+                (likely ? o.likely_unit : std::string("no unit"));
+      return o;
     }
+    return std::nullopt;
+  };
+  for (const auto& [leaves, members] : miscabled)
+    for (const auto* n : members) {
+      auto o = misfit(*n, leaves);
+      if (!o) o = LeftOut{n->node, "its rails reach one leaf on several rails", -1, "", "", ""};
+      t.left_out.push_back(std::move(*o));
+    }
+  for (const auto* n : failing) {
+    Leaves leaves;
+    for (const auto& r : n->rails) leaves.push_back(r->leaf);
+    auto o = misfit(*n, leaves);
+    if (o) o->why += " (and it has no passing report)";
+    else {
+      o = LeftOut{n->node, "no passing report", -1, "", "", ""};
+      if (auto p = placed.find(leaves.front()); p != placed.end()) {
+        o->likely_unit = t.units[p->second.unit].name;
+        o->why += "; its rails reach " + o->likely_unit + "'s leaves";
+      }
+    }
+    t.left_out.push_back(std::move(*o));
   }
   for (auto& u : t.units) std::sort(u.nodes.begin(), u.nodes.end(), natural_less);
   std::sort(t.units.begin(), t.units.end(), [](const auto& a, const auto& b) { return natural_less(a.name, b.name); });

@@ -22,10 +22,12 @@ struct RailNeighbor {
   std::string port;
 };
 
-// One node as its newest passing report describes its rails (index: the rail).
+// One node as a report describes its rails (index: the rail): its newest passing report, or,
+// for a node that never passed, its newest (`passed` false).
 struct NodeFabric {
   std::string node;
   std::vector<std::optional<RailNeighbor>> rails;
+  bool passed = true;
 };
 
 struct ScalableUnit {
@@ -49,9 +51,11 @@ struct Topology {
   std::vector<LeftOut> left_out;    // by node
 };
 
-// The units of `nodes`. A leaf belongs to one unit: the set of leaves most nodes reach (ties
-// broken by the leaves' names) makes the first unit, and a node that reaches one of its
-// leaves on another rail, or together with leaves of no unit or another unit, is miscabled.
+// The units of `nodes`. Only nodes that passed make units. A leaf belongs to one unit: the
+// set of leaves most nodes reach (ties broken by the leaves' names) makes the first unit, and
+// a node that reaches one of its leaves on another rail, or together with leaves of no unit
+// or another unit, is miscabled. A node that never passed is left out: as miscabled when its
+// rails say so (the likeliest reason it failed), else as not passing.
 // Deterministic: the same nodes in any order give the same topology.
 Topology group_units(const std::vector<NodeFabric>& nodes);
 

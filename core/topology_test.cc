@@ -146,3 +146,31 @@ TEST_CASE("the formats: topology/tree, topology/block, JSON and Kubernetes label
   CHECK(check_k8s_label_value("-a") == "must begin and end with a letter or digit");
   CHECK_FALSE(check_k8s_label_value("su-leaf-r0"));
 }
+
+TEST_CASE("a node that never passed makes no unit: named miscabled when its rails say so, else as not passing") {
+  NodeFabric swapped = node("lab-node01", "leaf", "swp1");
+  std::swap(swapped.rails[0], swapped.rails[1]);
+  swapped.passed = false;
+  NodeFabric fits = node("lab-node03", "leaf", "swp3");
+  fits.passed = false;
+  NodeFabric same_port = node("lab-node04", "leaf", "swp2");  // lab-node02's port, but it never passed
+  same_port.passed = false;
+  Topology t = group_units({swapped, node("lab-node02", "leaf", "swp2"), fits, same_port});
+  REQUIRE(t.units.size() == 1);
+  CHECK(t.units[0].nodes == std::vector<std::string>{"lab-node02"});
+  REQUIRE(left(t, "lab-node01"));
+  CHECK(left(t, "lab-node01")->why ==
+        "rail 0 reaches leaf-r1 port swp1, su-leaf-r0's rail 1 leaf: two rails' cables crossed? (and it has no passing "
+        "report)");
+  CHECK(left(t, "lab-node01")->likely_unit == "su-leaf-r0");
+  REQUIRE(left(t, "lab-node03"));
+  CHECK(left(t, "lab-node03")->why == "no passing report; its rails reach su-leaf-r0's leaves");
+  REQUIRE(left(t, "lab-node04"));
+  CHECK(left(t, "lab-node04")->why == "no passing report; its rails reach su-leaf-r0's leaves");
+  // Alone, a node that never passed makes no unit either.
+  Topology alone = group_units({fits});
+  CHECK(alone.units.empty());
+  REQUIRE(left(alone, "lab-node03"));
+  CHECK(left(alone, "lab-node03")->why ==
+        "rail 0 reaches leaf-r0 port swp3, a leaf of no unit (and it has no passing report)");
+}

@@ -14,6 +14,7 @@
 #include "io/atomic_file.h"
 #include "report/fleet_page.h"
 #include "report/fleet_summary.h"
+#include "report/fleet_topology.h"
 #include "report/node_view.h"
 #include "report/report_source.h"
 #include "slurm.h"
@@ -87,7 +88,7 @@ int run_html(const ReportOptions& opt) {
     return text.ok() ? parse_report(*text) : Outcome<LoadedReport>::fail(text.error());
   };
   std::vector<UnreadableReport> unreadable;
-  std::string page = fleet_page(summarize(*fleet), fleet->nodes, load, unreadable);
+  std::string page = fleet_page(summarize(*fleet), fleet->nodes, fleet_topology(*fleet), load, unreadable);
   if (Status st = write_file_atomically(opt.output, page); !st.ok()) {
     spdlog::error("{}", st.error());
     return kExitFailed;
@@ -112,15 +113,7 @@ int run_topology(const ReportOptions& opt) {
     spdlog::error("{}", fleet.error());
     return kExitBadInput;
   }
-  // Each node's newest passing report; a node that never passed by its newest, so that a
-  // miscabled one (the likeliest reason it failed) is named as such.
-  std::vector<NodeFabric> nodes;
-  for (const auto& d : fleet->passing) nodes.push_back({d.node, d.rails, true});
-  for (const auto& d : fleet->nodes)
-    if (std::none_of(fleet->passing.begin(), fleet->passing.end(),
-                     [&](const ReportDigest& p) { return p.node == d.node; }))
-      nodes.push_back({d.node, d.rails, false});
-  Topology t = group_units(nodes);
+  Topology t = fleet_topology(*fleet);
   if (opt.format == "slurm-tree" || opt.format == "slurm-block") {
     // Every name goes into topology.conf as Slurm parses it: a leaf's LLDP name of other
     // characters cannot name a switch there.

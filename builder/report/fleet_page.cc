@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <sstream>
+#include <unordered_map>
 
 #include "report/hints.h"
 #include "report/rails_picture.h"
@@ -36,6 +37,14 @@ tr.unverified td:first-child{border-left:4px solid #a06d00}
 ul.failed{margin:4px 0 12px;padding-left:20px;font-size:14px}
 ul.failed li{margin:3px 0}
 ul.failed .hint{color:#3b4a60;font-style:italic}
+.units{display:flex;flex-wrap:wrap;gap:14px;align-items:flex-start}
+table.unit{margin:0;font-size:11px}
+table.unit caption{text-align:left;font-weight:bold;font-size:12px;padding:2px 0}
+table.unit th{font-weight:normal;padding:1px 4px;white-space:nowrap}
+table.unit td{width:12px;height:12px;padding:0}
+table.unit td.p{background:#2e7d32}
+table.unit td.f{background:#c62828}
+table.unit td.w{background:#a06d00}
 )";
 
 // What to fix first on a failing node, for the page's first screen: its first planning
@@ -102,10 +111,68 @@ void node_section(std::ostringstream& out, const LoadedReport& lr) {
   out << rails_svg(rails_picture(r)) << "\n</section>\n";
 }
 
+// The fabric view: the nodes left out of the topology first (miscabled, unheard, never
+// passed), then each scalable unit as a table, a column per rail's leaf and a row per node,
+// failing nodes first, each rail's cell coloured by its worst check. Compact: a 4,096-node
+// fleet's view is one cell per rail, titled only where something fails.
+void fabric_view(std::ostringstream& out, const Topology& t, const std::vector<ReportDigest>& nodes) {
+  if (t.units.empty() && t.left_out.empty()) return;
+  std::unordered_map<std::string, const ReportDigest*> by_name;
+  for (const auto& n : nodes) by_name.emplace(n.node, &n);
+  std::size_t placed = 0;
+  for (const auto& u : t.units) placed += u.nodes.size();
+  out << "<h2>Fabric</h2>\n<p class=\"legend\">" << plural(t.units.size(), "scalable unit") << " from the rails' LLDP ("
+      << plural(placed, "node") << " placed, " << t.left_out.size()
+      << " left out; <code>railyard report topology</code> writes them for Slurm): a column per rail's leaf, a row per "
+         "node, each rail red where a check of it fails, amber where one is unsupported, green otherwise.</p>\n";
+  if (!t.left_out.empty()) {
+    out << "<ul class=\"failed left-out\">\n";
+    for (const auto& o : t.left_out) {
+      out << "<li><a href=\"#" << id_for(o.node) << "\">" << html_escape(node_label(o.node)) << "</a>: "
+          << html_escape(o.why);
+      if (!o.likely_unit.empty()) out << " <span class=\"hint\">likely " << html_escape(o.likely_unit) << "</span>";
+      out << "</li>\n";
+    }
+    out << "</ul>\n";
+  }
+  out << "<div class=\"units\">\n";
+  for (const auto& u : t.units) {
+    std::vector<const ReportDigest*> rows;
+    for (const auto& name : u.nodes)
+      if (auto it = by_name.find(name); it != by_name.end()) rows.push_back(it->second);
+    std::stable_sort(rows.begin(), rows.end(), [](const ReportDigest* a, const ReportDigest* b) {
+      return !counts_as_pass(*a) && counts_as_pass(*b);
+    });
+    out << "<table class=\"unit\" id=\"unit-" << html_escape(u.name) << "\"><caption>" << html_escape(u.name) << " · "
+        << plural(u.nodes.size(), "node") << "</caption><tr><th></th>";
+    for (const auto& leaf : u.leaves) out << "<th>" << html_escape(leaf) << "</th>";
+    out << "</tr>\n";
+    for (const auto* n : rows) {
+      out << "<tr><th><a href=\"#" << id_for(n->node) << "\">" << html_escape(n->node) << "</a></th>";
+      for (std::size_t r = 0; r < u.leaves.size(); ++r) {
+        std::vector<std::string> failing;
+        bool unsupported_only = true;
+        for (const auto& f : n->failures)
+          if (f.id.scope() == CheckScope::rail && f.id.index == static_cast<int>(r)) {
+            failing.push_back(f.id.name());
+            if (f.status == CheckStatus::fail) unsupported_only = false;
+          }
+        if (failing.empty()) out << "<td class=\"p\"></td>";
+        else
+          out << "<td class=\"" << (unsupported_only ? "w" : "f") << "\" title=\"" << html_escape(join(failing, ", "))
+              << "\"></td>";
+      }
+      out << "</tr>\n";
+    }
+    out << "</table>\n";
+  }
+  out << "</div>\n";
+}
+
 }  // namespace
 
-std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& nodes, const ReportLoader& load,
-                       std::vector<UnreadableReport>& unreadable) {
+std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& nodes, const Topology& topology,
+                       const ReportLoader& load, std::vector<UnreadableReport>& unreadable) {
   // Failing nodes first, then by name.
   std::vector<const ReportDigest*> order;
   for (const auto& n : nodes) order.push_back(&n);
@@ -201,6 +268,7 @@ std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& n
     out << "</ul>\n";
   }
 
+  fabric_view(out, topology, nodes);
   out << "<h2>Nodes</h2>\n<table id=\"fleet\"><tr><th>node</th><th>result</th><th>recipe</th><th>kernel</th>"
          "<th>drivers</th><th>failing checks</th><th>first boot</th><th>started</th><th>received</th></tr>\n";
   for (const auto* n : order) {

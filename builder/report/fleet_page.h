@@ -1,6 +1,6 @@
 // `railyard report html`: one self-contained page (no script, font or image from anywhere
-// else): the fleet's counts, a table of every node, and per node its failures with hints
-// and a picture of its rails.
+// else): the fleet's counts, the fabric's scalable units, a table of every node, and per
+// node its failures with hints and a picture of its rails.
 #pragma once
 
 #include <functional>
@@ -9,6 +9,7 @@
 
 #include "report/fleet_summary.h"
 #include "report/report_reader.h"
+#include "topology.h"
 
 namespace railyard {
 
@@ -19,7 +20,9 @@ using ReportLoader = std::function<Outcome<LoadedReport>(const ReportDigest&)>;
 // each node's section from its whole report, loaded one at a time so that a large fleet's
 // page needs the memory of one report. A report that cannot be loaded is named on the page
 // and added to `unreadable`.
-std::string fleet_page(const FleetSummary& summary, const std::vector<ReportDigest>& nodes, const ReportLoader& load,
-                       std::vector<UnreadableReport>& unreadable);
+// `topology`: the fleet's scalable units (fleet_topology.h), drawn as the fabric view above
+// the node table.
+std::string fleet_page(const FleetSummary& summary, const std::vector<ReportDigest>& nodes, const Topology& topology,
+                       const ReportLoader& load, std::vector<UnreadableReport>& unreadable);
 
 }  // namespace railyard

@@ -7,6 +7,7 @@
 
 #include "builder/temp_dir.h"
 #include "report/fleet_page.h"
+#include "report/fleet_topology.h"
 
 using namespace railyard;
 
@@ -37,7 +38,7 @@ Page page_of_goldens(const ReportLoader& load = load_file) {
   Page p;
   p.summary = summarize(*fleet);
   p.nodes = fleet->nodes;
-  p.html = fleet_page(p.summary, p.nodes, load, p.unreadable);
+  p.html = fleet_page(p.summary, p.nodes, fleet_topology(*fleet), load, p.unreadable);
   return p;
 }
 
@@ -126,4 +127,15 @@ TEST_CASE("report fleet_page: a report that cannot be loaded for its section is 
   CHECK(p.html.find("<span class=\"fail\">unreadable</span>") != std::string::npos);
   CHECK(count(p.html, "<section class=\"node\"") == 5);
   CHECK(count(p.html, "<svg class=\"rails\"") == 4);
+}
+
+TEST_CASE("report fleet_page: the fabric view, a unit per set of leaves, the nodes left out named first") {
+  // The goldens' nodes reach leaf-rN on their rails, each on a port of its own but the two
+  // HGX nodes; the lab node heard its leaves on four rails, the HGX nodes on eight.
+  Page p = page_of_goldens();
+  const std::string& h = p.html;
+  REQUIRE(h.find("<h2>Fabric</h2>") != std::string::npos);
+  CHECK(h.find("<h2>Fabric</h2>") < h.find("<h2>Nodes</h2>"));
+  CHECK(h.find("<ul class=\"failed left-out\">") < h.find("<div class=\"units\">"));
+  CHECK(count(h, "<table class=\"unit\"") >= 1);
 }

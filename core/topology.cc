@@ -109,6 +109,61 @@ std::string hostlist(std::vector<std::string> names) {
   return join(out, ",");
 }
 
+std::optional<std::vector<std::string>> expand_hostlist(const std::string& expr, std::string& why, std::size_t limit) {
+  std::vector<std::string> out;
+  auto fail = [&](const std::string& w) -> std::optional<std::vector<std::string>> {
+    why = "'" + expr + "': " + w;
+    return std::nullopt;
+  };
+  // Split on the commas outside brackets.
+  std::vector<std::string> items;
+  std::string cur;
+  int depth = 0;
+  for (char c : expr) {
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (depth < 0 || depth > 1) return fail("brackets do not pair");
+    if (c == ',' && depth == 0) {
+      items.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (depth != 0) return fail("brackets do not pair");
+  items.push_back(cur);
+  for (const auto& item : items) {
+    if (item.empty()) return fail("an empty name");
+    auto open = item.find('[');
+    if (open == std::string::npos) {
+      out.push_back(item);
+      continue;
+    }
+    auto close = item.find(']', open);
+    if (item.find('[', open + 1) != std::string::npos) return fail("one bracket per name");
+    std::string prefix = item.substr(0, open), suffix = item.substr(close + 1),
+                body = item.substr(open + 1, close - open - 1);
+    for (const auto& range : split(body, ',')) {
+      auto dash = range.find('-');
+      std::string lo = range.substr(0, dash), hi = dash == std::string::npos ? lo : range.substr(dash + 1);
+      auto digits = [](const std::string& v) {
+        return !v.empty() && v.size() <= 18 &&
+               std::all_of(v.begin(), v.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+      };
+      if (!digits(lo) || !digits(hi)) return fail("'" + range + "' is not a number or a range N-M");
+      unsigned long long a = std::stoull(lo), b = std::stoull(hi);
+      if (b < a) return fail("'" + range + "' runs backwards");
+      if (b - a >= limit || out.size() + (b - a + 1) > limit)
+        return fail("more than " + std::to_string(limit) + " names");
+      for (unsigned long long n = a; n <= b; ++n) {
+        std::string v = std::to_string(n);
+        out.push_back(prefix + std::string(lo.size() > v.size() ? lo.size() - v.size() : 0, '0') + v + suffix);
+      }
+    }
+  }
+  return out;
+}
+
 Topology group_units(const std::vector<NodeFabric>& in) {
   Topology t;
   std::vector<NodeFabric> nodes = in;

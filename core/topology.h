@@ -65,6 +65,12 @@ Topology group_units(const std::vector<NodeFabric>& nodes);
 // alone. Sorted naturally, duplicates dropped.
 std::string hostlist(std::vector<std::string> names);
 
+// A hostlist expression's names: "gpu[001-003,007],login" → gpu001, gpu002, gpu003, gpu007,
+// login. One bracket per name, ranges ascending, the width of a range's first number kept.
+// nullopt, with `why`, for what Slurm would not read, or more than `limit` names.
+std::optional<std::vector<std::string>> expand_hostlist(const std::string& expr, std::string& why,
+                                                        std::size_t limit = 1 << 20);
+
 // The natural order of host names: the digit runs compare as numbers.
 bool natural_less(const std::string& a, const std::string& b);
 

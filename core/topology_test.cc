@@ -174,3 +174,32 @@ TEST_CASE("a node that never passed makes no unit: named miscabled when its rail
   CHECK(left(alone, "lab-node03")->why ==
         "rail 0 reaches leaf-r0 port swp3, a leaf of no unit (and it has no passing report)");
 }
+
+TEST_CASE("expand_hostlist: Slurm's ranges back into names, and what it would not read") {
+  std::string why;
+  auto names = expand_hostlist("gpu[001-003,007],login", why);
+  REQUIRE(names);
+  CHECK(*names == std::vector<std::string>{"gpu001", "gpu002", "gpu003", "gpu007", "login"});
+  auto suffix = expand_hostlist("rack[1-2]-a", why);
+  REQUIRE(suffix);
+  CHECK(*suffix == std::vector<std::string>{"rack1-a", "rack2-a"});
+  // What hostlist() writes reads back to the same names.
+  std::vector<std::string> some{"lab-node01", "lab-node02", "lab-node04", "gpu9", "gpu10", "login"};
+  auto back = expand_hostlist(hostlist(some), why);
+  REQUIRE(back);
+  std::sort(some.begin(), some.end(), natural_less);
+  std::sort(back->begin(), back->end(), natural_less);
+  CHECK(*back == some);
+  for (auto [bad, w] :
+       std::vector<std::pair<std::string, std::string>>{{"gpu[1-", "brackets do not pair"},
+                                                        {"gpu[3-1]", "'3-1' runs backwards"},
+                                                        {"gpu[a]", "'a' is not a number or a range N-M"},
+                                                        {"gpu[1-2][3]", "one bracket per name"},
+                                                        {"a,,b", "an empty name"}}) {
+    CAPTURE(bad);
+    CHECK_FALSE(expand_hostlist(bad, why));
+    CHECK(why == "'" + bad + "': " + w);
+  }
+  CHECK_FALSE(expand_hostlist("n[1-2000000]", why));
+  CHECK(why == "'n[1-2000000]': more than 1048576 names");
+}

@@ -30,11 +30,14 @@ LeafPlan plan_leaves(const Recipe& recipe, const std::vector<NodeEntry>& nodes) 
   std::map<std::pair<int, std::string>, LeafIntent> by_name;  // (first rail, name)
   std::map<std::string, int> first_rail;
   int rails = rails_of(recipe, nodes);
+  std::map<std::string, std::string> unit_by_node = unit_index(recipe);  // [fabric.topology], read once
   for (int rail = 0; rail < rails; ++rail)
     for (const auto& node : nodes) {
+      const std::string& unit = unit_by_node[node.hostname];
       std::string system =
-          expand_lldp_template(node.lldp_system.empty() ? recipe.lldp.expect_system : node.lldp_system, rail);
-      std::string port = expand_lldp_template(node.lldp_port.empty() ? recipe.lldp.expect_port : node.lldp_port, rail);
+          expand_lldp_template(node.lldp_system.empty() ? recipe.lldp.expect_system : node.lldp_system, rail, unit);
+      std::string port =
+          expand_lldp_template(node.lldp_port.empty() ? recipe.lldp.expect_port : node.lldp_port, rail, unit);
       std::string key = system.empty() ? "rail-" + std::to_string(rail) : system;
       int first = first_rail.emplace(key, rail).first->second;
       LeafIntent& leaf = by_name[{first, key}];

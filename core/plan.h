@@ -119,6 +119,7 @@ struct Plan {
   LldpSpec lldp;           // how long to listen for the rails' neighbours, and whether silence fails
   ProbeSpec probe;         // the peer checks' bounds and port ([fabric.probe])
   std::string node;        // host name; "" without node identity
+  std::string unit;        // its [fabric.topology] unit; "" when the recipe names none for it
   std::string management;  // interface never touched
   std::vector<RailPlan> rails;
   std::vector<std::string> gpus;  // PCI addresses in bus order: gpu.N checks refer to these

@@ -110,6 +110,7 @@ ordered_json to_json(const Plan& plan) {
   return {{"schema", 1},
           {"recipe", plan.recipe},
           {"node", plan.node.empty() ? ordered_json(nullptr) : ordered_json(plan.node)},
+          {"unit", plan.unit.empty() ? ordered_json(nullptr) : ordered_json(plan.unit)},
           {"ok", plan.ok()},
           {"problems", plan.problems},
           {"warnings", plan.warnings},

@@ -86,6 +86,13 @@ class Planner {
     if (const Nic* m = inv_.management()) plan_.management = m->ifname;
     else plan_.notes.push_back("no management interface matched: NCCL_SOCKET_IFNAME is left out");
     if (!node_) plan_.notes.push_back("no node identity: rail addresses are left out of the plan");
+    // The node's scalable unit ([fabric.topology]), which {unit} in fabric.lldp stands for.
+    if (node_) plan_.unit = unit_of(r_, node_->hostname);
+    if (lldp_names_unit(r_) && plan_.unit.empty())
+      plan_.problems.push_back(node_ ? "fabric.lldp expects the node's unit's leaves, but " + node_->hostname +
+                                           " is in no [fabric.topology] unit"
+                                     : "fabric.lldp expects the node's unit's leaves: without a node identity its "
+                                       "unit is unknown");
 
     RailMap map = map_rails(inv_, r_.hardware, r_.fabric.soft_roce);
     plan_.problems = map.problems;
@@ -176,8 +183,8 @@ class Planner {
     p.roce_path_mtu = roce_path_mtu(f.mtu);
     const std::string& system = node_ && !node_->lldp_system.empty() ? node_->lldp_system : r_.lldp.expect_system;
     const std::string& port = node_ && !node_->lldp_port.empty() ? node_->lldp_port : r_.lldp.expect_port;
-    p.lldp_system = expand_lldp_template(system, rail.index);
-    p.lldp_port = expand_lldp_template(port, rail.index);
+    p.lldp_system = expand_lldp_template(system, rail.index, plan_.unit);
+    p.lldp_port = expand_lldp_template(port, rail.index, plan_.unit);
     if (node_) {
       auto i = static_cast<std::size_t>(rail.index);
       if (i < node_->rails.size()) {

@@ -87,6 +87,14 @@ struct LldpSpec {
   std::string expect_port;
 };
 
+// [fabric.topology]: the scalable units the fleet is cabled as, when the recipe names them:
+// unit name → its nodes as a host range ("gpu[001-032]"). With {unit} in fabric.lldp's
+// expectations, each node expects its own unit's leaves, and a node whose rails reach
+// another unit's fails `rails.unit` at first boot (docs/topology.md).
+struct TopologySpec {
+  std::map<std::string, std::string> units;
+};
+
 // [fabric.probe]: every rail's RDMA path through its leaf to another host, proven before
 // the node joins (docs/fabric.md). References (inventory nodes with reference = true, or
 // `peers` here) run `railyard-firstboot responder`; every other node writes to one on each
@@ -242,9 +250,10 @@ struct Recipe {
   ImageSpec image;
   HardwareSpec hardware;
   FabricSpec fabric;
-  LldpSpec lldp;    // [fabric.lldp]
-  LeafSpec leaf;    // [fabric.leaf]
-  ProbeSpec probe;  // [fabric.probe]
+  LldpSpec lldp;          // [fabric.lldp]
+  LeafSpec leaf;          // [fabric.leaf]
+  ProbeSpec probe;        // [fabric.probe]
+  TopologySpec topology;  // [fabric.topology]
   AddressingSpec addressing;
   RoutingSpec routing;
   TenantSpec tenant;
@@ -271,7 +280,14 @@ std::optional<std::string> check_name(const std::string& s);
 // a host name (net.h: hostname_rule) of up to 64 characters, {rail} its only placeholder.
 std::optional<std::string> check_lldp_template(const std::string& s);
 // The template for rail `rail`.
-std::string expand_lldp_template(const std::string& s, int rail);
+std::string expand_lldp_template(const std::string& s, int rail, const std::string& unit = "");
+// The [fabric.topology] unit whose host range holds `hostname`, or "" (the units are checked
+// not to overlap).
+std::string unit_of(const Recipe& r, const std::string& hostname);
+// Every node the units name → its unit, read once: for many lookups.
+std::map<std::string, std::string> unit_index(const Recipe& r);
+// Whether fabric.lldp's expectations name the node's unit ({unit}).
+bool lldp_names_unit(const Recipe& r);
 
 // Names used in files and JSON for the enums above.
 std::string to_string(Requirement r);

@@ -6,6 +6,7 @@
 #include "slurm.h"
 #include "net.h"
 #include "text.h"
+#include "topology.h"
 #include "recipe.h"
 
 namespace railyard {
@@ -232,13 +233,24 @@ schema::Schema<Recipe> make_recipe_schema() {
                "may run its own LLDP agent and keep the frames from the host). A neighbour that differs from the "
                "expectation always fails.")
       .string("expect_system", &LldpSpec::expect_system, "",
-              "The neighbour's system name, with {rail} for the rail index (\"leaf-r{rail}\"); \"\": not checked. "
-              "An inventory node's lldp_system overrides it.",
-              check_lldp_template, "a host name with {rail}")
+              "The neighbour's system name, with {rail} for the rail index (\"leaf-r{rail}\") and {unit} for the "
+              "node's [fabric.topology] unit (\"{unit}-leaf{rail}\"); \"\": not checked. An inventory node's "
+              "lldp_system overrides it.",
+              check_lldp_template, "a host name with {rail} and {unit}")
       .string("expect_port", &LldpSpec::expect_port, "",
               "The neighbour's port ID, with {rail} for the rail index; \"\": not checked. An inventory node's "
               "lldp_port overrides it (each node has its own port on the leaf).",
-              check_lldp_template, "a host name with {rail}");
+              check_lldp_template, "a host name with {rail} and {unit}");
+
+  s.section("fabric.topology", &Recipe::topology,
+            "The scalable units the fleet is cabled as, when the operator names them: each node of a unit reaches, "
+            "on rail i, the unit's leaf i. With {unit} in fabric.lldp's expect_system or expect_port, a node "
+            "expects its own unit's leaves, and one whose rails reach another unit's fails rails.unit and never "
+            "joins. railyard report topology finds the units from the reports either way.")
+      .string_map("units", &TopologySpec::units,
+                  "Unit name → its nodes as a Slurm host range (\"su01\" = \"gpu[001-032]\"). A node is in one "
+                  "unit at most.",
+                  [](const std::string& k) { return check_slurm_name(k); });
 
   s.section("fabric.probe", &Recipe::probe,
             "The fabric between nodes: before a node joins, each of its rails RDMA-writes across its leaf to a "
@@ -524,20 +536,22 @@ schema::Schema<Recipe> make_recipe_schema() {
 
 }  // namespace
 
-// An LLDP system name or port ID expectation: the host-name rule, with {rail} as the only
-// placeholder. Both reach places a host name reaches: the system name names the leaf's files
+// An LLDP system name or port ID expectation: the host-name rule, with {rail} and {unit} as
+// the only placeholders. Both reach places a host name reaches: the system name names the leaf's files
 // (leaf-r0.frr.conf), the port a `neighbor` line of its FRR configuration, where '!' or '#'
 // would start a comment and a space another word.
 std::optional<std::string> check_lldp_template(const std::string& v) {
   const std::string shown = "'" + escape_control(v) + "'";
   std::string rest = v;
-  for (auto at = rest.find("{rail}"); at != std::string::npos; at = rest.find("{rail}")) rest.erase(at, 6);
-  if (rest.find_first_of("{}") != std::string::npos) return shown + ": the only placeholder is {rail}";
+  for (const char* p : {"{rail}", "{unit}"})
+    for (auto at = rest.find(p); at != std::string::npos; at = rest.find(p)) rest.erase(at, 6);
+  if (rest.find_first_of("{}") != std::string::npos) return shown + ": the only placeholders are {rail} and {unit}";
   if (v.empty()) return std::nullopt;  // not checked
   if (v.size() > 64) return shown + " is longer than 64 characters, a host name's limit";
-  // {rail} becomes digits, which the rule allows anywhere in a label.
-  if (auto why = hostname_rule(expand_lldp_template(v, 0)))
-    return shown + " " + *why + " (the host-name rule, with {rail} for the rail index)";
+  // {rail} becomes digits, which the rule allows anywhere in a label; {unit} a Slurm name,
+  // checked as the units are.
+  if (auto why = hostname_rule(expand_lldp_template(v, 0, "u")))
+    return shown + " " + *why + " (the host-name rule, with {rail} for the rail index and {unit} for the unit)";
   return std::nullopt;
 }
 
@@ -547,11 +561,38 @@ int leaf_port_mtu(const Recipe& r) {
   return r.leaf.port_mtu > 0 ? r.leaf.port_mtu : std::max(9216, rail_frame_size(r.fabric));
 }
 
-std::string expand_lldp_template(const std::string& s, int rail) {
+std::string expand_lldp_template(const std::string& s, int rail, const std::string& unit) {
   std::string out = s;
   for (auto at = out.find("{rail}"); at != std::string::npos; at = out.find("{rail}", at))
     out.replace(at, 6, std::to_string(rail));
+  for (auto at = out.find("{unit}"); at != std::string::npos; at = out.find("{unit}", at + unit.size()))
+    out.replace(at, 6, unit);
   return out;
+}
+
+std::string unit_of(const Recipe& r, const std::string& hostname) {
+  for (const auto& [name, range] : r.topology.units) {
+    std::string why;
+    if (auto nodes = expand_hostlist(range, why);
+        nodes && std::find(nodes->begin(), nodes->end(), hostname) != nodes->end())
+      return name;
+  }
+  return "";
+}
+
+std::map<std::string, std::string> unit_index(const Recipe& r) {
+  std::map<std::string, std::string> out;
+  for (const auto& [name, range] : r.topology.units) {
+    std::string why;
+    if (auto nodes = expand_hostlist(range, why))
+      for (auto& n : *nodes) out.emplace(std::move(n), name);
+  }
+  return out;
+}
+
+bool lldp_names_unit(const Recipe& r) {
+  return r.lldp.expect_system.find("{unit}") != std::string::npos ||
+         r.lldp.expect_port.find("{unit}") != std::string::npos;
 }
 
 std::optional<std::string> check_name(const std::string& s) {

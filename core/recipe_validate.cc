@@ -2,12 +2,14 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "net.h"
 #include "slurm.h"
 #include "recipe_loader.h"
 #include "text.h"
+#include "topology.h"
 
 namespace railyard {
 
@@ -82,11 +84,39 @@ class Checker {
     }
     if (ok({"nvmeof", "hardware.rail_count", "hardware.rails", "addressing.subnets"})) nvmeof();
     if (ok({"fabric.probe.peers", "hardware.rail_count", "hardware.rails", "addressing.subnets"})) probe();
+    if (ok({"fabric.topology", "fabric.topology.units", "fabric.lldp.expect_system", "fabric.lldp.expect_port"}))
+      topology();
     if (ok({"join", "join.report_url", "join.ca_file", "join.token_file"})) join();
     if (ok({"join.units", "join.slurm", "join.slurm.controller"})) slurm();
   }
 
  private:
+  // [fabric.topology]: each unit's range reads as Slurm reads it, a node is in one unit at
+  // most, and {unit} in fabric.lldp has units to stand for.
+  void topology() {
+    std::map<std::string, std::string> unit_of_node;
+    for (const auto& [unit, range] : r_.topology.units) {
+      const std::string key = "fabric.topology.units." + unit;
+      std::string why;
+      auto nodes = expand_hostlist(range, why, 1 << 16);
+      if (!nodes) {
+        error(key, key + ": " + why + "; allowed: a Slurm host range (\"gpu[001-032]\"), at most 65536 nodes");
+        continue;
+      }
+      for (const auto& n : *nodes) {
+        auto [it, fresh] = unit_of_node.emplace(n, unit);
+        if (!fresh) {
+          error(key, key + ": " + n + " is also in unit " + it->second + "; a node is in one unit at most");
+          break;
+        }
+      }
+    }
+    if (lldp_names_unit(r_) && r_.topology.units.empty())
+      error(r_.lldp.expect_system.find("{unit}") != std::string::npos ? "fabric.lldp.expect_system"
+                                                                      : "fabric.lldp.expect_port",
+            "fabric.lldp names {unit}, but [fabric.topology] names no units");
+  }
+
   SourcePos at(const std::string& key) const {
     auto it = pos_.find(key);
     if (it != pos_.end()) return it->second;

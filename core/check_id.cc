@@ -145,6 +145,9 @@ constexpr std::array<CheckKindInfo, kCheckKinds> kKinds = {{
     {K::rails_cross_rdma_write, S::node, "rails.cross_rdma_write", 0,
      "RDMA between rails fails while each rail works alone: routing between the rail subnets (policy routing, "
      "arp_ignore/arp_announce on shared subnets) or the spine does not carry the RoCE priority losslessly"},
+    {K::rails_unit, S::node, "rails.unit", kWaitsForFarEnd,
+     "a rail's cable reaches another scalable unit's leaf: jobs placed by the scheduler's topology would cross "
+     "the spine on that rail, and the node's port in its own unit's leaf is empty or taken; recable it"},
     {K::tenant_vxlan, S::node, "tenant.vxlan", 0,
      "the tenant VXLAN device is missing, down or on another VNI or VTEP: see apply's changes; another "
      "network manager may hold the device"},

@@ -67,6 +67,7 @@ enum class CheckKind {
   rail_bgp_prefixes,    // routed rails: fabric routes received on the rail's session
   rail_route,           // routed rails: from the rail's address, the fabric leaves by this rail only
   rails_cross_rdma_write,
+  rails_unit,        // [fabric.topology]: every rail reaches the node's unit's leaf for that rail
   tenant_vxlan,      // the tenant VXLAN device up with its VNI and VTEP
   tenant_vtep,       // every remote VTEP of the flood list in the device's forwarding table and routed
   tenant_isolation,  // an address of another VNI does not answer

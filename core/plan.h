@@ -116,11 +116,12 @@ struct Plan {
   // and self-test bounds as planned. Verify reads these, never the recipe.
   HardwareSpec hardware;
   SelftestSpec selftest;
-  LldpSpec lldp;           // how long to listen for the rails' neighbours, and whether silence fails
-  ProbeSpec probe;         // the peer checks' bounds and port ([fabric.probe])
-  std::string node;        // host name; "" without node identity
-  std::string unit;        // its [fabric.topology] unit; "" when the recipe names none for it
-  std::string management;  // interface never touched
+  LldpSpec lldp;                   // how long to listen for the rails' neighbours, and whether silence fails
+  ProbeSpec probe;                 // the peer checks' bounds and port ([fabric.probe])
+  std::string node;                // host name; "" without node identity
+  std::string unit;                // its [fabric.topology] unit; "" when the recipe names none for it
+  std::vector<std::string> units;  // every unit the recipe names: whose leaf a stray cable reaches
+  std::string management;          // interface never touched
   std::vector<RailPlan> rails;
   std::vector<std::string> gpus;  // PCI addresses in bus order: gpu.N checks refer to these
   std::vector<std::string> non_rail_nics;

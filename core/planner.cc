@@ -88,6 +88,7 @@ class Planner {
     if (!node_) plan_.notes.push_back("no node identity: rail addresses are left out of the plan");
     // The node's scalable unit ([fabric.topology]), which {unit} in fabric.lldp stands for.
     if (node_) plan_.unit = unit_of(r_, node_->hostname);
+    for (const auto& [name, range] : r_.topology.units) plan_.units.push_back(name);
     if (lldp_names_unit(r_) && plan_.unit.empty())
       plan_.problems.push_back(node_ ? "fabric.lldp expects the node's unit's leaves, but " + node_->hostname +
                                            " is in no [fabric.topology] unit"
@@ -403,6 +404,9 @@ class Planner {
     // (cross-rail paths run through the spines, beyond what one node can prove).
     if (plan_.rails.size() >= 2 && !routed())
       check(CheckId::node(K::rails_cross_rdma_write), "RDMA WRITE between every pair of rails");
+    // The node's unit, from its rails' neighbours, when fabric.lldp expects the unit's leaves.
+    if (!plan_.unit.empty() && lldp_names_unit(r_) && r_.lldp.wait_s > 0)
+      check(CheckId::node(K::rails_unit), "every rail on " + plan_.unit + "'s leaves");
     if (const auto& t = plan_.tenant) {
       check(CheckId::node(K::tenant_vxlan),
             t->vxlan + " up, VNI " + std::to_string(t->vni) + " from " + t->vtep + ", " + t->address);

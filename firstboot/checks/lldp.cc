@@ -130,6 +130,41 @@ nlohmann::ordered_json lldp_report(const Plan& plan, LldpNeighbors& lldp) {
   return out;
 }
 
+void rails_unit(const VerifyContext& ctx, CheckResult& r) {
+  if (!ctx.lldp) {
+    r.status = CheckStatus::skip;
+    r.detail = "nothing listened for LLDP";
+    return;
+  }
+  std::vector<std::string> stray, unheard;
+  for (const auto& rail : ctx.plan.rails) {
+    LldpHeard h = heard_on(ctx, rail);
+    if (!h.neighbor) {
+      unheard.push_back(std::to_string(rail.index));
+      continue;
+    }
+    const std::string& system = h.neighbor->system_name;
+    if (matches(rail.lldp_system, system)) continue;
+    // Whose leaf it is: the unit and rail whose expectation names it.
+    std::string whose = "no unit's leaf";
+    for (const auto& u : ctx.plan.units)
+      for (const auto& other : ctx.plan.rails)
+        if (expand_lldp_template(ctx.plan.lldp.expect_system, other.index, u) == system)
+          whose = u + "'s rail " + std::to_string(other.index) + " leaf";
+    stray.push_back("rail " + std::to_string(rail.index) + " reaches " + neighbor_name(*h.neighbor) + ", " + whose);
+  }
+  if (!stray.empty())
+    return fail(r, join(stray, "; "),
+                ctx.plan.node + " is in " + ctx.plan.unit +
+                    " ([fabric.topology]): its cables must reach that unit's leaves, one per rail");
+  if (!unheard.empty()) {
+    std::string observed = "no LLDP neighbour on rail(s) " + join(unheard, ", ");
+    if (ctx.plan.lldp.required) return fail(r, observed, "see rail.N.lldp");
+    return warn(r, observed, "see rail.N.lldp (fabric.lldp.required = false: a warning)");
+  }
+  pass(r, "every rail on " + ctx.plan.unit + "'s leaves");
+}
+
 void rail_lldp(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r) {
   if (!ctx.lldp) {
     r.status = CheckStatus::skip;

@@ -14,6 +14,9 @@ void rail_lldp(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r);
 void rail_lldp_pfc(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r);
 void rail_lldp_mtu(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r);
 void rail_lldp_vlan(const VerifyContext& ctx, const RailPlan& rail, CheckResult& r);
+// [fabric.topology]: every rail's neighbour is the node's unit's leaf for that rail; a stray
+// one is named with the unit and rail whose leaf it is.
+void rails_unit(const VerifyContext& ctx, CheckResult& r);
 
 // "leaf-r0 port swp1": how a neighbour is named in checks and views.
 std::string neighbor_name(const LldpNeighbor& n);

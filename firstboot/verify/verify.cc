@@ -188,6 +188,7 @@ constexpr std::array<Evaluator, kCheckKinds> kEvaluators = {{
     {K::rail_bgp_prefixes, rail<verify_bgp_prefixes>},
     {K::rail_route, rail<verify_rail_route>},
     {K::rails_cross_rdma_write, node<checks::cross_rdma_write>},
+    {K::rails_unit, node<checks::rails_unit>},
     {K::tenant_vxlan, tenant<verify_tenant_vxlan>},
     {K::tenant_vtep, tenant<verify_tenant_vtep>},
     {K::tenant_isolation, tenant<verify_tenant_isolation>},

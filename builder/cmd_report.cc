@@ -193,7 +193,8 @@ const bool report_registered = register_subcommand(60, [](CLI::App& app) {
   opt->topology->add_option("--format", opt->format, "slurm-tree, slurm-block, json or k8s-labels")
       ->check(CLI::IsMember({"slurm-tree", "slurm-block", "json", "k8s-labels"}))
       ->default_val("slurm-tree");
-  opt->topology->add_option("-o,--output", opt->output, "File to write (whole or not at all); standard output otherwise");
+  opt->topology->add_option("-o,--output", opt->output,
+                            "File to write (whole or not at all); standard output otherwise");
   opt->topology->add_option("--check", opt->check,
                             "Compare with this file (the one Slurm runs): exit 1 naming the lines that differ");
   opt->topology->add_option("--spine", opt->spine, "slurm-tree: the switch above the units")->default_val("spine");

@@ -128,8 +128,8 @@ void fabric_view(std::ostringstream& out, const Topology& t, const std::vector<R
   if (!t.left_out.empty()) {
     out << "<ul class=\"failed left-out\">\n";
     for (const auto& o : t.left_out) {
-      out << "<li><a href=\"#" << id_for(o.node) << "\">" << html_escape(node_label(o.node)) << "</a>: "
-          << html_escape(o.why);
+      out << "<li><a href=\"#" << id_for(o.node) << "\">" << html_escape(node_label(o.node))
+          << "</a>: " << html_escape(o.why);
       if (!o.likely_unit.empty()) out << " <span class=\"hint\">likely " << html_escape(o.likely_unit) << "</span>";
       out << "</li>\n";
     }

@@ -430,6 +430,9 @@ bool Walk::phases(od::value& v) {
 // What each rail reaches, for the fabric's topology: lldp[].rail and its neighbour's
 // system name (the chassis ID where it sends none) and port ID; the rest stepped over.
 bool Walk::lldp(od::value& v) {
+  od::json_type t;
+  if (error_code e = v.type().get(t)) return malformed(e, at(v));
+  if (t == od::json_type::null) return true;  // a recipe without LLDP checks
   return each_element(
       v, [] { return std::string("'lldp' must be an array"); },
       [&](od::value& e) {

@@ -98,7 +98,7 @@ TEST_CASE("bad host name and MAC are rejected at their values") {
 
 // lldp_system names the leaf's files and lldp_port is a word of its FRR configuration: '!' and
 // '#' start comments there, and a shell metacharacter has no business in either.
-TEST_CASE("lldp_system and lldp_port: the host-name rule, with {rail}") {
+TEST_CASE("lldp_system and lldp_port: the host-name rule, with {rail} and {unit}") {
   const std::string n1 = node("n1", "0c:42:a1:00:00:01", "");
   auto ok = load(n1 + "lldp_system = \"leaf-r{rail}.pod1\"\nlldp_port = \"Ethernet{rail}\"\n");
   CHECK(all(ok.diags) == "");
@@ -109,19 +109,18 @@ TEST_CASE("lldp_system and lldp_port: the host-name rule, with {rail}") {
               "node[0].lldp_system: '" + std::string(bad).substr(0, 2)) == "nodes.toml:5:15");
     CHECK(one(load(n1 + "lldp_port = '" + bad + "'\n").diags,
               "; allowed are letters, digits, '-' and '.' (the host-name "
-              "rule, with {rail} for the rail index)") == "nodes.toml:5:13");
+              "rule, with {rail} for the rail index and {unit} for the unit)") == "nodes.toml:5:13");
   }
   CHECK(one(load(n1 + "lldp_port = \"swp1;reboot\"\n").diags,
             "node[0].lldp_port: 'swp1;reboot' contains ';'; allowed are letters, digits, '-' and '.' (the host-name "
-            "rule, "
-            "with {rail} for the rail index)") == "nodes.toml:5:13");
+            "rule, with {rail} for the rail index and {unit} for the unit)") == "nodes.toml:5:13");
   CHECK(one(load(n1 + "lldp_port = \"-swp{rail}\"\n").diags,
             "node[0].lldp_port: '-swp{rail}' has a label starting or ending with '-' (the host-name rule") ==
         "nodes.toml:5:13");
   CHECK(one(load(n1 + "lldp_system = \".leaf\"\n").diags, "node[0].lldp_system: '.leaf' has an empty") ==
         "nodes.toml:5:15");
   CHECK(one(load(n1 + "lldp_system = \"leaf-{node}\"\n").diags,
-            "node[0].lldp_system: 'leaf-{node}': the only placeholder is {rail}") == "nodes.toml:5:15");
+            "node[0].lldp_system: 'leaf-{node}': the only placeholders are {rail} and {unit}") == "nodes.toml:5:15");
   CHECK(one(load(n1 + "lldp_system = \"" + std::string(65, 'a') + "\"\n").diags, "is longer than 64 characters") ==
         "nodes.toml:5:15");
 }

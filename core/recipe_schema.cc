@@ -249,8 +249,12 @@ schema::Schema<Recipe> make_recipe_schema() {
             "joins. railyard report topology finds the units from the reports either way.")
       .string_map("units", &TopologySpec::units,
                   "Unit name → its nodes as a Slurm host range (\"su01\" = \"gpu[001-032]\"). A node is in one "
-                  "unit at most.",
-                  [](const std::string& k) { return check_slurm_name(k); });
+                  "unit at most. A name follows the host-name rule: it stands in leaf names ({unit}), Slurm switch "
+                  "names and Kubernetes labels.",
+                  [](const std::string& k) {
+                    if (auto why = check_slurm_name(k)) return why;
+                    return check_hostname(k);
+                  });
 
   s.section("fabric.probe", &Recipe::probe,
             "The fabric between nodes: before a node joins, each of its rails RDMA-writes across its leaf to a "

@@ -1230,7 +1230,7 @@ TEST_CASE("hostile values: no line break reaches nccl.conf, or any other file") 
 // ---------------------------------------------------------------------------------------------
 // [fabric.lldp], [fabric.leaf]
 
-TEST_CASE("[fabric.lldp]: a table inside [fabric], templates with {rail} only") {
+TEST_CASE("[fabric.lldp]: a table inside [fabric], templates with {rail} and {unit} only") {
   auto ok = load(R"(
 [fabric]
 mtu = 4200
@@ -1251,7 +1251,7 @@ expect_port = "swp {rail}"
 )")
                 .diags,
             "fabric.lldp.expect_port: 'swp {rail}' contains ' '; allowed are letters, digits, '-' and '.' (the "
-            "host-name rule, with {rail} for the rail index)") == "r.toml:3:15");
+            "host-name rule, with {rail} for the rail index and {unit} for the unit)") == "r.toml:3:15");
   // The system name names the leaf's files, the port a word of its FRR configuration.
   CHECK(one(load(R"(
 [fabric.lldp]
@@ -1270,13 +1270,59 @@ expect_port = "swp1;reboot"
 expect_system = "leaf-{node}"
 )")
                 .diags,
-            "the only placeholder is {rail}") == "r.toml:3:17");
+            "the only placeholders are {rail} and {unit}") == "r.toml:3:17");
   CHECK(one(load(R"(
 [fabric.lldp]
 wait = 10
 )")
                 .diags,
             "unknown key 'fabric.lldp.wait'") == "r.toml:3:1");
+}
+
+TEST_CASE("[fabric.topology]: units as Slurm host ranges, one unit per node, {unit} only with units") {
+  auto ok = load(R"(
+[fabric.lldp]
+expect_system = "{unit}-leaf{rail}"
+[fabric.topology]
+units = { su1 = "gpu[001-032]", su2 = "gpu[033-064],spare7" }
+)");
+  CHECK(all(ok.diags) == "");
+  const Recipe& r = ok.recipe();
+  CHECK(unit_of(r, "gpu017") == "su1");
+  CHECK(unit_of(r, "gpu033") == "su2");
+  CHECK(unit_of(r, "spare7") == "su2");
+  CHECK(unit_of(r, "gpu065") == "");
+  CHECK(unit_of(r, "gpu17") == "");  // the range's width is kept: gpu17 is another name
+  auto index = unit_index(r);
+  CHECK(index.size() == 65);
+  CHECK(index.at("gpu064") == "su2");
+  CHECK(lldp_names_unit(r));
+  CHECK(expand_lldp_template(r.lldp.expect_system, 3, "su2") == "su2-leaf3");
+
+  CHECK(one(load(R"(
+[fabric.topology]
+units = { su1 = "gpu[001-032]", su2 = "gpu[032-064]" }
+)")
+                .diags,
+            "fabric.topology.units.su2: gpu032 is also in unit su1; a node is in one unit at most") == "r.toml:3:9");
+  CHECK(one(load(R"(
+[fabric.topology]
+units = { su1 = "gpu[032-001]" }
+)")
+                .diags,
+            "fabric.topology.units.su1: ") == "r.toml:3:9");
+  CHECK(one(load(R"(
+[fabric.topology]
+units = { "su_1" = "gpu1" }
+)")
+                .diags,
+            "su_1") == "r.toml:3:20");
+  CHECK(one(load(R"(
+[fabric.lldp]
+expect_port = "swp{rail}-{unit}"
+)")
+                .diags,
+            "fabric.lldp names {unit}, but [fabric.topology] names no units") == "r.toml:3:15");
 }
 
 TEST_CASE("[fabric.leaf]: the ports carry the rails' frames, ECN marks before it is total") {

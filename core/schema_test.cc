@@ -68,7 +68,7 @@ bandwidth = 100
 )");
   CHECK(one(r.diags,
             "unknown key 'fabric.bandwidth'; allowed here: pfc, pfc_priority, trust, roce_dscp, cnp_dscp, ecn, mtu, "
-            "vlan, pfc_storm_timeout_ms, soft_roce, lldp, probe, leaf") == "r.toml:3:1");
+            "vlan, pfc_storm_timeout_ms, soft_roce, lldp, topology, probe, leaf") == "r.toml:3:1");
 }
 
 TEST_CASE("wrong type is reported at the value") {

@@ -214,3 +214,73 @@ TEST_CASE("the report's lldp: every neighbour heard on a rail, a flood's rate, a
   REQUIRE(j[0]["other_neighbors"].size() == 1);
   CHECK(j[0]["other_neighbors"][0]["chassis_id"] == "02:00:00:00:00:66");
 }
+
+namespace {
+
+// gpu-a01 (the test node) is in su1; expect "{unit}-leaf{rail}": su1-leaf0..2.
+void unit_leaves(Recipe& r) {
+  r.lldp.expect_system = "{unit}-leaf{rail}";
+  r.lldp.expect_port = "swp7";
+  r.topology.units = {{"su1", "gpu-a[01-32]"}, {"su2", "gpu-b[01-32]"}};
+}
+
+}  // namespace
+
+TEST_CASE("rails.unit: every rail on the node's own unit's leaves passes") {
+  Node n(unit_leaves);
+  CHECK(n.plan.unit == "su1");
+  CHECK(n.plan.units == std::vector<std::string>{"su1", "su2"});
+  CHECK(n.rail(2).lldp_system == "su1-leaf2");
+  auto r = n.check("rails.unit");
+  CAPTURE(text(r));
+  CHECK(r.status == CheckStatus::pass);
+  CHECK(r.observed == "every rail on su1's leaves");
+}
+
+TEST_CASE("rails.unit: a cable in another unit's leaf fails, naming the rail and whose leaf it reached") {
+  Node n(unit_leaves);
+  n.lldp.on["ens1f0"].neighbor->system_name = "su2-leaf1";
+  auto r = n.check("rails.unit");
+  CAPTURE(text(r));
+  CHECK(r.status == CheckStatus::fail);
+  CHECK(contains(r.observed, "rail 1 reaches su2-leaf1"));
+  CHECK(contains(r.observed, "su2's rail 1 leaf"));
+  CHECK(contains(r.detail, "gpu-a01 is in su1 ([fabric.topology])"));
+  // A leaf no unit expects is said so, too.
+  n.lldp.on["ens1f0"].neighbor->system_name = "spare-leaf";
+  r = n.check("rails.unit");
+  CHECK(r.status == CheckStatus::fail);
+  CHECK(contains(r.observed, "no unit's leaf"));
+}
+
+TEST_CASE("rails.unit: a rail that hears nothing warns, or fails when fabric.lldp.required") {
+  Node n(unit_leaves);
+  n.lldp.on.erase("ens2f0");
+  auto r = n.check("rails.unit");
+  CAPTURE(text(r));
+  CHECK(r.status == CheckStatus::warn);
+  CHECK(r.observed == "no LLDP neighbour on rail(s) 2");
+  Node strict([](Recipe& rc) {
+    unit_leaves(rc);
+    rc.lldp.required = true;
+  });
+  strict.lldp.on.erase("ens2f0");
+  CHECK(strict.check("rails.unit").status == CheckStatus::fail);
+}
+
+TEST_CASE("rails.unit: planned only when fabric.lldp names {unit}; a node in no unit is a plan problem") {
+  Node plain(rail_leaves);
+  CHECK(plain.plan.unit.empty());
+  auto planned = [](const Plan& p, const std::string& name) {
+    return std::any_of(p.checks.begin(), p.checks.end(), [&](const PlannedCheck& c) { return c.id.name() == name; });
+  };
+  CHECK_FALSE(planned(plain.plan, "rails.unit"));
+  Node in_unit(unit_leaves);
+  CHECK(planned(in_unit.plan, "rails.unit"));
+  Recipe r = test::recipe();
+  unit_leaves(r);
+  r.topology.units = {{"su2", "gpu-b[01-32]"}};
+  Plan p = make_plan(three_rails(), r, test::node({"198.18.0.11", "198.18.1.11", "198.18.2.11"}));
+  CHECK_FALSE(p.ok());
+  CHECK(contains(p.problems.front(), "gpu-a01 is in no [fabric.topology] unit"));
+}

@@ -14,8 +14,6 @@ namespace {
 
 using Leaves = std::vector<std::string>;
 
-std::string unit_name(const Leaves& leaves) { return "su-" + leaves.front(); }
-
 // The trailing digits of a name: [prefix, digits]; digits "" when it ends otherwise.
 std::pair<std::string, std::string> split_number(const std::string& name) {
   std::size_t i = name.size();
@@ -57,6 +55,8 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
+std::string unit_name(const std::vector<std::string>& leaves) { return leaves.empty() ? "" : "su-" + leaves.front(); }
+
 std::string hostlist(std::vector<std::string> names) {
   std::sort(names.begin(), names.end(), natural_less);
   names.erase(std::unique(names.begin(), names.end()), names.end());
@@ -71,13 +71,18 @@ std::string hostlist(std::vector<std::string> names) {
   std::vector<Group> groups;
   std::map<std::pair<std::string, std::size_t>, std::size_t> index;
   std::vector<std::string> alone;
+  // A number without a leading zero joins the zero-padded ones of its width (n[04,10]).
+  std::set<std::pair<std::string, std::size_t>> padded;
+  for (const auto& name : names)
+    if (auto [prefix, digits] = split_number(name); digits.size() > 1 && digits[0] == '0')
+      padded.insert({prefix, digits.size()});
   for (const auto& name : names) {
     auto [prefix, digits] = split_number(name);
     if (digits.empty() || digits.size() > 18) {
       alone.push_back(name);
       continue;
     }
-    std::size_t width = digits.size() > 1 && digits[0] == '0' ? digits.size() : 0;
+    std::size_t width = padded.count({prefix, digits.size()}) ? digits.size() : 0;
     auto [it, fresh] = index.emplace(std::pair{prefix, width}, groups.size());
     if (fresh) groups.push_back({name, prefix, width, {}});
     groups[it->second].numbers.push_back(std::stoull(digits));
@@ -170,26 +175,18 @@ Topology group_units(const std::vector<NodeFabric>& in) {
   std::sort(nodes.begin(), nodes.end(),
             [](const NodeFabric& a, const NodeFabric& b) { return natural_less(a.node, b.node); });
 
-  // The fleet's rail count: the most common one (ties: the larger).
-  std::map<std::size_t, std::size_t> widths;
-  for (const auto& n : nodes) ++widths[n.rails.size()];
-  std::size_t rails = 0, most = 0;
-  for (auto [w, c] : widths)
-    if (c >= most) std::tie(rails, most) = std::pair{w, c};
-
-  // Whole nodes first: every rail heard, the fleet's rail count.
+  // Whole nodes first: every rail heard. Nodes of fewer rails (another SKU: a storage node
+  // with four of the eight rails) are placed with the unit whose first leaves theirs are.
   std::vector<const NodeFabric*> whole;
+  std::vector<std::pair<const NodeFabric*, int>> unheard;  // named once the units are known
   for (const auto& n : nodes) {
-    if (n.rails.size() != rails) {
-      t.left_out.push_back(
-          {n.node, std::to_string(n.rails.size()) + " rails, where the fleet's nodes have " + std::to_string(rails), -1,
-           "", "", ""});
+    if (n.rails.empty()) {
+      t.left_out.push_back({n.node, "its report names no rails", -1, "", "", ""});
       continue;
     }
     auto silent = std::find_if(n.rails.begin(), n.rails.end(), [](const auto& r) { return !r.has_value(); });
     if (silent != n.rails.end()) {
-      int rail = static_cast<int>(silent - n.rails.begin());
-      t.left_out.push_back({n.node, "rail " + std::to_string(rail) + " heard no LLDP neighbour", rail, "", "", ""});
+      unheard.push_back({&n, static_cast<int>(silent - n.rails.begin())});
       continue;
     }
     whole.push_back(&n);
@@ -200,7 +197,7 @@ Topology group_units(const std::vector<NodeFabric>& in) {
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<const NodeFabric*, std::size_t>>> ports;
   for (const auto* n : whole)
     if (n->passed)
-      for (std::size_t r = 0; r < rails; ++r) ports[{n->rails[r]->leaf, n->rails[r]->port}].push_back({n, r});
+      for (std::size_t r = 0; r < n->rails.size(); ++r) ports[{n->rails[r]->leaf, n->rails[r]->port}].push_back({n, r});
   std::set<const NodeFabric*> doubled;
   for (const auto& [where, claims] : ports) {
     if (claims.size() < 2) continue;
@@ -232,11 +229,23 @@ Topology group_units(const std::vector<NodeFabric>& in) {
     by_leaves[l].push_back(n);
   }
   std::vector<std::pair<Leaves, std::vector<const NodeFabric*>>> sets(by_leaves.begin(), by_leaves.end());
-  std::stable_sort(sets.begin(), sets.end(),
-                   [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+  // The widest sets first (a narrower node joins the unit it shares leaves with), the most
+  // common first among them.
+  std::stable_sort(sets.begin(), sets.end(), [](const auto& a, const auto& b) {
+    if (a.first.size() != b.first.size()) return a.first.size() > b.first.size();
+    return a.second.size() > b.second.size();
+  });
   std::map<std::string, LeafPlace> placed;
   std::vector<std::pair<Leaves, std::vector<const NodeFabric*>>> miscabled;
   for (auto& [leaves, members] : sets) {
+    // A narrower set whose leaf i is a unit's leaf i on every rail it has: that unit's.
+    if (auto p = placed.find(leaves.front()); p != placed.end() && p->second.rail == 0) {
+      ScalableUnit& u = t.units[p->second.unit];
+      if (leaves.size() < u.leaves.size() && std::equal(leaves.begin(), leaves.end(), u.leaves.begin())) {
+        for (const auto* n : members) u.nodes.push_back(n->node);
+        continue;
+      }
+    }
     bool taken = std::any_of(leaves.begin(), leaves.end(), [&](const std::string& l) { return placed.count(l); });
     std::set<std::string> distinct(leaves.begin(), leaves.end());
     if (taken || (distinct.size() != leaves.size() && distinct.size() != 1)) {
@@ -284,6 +293,19 @@ Topology group_units(const std::vector<NodeFabric>& in) {
       if (!o) o = LeftOut{n->node, "its rails reach one leaf on several rails", -1, "", "", ""};
       t.left_out.push_back(std::move(*o));
     }
+  // A rail that heard nothing: the unit the node's other rails reach is its likely one.
+  for (const auto& [n, rail] : unheard) {
+    LeftOut o{n->node, "rail " + std::to_string(rail) + " heard no LLDP neighbour", rail, "", "", ""};
+    std::map<std::size_t, std::size_t> votes;
+    for (const auto& r : n->rails)
+      if (r)
+        if (auto p = placed.find(r->leaf); p != placed.end()) ++votes[p->second.unit];
+    std::size_t best = 0;
+    for (auto [u, c] : votes)
+      if (c > best) std::tie(o.likely_unit, best) = std::pair{t.units[u].name, c};
+    if (!n->passed) o.why += " (and it has no passing report)";
+    t.left_out.push_back(std::move(o));
+  }
   for (const auto* n : failing) {
     Leaves leaves;
     for (const auto& r : n->rails) leaves.push_back(r->leaf);

@@ -36,6 +36,10 @@ struct ScalableUnit {
   std::vector<std::string> nodes;   // in natural order (node2 before node10)
 };
 
+// A unit's name: "su-" and its rail 0 leaf, which stays while that leaf does; the agent's
+// NFD labels name the unit its own rails reach the same way.
+std::string unit_name(const std::vector<std::string>& leaves);
+
 // A node left out of the topology, and why.
 struct LeftOut {
   std::string node;

@@ -33,6 +33,11 @@ TEST_CASE("hostlist: ranges with the zero padding kept, names without digits alo
   CHECK(hostlist({"node10", "node9", "node11"}) == "node[9-11]");
   CHECK(hostlist({"login", "a1-b", "a1-b"}) == "a1-b,login");
   CHECK(hostlist({"only7"}) == "only7");
+  // A number without a leading zero shares the bracket of the padded ones of its width.
+  CHECK(hostlist({"n10", "n04", "n00", "n19", "n20"}) == "n[00,04,10,19-20]");
+  CHECK(hostlist({"n9", "n10", "n04"}) == "n[04,10],n9");
+  std::string why;
+  CHECK(expand_hostlist("n[04,10],n9", why) == std::vector<std::string>{"n04", "n10", "n9"});
   CHECK(hostlist({}).empty());
 }
 
@@ -86,7 +91,8 @@ TEST_CASE("two rails' cables crossed within a unit, a rail unheard, a leaf port 
   Topology t = group_units({node("n01", "a", "swp1"), node("n02", "a", "swp2"), node("n03", "a", "swp3"), crossed,
                             silent, twin, short_node});
   REQUIRE(t.units.size() == 1);
-  CHECK(t.units[0].nodes == std::vector<std::string>{"n02", "n03"});
+  // n08, a node of three rails on the unit's first three leaves, is another SKU of the unit.
+  CHECK(t.units[0].nodes == std::vector<std::string>{"n02", "n03", "n08"});
   const LeftOut* x = left(t, "n05");
   REQUIRE(x);
   CHECK(x->why == "rail 0 reaches a-r1 port swp5, su-a-r0's rail 1 leaf: two rails' cables crossed?");
@@ -94,13 +100,18 @@ TEST_CASE("two rails' cables crossed within a unit, a rail unheard, a leaf port 
   REQUIRE(left(t, "n06"));
   CHECK(left(t, "n06")->why == "rail 3 heard no LLDP neighbour");
   CHECK(left(t, "n06")->rail == 3);
+  CHECK(left(t, "n06")->likely_unit == "su-a-r0");
   REQUIRE(left(t, "n01"));
   CHECK(left(t, "n01")->why == "rail 0 reaches a-r0 port swp1, which n07 also reaches");
   REQUIRE(left(t, "n07"));
   CHECK(left(t, "n07")->why == "rail 0 reaches a-r0 port swp1, which n01 also reaches");
-  REQUIRE(left(t, "n08"));
-  CHECK(left(t, "n08")->why == "3 rails, where the fleet's nodes have 4");
-  CHECK(t.left_out.size() == 5);
+  CHECK(t.left_out.size() == 4);
+  // Fewer rails on leaves that are not the unit's first ones: miscabled, not another SKU.
+  NodeFabric shifted{"n09", {RailNeighbor{"a-r1", "swp9"}, RailNeighbor{"a-r2", "swp9"}}};
+  Topology u = group_units({node("n01", "a", "swp1"), node("n02", "a", "swp2"), shifted});
+  CHECK(u.units[0].nodes == std::vector<std::string>{"n01", "n02"});
+  REQUIRE(left(u, "n09"));
+  CHECK(left(u, "n09")->why == "rail 0 reaches a-r1 port swp9, su-a-r0's rail 1 leaf: two rails' cables crossed?");
 }
 
 TEST_CASE("a unit of one leaf for every rail is a unit; a node with some rails on one leaf is not") {

@@ -17,7 +17,6 @@
 #include "report/fleet_topology.h"
 #include "report/node_view.h"
 #include "report/report_source.h"
-#include "slurm.h"
 #include "subcommand.h"
 #include "text.h"
 #include "topology.h"
@@ -32,10 +31,8 @@ struct ReportOptions {
   std::string source;  // show: FILE or URL; summary, html, topology: DIR
   std::string output;  // html, topology -o
   bool json = false;
-  std::string format = "slurm-tree";  // topology
-  std::string check;                  // topology --check FILE
-  std::string spine = "spine";        // topology, slurm-tree
-  std::vector<int> block_sizes;       // topology, slurm-block
+  TopologyFormat topology_format;  // topology --format, --spine, --block-sizes
+  std::string check;               // topology --check FILE
   CLI::App* topology = nullptr;
   CLI::App* show = nullptr;
   CLI::App* summary = nullptr;
@@ -114,33 +111,12 @@ int run_topology(const ReportOptions& opt) {
     return kExitBadInput;
   }
   Topology t = fleet_topology(*fleet);
-  if (opt.format == "slurm-tree" || opt.format == "slurm-block") {
-    // Every name goes into topology.conf as Slurm parses it: a leaf's LLDP name of other
-    // characters cannot name a switch there.
-    std::vector<std::pair<std::string, std::string>> names{{"--spine", opt.spine}};
-    for (const auto& u : t.units) {
-      names.push_back({"unit", u.name});
-      for (const auto& n : u.nodes) names.push_back({"node", n});
-    }
-    for (const auto& [what, name] : names)
-      if (auto bad = check_slurm_name(name)) {
-        spdlog::error("{} {}", what, *bad);
-        return kExitBadInput;
-      }
+  auto rendered = render_topology(t, opt.topology_format);
+  if (!rendered.ok()) {
+    spdlog::error("{}", rendered.error());
+    return kExitBadInput;
   }
-  std::string text;
-  if (opt.format == "slurm-tree") text = render_slurm_tree(t, opt.spine);
-  else if (opt.format == "slurm-block") text = render_slurm_block(t, opt.block_sizes);
-  else if (opt.format == "json") text = to_json(t).dump(2, ' ', false, kReplaceInvalid) + "\n";
-  else {
-    std::string why;
-    auto labels = render_k8s_labels(t, why);
-    if (!labels) {
-      spdlog::error("{}", why);
-      return kExitBadInput;
-    }
-    text = *labels;
-  }
+  const std::string& text = *rendered;
   for (const auto& o : t.left_out)
     spdlog::warn("{} left out: {}{}", o.node, o.why, o.likely_unit.empty() ? "" : " (likely " + o.likely_unit + ")");
   print_unreadable(*fleet);
@@ -190,15 +166,16 @@ const bool report_registered = register_subcommand(60, [](CLI::App& app) {
   opt->topology = report->add_subcommand(
       "topology", "The fabric's scalable units from the rails' LLDP, for Slurm's topology plugins or Kubernetes");
   opt->topology->add_option("dir", opt->source, "Directory of reports (searched recursively for *.json)")->required();
-  opt->topology->add_option("--format", opt->format, "slurm-tree, slurm-block, json or k8s-labels")
+  opt->topology->add_option("--format", opt->topology_format.format, kTopologyFormats)
       ->check(CLI::IsMember({"slurm-tree", "slurm-block", "json", "k8s-labels"}))
       ->default_val("slurm-tree");
   opt->topology->add_option("-o,--output", opt->output,
                             "File to write (whole or not at all); standard output otherwise");
   opt->topology->add_option("--check", opt->check,
                             "Compare with this file (the one Slurm runs): exit 1 naming the lines that differ");
-  opt->topology->add_option("--spine", opt->spine, "slurm-tree: the switch above the units")->default_val("spine");
-  opt->topology->add_option("--block-sizes", opt->block_sizes, "slurm-block: BlockSizes, in nodes")
+  opt->topology->add_option("--spine", opt->topology_format.spine, "slurm-tree: the switch above the units")
+      ->default_val("spine");
+  opt->topology->add_option("--block-sizes", opt->topology_format.block_sizes, "slurm-block: BlockSizes, in nodes")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
   return Subcommand{report, [opt](const CommandContext&) {

@@ -19,6 +19,8 @@
 
 #include "collect/node_token.h"
 #include "collect/report_store.h"
+#include "report/fleet.h"
+#include "report/fleet_topology.h"
 #include "text.h"
 
 namespace railyard {
@@ -178,6 +180,30 @@ struct CollectServer::Impl {
     return m;
   }
 
+  // GET /api/v1/topology[?format=F&spine=S]: the fleet's topology from the reports held now,
+  // as `railyard report topology` renders it; how many nodes were left out in a header.
+  MHD_Result topology(MHD_Connection* c, const char* method, const char* url) {
+    TopologyFormat f;
+    if (const char* v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "format")) f.format = v;
+    if (const char* v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "spine")) f.spine = v;
+    auto fleet = read_fleet(opt.dir, 1);
+    if (!fleet.ok()) return refuse(c, method, url, 500, "disk", fleet.error());
+    Topology t = fleet_topology(*fleet);
+    auto text = render_topology(t, f);
+    if (!text.ok()) return refuse(c, method, url, 400, "malformed", text.error());
+    MHD_Response* r =
+        MHD_create_response_from_buffer(text->size(), const_cast<char*>(text->data()), MHD_RESPMEM_MUST_COPY);
+    if (!r) return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            f.format == "json" ? "application/json" : "text/plain; charset=utf-8");
+    const std::string left_out = std::to_string(t.left_out.size());
+    MHD_add_response_header(r, "X-Railyard-Left-Out", left_out.c_str());
+    MHD_Result ok = MHD_queue_response(c, 200, r);
+    MHD_destroy_response(r);
+    log(c, method, url, 200, std::to_string(t.units.size()) + " units, " + left_out + " left out");
+    return ok;
+  }
+
   MHD_Result handle(MHD_Connection* c, const char* url, const char* method, const char* upload,
                     std::size_t* upload_size, void** state) {
     std::string path = url;
@@ -193,6 +219,12 @@ struct CollectServer::Impl {
       if (path == "/metrics") {
         if (!get) return refuse(c, method, url, 405, "method", "only GET /metrics is served", "GET, HEAD");
         return send(c, 200, metrics(), "text/plain; version=0.0.4", false);
+      }
+      if (path == kTopologyPath) {
+        if (!get)
+          return refuse(c, method, url, 405, "method", std::string("only GET ") + kTopologyPath + " is served",
+                        "GET, HEAD");
+        return topology(c, method, url);
       }
       if (path != kReportsPath)
         return refuse(c, method, url, 404, "not_found",

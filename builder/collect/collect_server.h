@@ -4,8 +4,9 @@
 // when the headers are in, before any of the body is read or 100 Continue sent; a body is
 // bounded however it is framed (413); headers by the connection's memory (431); the bodies
 // of all requests at once by a budget (503, Retry-After); every refusal closes the
-// connection. GET /healthz and GET /metrics (Prometheus text) need no
-// token.
+// connection. GET /healthz, GET /metrics (Prometheus text) and GET /api/v1/topology (the
+// fleet's scalable units from the reports held, as `railyard report topology` renders them,
+// ?format= and ?spine= as its options) need no token.
 #pragma once
 
 #include <cstddef>
@@ -19,6 +20,7 @@
 namespace railyard {
 
 inline constexpr const char* kReportsPath = "/api/v1/reports";
+inline constexpr const char* kTopologyPath = "/api/v1/topology";
 
 struct CollectOptions {
   std::string host = "127.0.0.1";

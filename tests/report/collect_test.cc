@@ -26,6 +26,8 @@
 #include <nlohmann/json.hpp>
 
 #include "builder/temp_dir.h"
+#include "report/fleet.h"
+#include "report/fleet_topology.h"
 #include "join/join.h"
 #include "collect/collect_server.h"
 #include "report/report_reader.h"
@@ -233,6 +235,50 @@ TEST_CASE("collect: other methods and paths") {
   REQUIRE(elsewhere);
   CHECK(elsewhere->status == 404);
   CHECK(error_of(elsewhere) == "nothing here; reports are POSTed to /api/v1/reports");
+}
+
+TEST_CASE("collect: GET /api/v1/topology serves the reports' topology as `railyard report topology` renders it") {
+  test::TempDir dir;
+  Receiver rx(dir.path());
+  httplib::Client c("127.0.0.1", rx.port());
+  // No report yet: no units, a file slurmctld still reads.
+  auto empty = c.Get(kTopologyPath);
+  REQUIRE(empty);
+  CHECK(empty->status == 200);
+  CHECK(empty->get_header_value("X-Railyard-Left-Out") == "0");
+  CHECK(empty->body.find("SwitchName=") == std::string::npos);
+  // A passing node and a failing one on the same leaves.
+  REQUIRE(rx.post(golden("hgx-pass"))->status == 201);
+  REQUIRE(rx.post(golden("hgx-pfc-link"))->status == 201);
+  auto fleet = read_fleet(dir.path());
+  REQUIRE(fleet.ok());
+  const Topology t = fleet_topology(*fleet);
+  REQUIRE(t.units.size() == 1);
+  CHECK(t.units[0].nodes == std::vector<std::string>{"hgx-r001-n01"});
+  REQUIRE(t.left_out.size() == 1);
+  auto tree = c.Get(kTopologyPath);
+  REQUIRE(tree);
+  CHECK(tree->status == 200);
+  CHECK(tree->get_header_value("Content-Type") == "text/plain; charset=utf-8");
+  CHECK(tree->get_header_value("X-Railyard-Left-Out") == "1");
+  CHECK(tree->body == *render_topology(t, {}));
+  CHECK(tree->body.find("SwitchName=su-leaf-r0 Nodes=hgx-r001-n01\n") != std::string::npos);
+  auto json = c.Get(std::string(kTopologyPath) + "?format=json");
+  REQUIRE(json);
+  CHECK(json->get_header_value("Content-Type") == "application/json");
+  CHECK(nlohmann::json::parse(json->body)["left_out"][0]["node"] == "hgx-r001-n02");
+  auto spine = c.Get(std::string(kTopologyPath) + "?spine=core1");
+  REQUIRE(spine);
+  CHECK(spine->body.find("SwitchName=core1 Switches=su-leaf-r0") != std::string::npos);
+  // What it cannot render is refused, saying what is allowed; only GET is served.
+  auto yaml = c.Get(std::string(kTopologyPath) + "?format=yaml");
+  REQUIRE(yaml);
+  CHECK(yaml->status == 400);
+  CHECK(error_of(yaml) == "unknown format 'yaml'; allowed: slurm-tree, slurm-block, json or k8s-labels");
+  auto post = c.Post(kTopologyPath, "{}", "application/json");
+  REQUIRE(post);
+  CHECK(post->status == 405);
+  CHECK(post->get_header_value("Allow") == "GET, HEAD");
 }
 
 TEST_CASE("collect: concurrent posts are each stored whole") {

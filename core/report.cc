@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
 #include "text.h"
+#include "topology.h"
 
 namespace railyard {
 
@@ -244,6 +246,24 @@ std::string label_value(const std::string& s) {
   return out;
 }
 
+// Each rail's leaf as the report's LLDP heard it (its system name, or chassis ID where it
+// sent none), in rail order; nullopt unless every one of the plan's `rails` heard one.
+std::optional<std::vector<std::string>> heard_leaves(const Report& r, std::size_t rails) {
+  if (rails == 0 || !r.lldp.is_array()) return std::nullopt;
+  std::vector<std::string> leaves(rails);
+  for (const auto& e : r.lldp) {
+    if (!e.is_object() || !e.contains("rail") || !e["rail"].is_number_unsigned() || !e.contains("neighbor") ||
+        !e["neighbor"].is_object())
+      continue;
+    auto rail = e["rail"].get<std::size_t>();
+    const auto& n = e["neighbor"];
+    auto text = [&](const char* k) { return n.contains(k) && n[k].is_string() ? n[k].get<std::string>() : ""; };
+    if (rail < rails) leaves[rail] = text("system_name").empty() ? text("chassis_id") : text("system_name");
+  }
+  if (std::any_of(leaves.begin(), leaves.end(), [](const std::string& l) { return l.empty(); })) return std::nullopt;
+  return leaves;
+}
+
 }  // namespace
 
 std::string nfd_features_text(const Report& r) {
@@ -267,6 +287,17 @@ std::string nfd_features_text(const Report& r) {
   out << "railyard-rails=" << rails << "\n";
   out << "railyard-rdma-devices=" << devices.size() << "\n";
   for (const auto& [rail, device] : devices) out << "railyard-rail-" << rail << "-rdma=" << device << "\n";
+  // The scalable unit the rails reach, as `railyard report topology --format k8s-labels`
+  // names it: only on a node that passed with every rail's leaf heard, and only when each
+  // name is a label value as it is (a mangled leaf name would place the node wrongly).
+  auto leaves = heard_leaves(r, rails);
+  if (r.passed() && leaves) {
+    auto labels = topology_labels(ScalableUnit{unit_name(*leaves), *leaves, {}});
+    if (std::all_of(labels.begin(), labels.end(), [](const auto& l) { return !check_k8s_label_value(l.second); })) {
+      out << "# The scalable unit its rails reach (nfd-master -extra-label-ns=railyard.io):\n";
+      for (const auto& [key, value] : labels) out << key << "=" << value << "\n";
+    }
+  }
   return out.str();
 }
 

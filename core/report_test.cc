@@ -402,6 +402,29 @@ TEST_CASE("nfd_features_text: the result, joined, the recipe, the rails and thei
         "railyard-rdma-devices=2\n"
         "railyard-rail-0-rdma=mlx5_0\n"
         "railyard-rail-1-rdma=mlx5_1\n");
+  CHECK(nfd_features_text(r).find("railyard.io/") == std::string::npos);  // no LLDP heard: no unit
+
+  // Every rail's leaf heard: the unit and each rail's leaf, as report topology's labels.
+  r.lldp = nlohmann::ordered_json::parse(R"([
+    {"rail": 1, "neighbor": {"system_name": "su7-leaf1", "port_id": "swp3"}},
+    {"rail": 0, "neighbor": {"system_name": "su7-leaf0", "port_id": "swp3"}},
+    {"rail": 2, "neighbor": {"system_name": "", "chassis_id": "0c:42:a1:00:00:02", "port_id": "swp3"}}])");
+  // A chassis ID is no label value: no unit labels rather than mangled ones.
+  std::string unit = nfd_features_text(r);
+  CHECK(unit.find("railyard.io/") == std::string::npos);
+  r.lldp[2]["neighbor"]["system_name"] = "su7-leaf2";
+  unit = nfd_features_text(r);
+  CHECK(unit.find("# The scalable unit its rails reach (nfd-master -extra-label-ns=railyard.io):\n"
+                  "railyard.io/unit=su-su7-leaf0\nrailyard.io/rail0-leaf=su7-leaf0\nrailyard.io/rail1-leaf=su7-leaf1\n"
+                  "railyard.io/rail2-leaf=su7-leaf2\n") != std::string::npos);
+  // A rail unheard, or a node that failed: none.
+  r.lldp[1]["neighbor"] = nullptr;
+  CHECK(nfd_features_text(r).find("railyard.io/") == std::string::npos);
+  r.lldp[1]["neighbor"] = {{"system_name", "su7-leaf1"}};
+  Report failed = r;
+  failed.checks[0].status = CheckStatus::fail;
+  CHECK(nfd_features_text(failed).find("railyard.io/") == std::string::npos);
+
   Report bare = report_of({check("x", CheckStatus::fail)});
   std::string s = nfd_features_text(bare);
   CHECK(s.find("railyard-selftest=fail\nrailyard-joined=false\n") != std::string::npos);

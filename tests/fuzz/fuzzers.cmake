@@ -14,7 +14,7 @@ set(RAILYARD_FUZZ_lldp_SOURCES core/lldp.cc core/net.cc core/text.cc)
 # builder/report/report_reader.cc: report bodies as the receiver, report show and the fleet
 # views read them (a POST from anyone who reaches the receiver, a file in a fleet directory).
 list(APPEND RAILYARD_FUZZERS report)
-set(RAILYARD_FUZZ_report_SOURCES builder/report/report_reader.cc builder/report/report_source.cc core/report.cc
+set(RAILYARD_FUZZ_report_SOURCES builder/report/report_reader.cc builder/report/report_source.cc core/report.cc core/topology.cc
     core/check_id.cc core/text.cc)
 set(RAILYARD_FUZZ_report_INCLUDES core builder)
 set(RAILYARD_FUZZ_report_PACKAGES simdjson nlohmann_json)

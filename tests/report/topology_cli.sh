@@ -72,7 +72,7 @@ print(misplaced, silent, twin, owner)
 PY
 read -r misplaced silent twin owner <"$tmp/broken"
 expect_rc 1 "$railyard" report topology "$tmp/fleet" --format json
-python3 - "$tmp/out" "$src/docs/topology.schema.json" $misplaced $silent $twin $owner <<'PY' || fail "the broken fleet's left_out"
+python3 - "$tmp/out" "$src/docs/topology.schema.json" "$misplaced" "$silent" "$twin" "$owner" <<'PY' || fail "the broken fleet's left_out"
 import json, sys, jsonschema
 t = json.load(open(sys.argv[1]))
 jsonschema.validate(t, json.load(open(sys.argv[2])))
@@ -95,8 +95,8 @@ grep -q "$misplaced left out: " "$tmp/err" || fail "the miscabled node is named 
 # units that changed differ.
 expect_rc 1 "$railyard" report topology "$tmp/fleet" --check "$tmp/topology.conf"
 [[ $(grep -c '^- ' "$tmp/out") == 2 && $(grep -c '^+ ' "$tmp/out") == 2 ]] || { cat "$tmp/out"; fail "--check names the two units' lines"; }
-grep -q "^- SwitchName=su-su000-leaf-r0 " "$tmp/out" && grep -q "^+ SwitchName=su-su001-leaf-r0 " "$tmp/out" ||
-  fail "--check names su000 and su001"
+grep -q "^- SwitchName=su-su000-leaf-r0 " "$tmp/out" || fail "--check names su000's line to go"
+grep -q "^+ SwitchName=su-su001-leaf-r0 " "$tmp/out" || fail "--check names su001's line to come"
 grep -q "differs from the reports' topology: 2 line(s) to go, 2 to come" "$tmp/err" || fail "--check summary"
 
 # A node added to one unit changes that unit's line alone.
@@ -119,8 +119,8 @@ changed=$(diff "$tmp/before.conf" "$tmp/after.conf" | grep -c '^[<>]' || true)
 
 # The other formats.
 expect_rc 1 "$railyard" report topology "$tmp/fleet" --format slurm-block --block-sizes 16,32
-grep -q "^BlockName=su-su000-leaf-r0 Nodes=" "$tmp/out" && grep -q "^BlockSizes=16,32$" "$tmp/out" ||
-  { cat "$tmp/out"; fail "slurm-block"; }
+grep -q "^BlockName=su-su000-leaf-r0 Nodes=" "$tmp/out" || { cat "$tmp/out"; fail "slurm-block's blocks"; }
+grep -q "^BlockSizes=16,32$" "$tmp/out" || { cat "$tmp/out"; fail "slurm-block's BlockSizes"; }
 expect_rc 1 "$railyard" report topology "$tmp/fleet" --format k8s-labels
 grep -q "^kubectl label node .*-r002-n07 --overwrite railyard.io/unit=su-su002-leaf-r0 railyard.io/rail0-leaf=su002-leaf-r0" "$tmp/out" ||
   { head -3 "$tmp/out"; fail "k8s-labels"; }

@@ -45,6 +45,7 @@ table.unit td{width:12px;height:12px;padding:0}
 table.unit td.p{background:#2e7d32}
 table.unit td.f{background:#c62828}
 table.unit td.w{background:#a06d00}
+table.unit td.n{background:#e0e0e0}
 )";
 
 // What to fix first on a failing node, for the page's first screen: its first planning
@@ -124,7 +125,8 @@ void fabric_view(std::ostringstream& out, const Topology& t, const std::vector<R
   out << "<h2>Fabric</h2>\n<p class=\"legend\">" << plural(t.units.size(), "scalable unit") << " from the rails' LLDP ("
       << plural(placed, "node") << " placed, " << t.left_out.size()
       << " left out; <code>railyard report topology</code> writes them for Slurm): a column per rail's leaf, a row per "
-         "node, each rail red where a check of it fails, amber where one is unsupported, green otherwise.</p>\n";
+         "node, each rail red where a check of it fails, amber where one is unsupported, grey where the node has no "
+         "such rail, green otherwise.</p>\n";
   if (!t.left_out.empty()) {
     out << "<ul class=\"failed left-out\">\n";
     for (const auto& o : t.left_out) {
@@ -150,6 +152,10 @@ void fabric_view(std::ostringstream& out, const Topology& t, const std::vector<R
     for (const auto* n : rows) {
       out << "<tr><th><a href=\"#" << id_for(n->node) << "\">" << html_escape(n->node) << "</a></th>";
       for (std::size_t r = 0; r < u.leaves.size(); ++r) {
+        if (r >= n->rails.size()) {  // a node of fewer rails (another SKU of the unit)
+          out << "<td class=\"n\" title=\"no rail " << r << "\"></td>";
+          continue;
+        }
         std::vector<std::string> failing;
         bool unsupported_only = true;
         for (const auto& f : n->failures)

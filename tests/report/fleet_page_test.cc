@@ -137,5 +137,25 @@ TEST_CASE("report fleet_page: the fabric view, a unit per set of leaves, the nod
   REQUIRE(h.find("<h2>Fabric</h2>") != std::string::npos);
   CHECK(h.find("<h2>Fabric</h2>") < h.find("<h2>Nodes</h2>"));
   CHECK(h.find("<ul class=\"failed left-out\">") < h.find("<div class=\"units\">"));
-  CHECK(count(h, "<table class=\"unit\"") >= 1);
+  // One unit: the passing HGX node and the lab node, whose four rails reach its first four
+  // leaves (another SKU of the unit: its other four cells grey).
+  REQUIRE(count(h, "<table class=\"unit\"") == 1);
+  CHECK(h.find("<caption>su-leaf-r0 · 2 nodes</caption>") != std::string::npos);
+  CHECK(h.find("<th>leaf-r0</th><th>leaf-r1</th>") != std::string::npos);
+  auto row = [&](const std::string& node) {
+    auto at = h.find("<tr><th><a href=\"#node-" + node + "\">");
+    return at == std::string::npos ? std::string() : h.substr(at, h.find("</tr>", at) - at);
+  };
+  CHECK(count(row("hgx-r001-n01"), "<td class=\"p\">") == 8);
+  CHECK(count(row("lab-node01"), "<td class=\"p\">") == 4);
+  CHECK(count(row("lab-node01"), "<td class=\"n\" title=\"no rail ") == 4);
+  // The nodes left out come first, each named with why and its likely unit: a node that never
+  // passed, one whose rail heard nothing, one with no rails.
+  const auto left = h.substr(h.find("<ul class=\"failed left-out\">"),
+                             h.find("<div class=\"units\">") - h.find("<ul class=\"failed left-out\">"));
+  CAPTURE(left);
+  CHECK(count(left, "<li>") == 3);
+  CHECK(left.find("hgx-r001-n02</a>: rail 7 heard no LLDP neighbour (and it has no passing report) "
+                  "<span class=\"hint\">likely su-leaf-r0</span>") != std::string::npos);
+  CHECK(left.find("stor-r005-n03</a>: its report names no rails</li>") != std::string::npos);
 }

@@ -124,17 +124,23 @@ int run_qemu(const FileSource& files, QemuArgs& a) {
       return bad(std::string(o.slurm_out.empty() ? "--console-log" : "--slurm-out") +
                  " copies one node's file; with several --node, each node's is kept in the run directory (--run-dir)");
   }
-  for (const auto& f : o.faults.shaped)
-    if (std::none_of(o.nodes.begin(), o.nodes.end(), [&](const LabIdentity& n) { return n.hostname == f.node; })) {
+  std::vector<std::pair<std::string, std::string>> named;  // fault, the node it names
+  for (const auto& f : o.faults.shaped) named.push_back({f.loss_pct > 0 ? "rail-loss" : "rail-slow", f.node});
+  if (!o.faults.swapped_node.empty()) named.push_back({"swap-rails", o.faults.swapped_node});
+  for (const auto& [fault, node] : named)
+    if (std::none_of(o.nodes.begin(), o.nodes.end(), [&](const LabIdentity& n) { return n.hostname == node; })) {
       std::string names;
       for (const auto& n : o.nodes) names += (names.empty() ? "" : ", ") + n.hostname;
-      return bad("--fault " + std::string(f.loss_pct > 0 ? "rail-loss" : "rail-slow") + " names " + f.node +
-                 ", which is not a node of this run (" + names + ")");
+      return bad("--fault " + fault + " names " + node + ", which is not a node of this run (" + names + ")");
     }
   // The lab's Slurm cluster (builder/qemu/lab_slurm.h).
   bool slurm = o.recipe && !o.recipe->slurm.controller.empty();
-  if (!o.slurm_out.empty() || !o.slurm_drained.empty()) {
-    const char* option = o.slurm_out.empty() ? "--slurm-drained" : "--slurm-out";
+  if (o.slurm_topology && o.collector.empty())
+    return bad("--slurm-topology: the controller fetches topology.conf from the collector: add --collector");
+  if (!o.slurm_out.empty() || !o.slurm_drained.empty() || o.slurm_topology) {
+    const char* option = !o.slurm_out.empty()       ? "--slurm-out"
+                         : !o.slurm_drained.empty() ? "--slurm-drained"
+                                                    : "--slurm-topology";
     if (!slurm)
       return bad(std::string(option) + ": the image's recipe joins no Slurm cluster (no join.slurm.controller)");
     if (!o.storage_target)
@@ -256,6 +262,9 @@ const bool qemu_registered = register_subcommand(80, [](CLI::App& app) {
   sub->add_option(
       "--slurm-drained", a->lab.slurm_drained,
       "The lab controller starts with the node drained for REASON, as a previous boot or an operator left it");
+  sub->add_flag("--slurm-topology", a->lab.slurm_topology,
+                "With a Slurm recipe, --storage-target and --collector: the lab controller runs topology/tree, its "
+                "topology.conf kept as the collector's GET /api/v1/topology serves it (docs/topology.md)");
   sub->add_option("--munge-key", a->munge_key_file,
                   "The lab Slurm cluster's munge key (32–1024 bytes); a fresh one per run otherwise. With --pxe: the "
                   "key given to railyard pxe --munge-key");

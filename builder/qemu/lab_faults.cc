@@ -18,7 +18,8 @@ std::optional<int> small_number(const std::string& s) {
 
 std::string lab_fault_help() {
   return "link-down=R (rail R's NIC has no link), pause-storm=R (rail R's NIC receives pause frames at storm rate), "
-         "swap-rails=A,B (the cables of rails A and B cross at the leaf), leaf-pfc=P (the leaf advertises PFC on "
+         "swap-rails=[NODE:]A,B (the cables of rails A and B of NODE, the first node unless named, cross at the leaf), "
+         "leaf-pfc=P (the leaf advertises PFC on "
          "priority P instead), no-lldp (the leaf sends no LLDP); with routed rails: leaf-bgp-down=R (rail R's leaf "
          "runs no BGP), leaf-refuse-asn=R (rail R's leaf expects another AS of the node), tenant-leak (the target "
          "answers for another tenant's address); rail-loss=NODE:R:PCT (the leaf's port to NODE's rail R loses "
@@ -48,12 +49,20 @@ Status add_lab_fault(const std::string& spec, int rails, LabFaults& f) {
     return success();
   }
   if (name == "swap-rails") {
-    auto parts = split(arg, ',');
+    std::string node, pair = arg;
+    if (auto colon = arg.find(':'); colon != std::string::npos) {
+      node = arg.substr(0, colon);
+      pair = arg.substr(colon + 1);
+      if (node.empty()) return bad("expected swap-rails=[NODE:]A,B, NODE a node of the run");
+    }
+    auto parts = split(pair, ',');
     std::optional<int> a = parts.size() == 2 ? rail(parts[0]) : std::nullopt,
                        b = parts.size() == 2 ? rail(parts[1]) : std::nullopt;
-    if (!a || !b || *a == *b) return bad("expected swap-rails=A,B, two different rails 0–" + std::to_string(rails - 1));
+    if (!a || !b || *a == *b)
+      return bad("expected swap-rails=[NODE:]A,B, two different rails 0–" + std::to_string(rails - 1));
     if (f.swapped) return bad("only one pair of rails can be swapped");
     f.swapped = std::pair{std::min(*a, *b), std::max(*a, *b)};
+    f.swapped_node = node;
     return success();
   }
   if (name == "leaf-pfc") {
@@ -99,7 +108,8 @@ std::string RailShaping::netem() const {
   return loss_pct > 0 ? "loss random " + std::to_string(loss_pct) + "%" : "rate " + std::to_string(rate_mbit) + "mbit";
 }
 
-int cabled_rail(const LabFaults& f, int port) {
+int cabled_rail(const LabFaults& f, const std::string& node, bool first, int port) {
+  if (f.swapped_node.empty() ? !first : f.swapped_node != node) return port;
   if (f.swapped && port == f.swapped->first) return f.swapped->second;
   if (f.swapped && port == f.swapped->second) return f.swapped->first;
   return port;

@@ -28,7 +28,8 @@ struct RailShaping {
 struct LabFaults {
   std::vector<int> links_down;                 // link-down=R: the rail's NIC has no link from power-on
   std::vector<int> pause_storms;               // pause-storm=R: the rail's NIC receives pause frames at storm rate
-  std::optional<std::pair<int, int>> swapped;  // swap-rails=A,B: the cables of rails A and B cross at the leaf
+  std::optional<std::pair<int, int>> swapped;  // swap-rails=[NODE:]A,B: the cables of rails A and B cross at the leaf
+  std::string swapped_node;                    // swap-rails' NODE; "": the first node
   std::optional<int> leaf_pfc;                 // leaf-pfc=P: the leaf advertises PFC on priority P instead
   bool no_lldp = false;                        // no-lldp: the leaf sends no LLDP
   // Routed rails (routing.mode = "bgp-unnumbered"):
@@ -62,7 +63,8 @@ Status add_lab_fault(const std::string& spec, int rails, LabFaults& faults);
 // nothing.
 Status check_lab_faults(const LabFaults& faults, const Recipe& recipe);
 
-// The node rail the leaf's port `port` is cabled to (the identity, but for swap-rails).
-int cabled_rail(const LabFaults& faults, int port);
+// The rail of node `node` (a host name; `first`: the run's first node) that the leaf's port
+// for its rail `port` is cabled to: the identity, but for the node swap-rails names.
+int cabled_rail(const LabFaults& faults, const std::string& node, bool first, int port);
 
 }  // namespace railyard

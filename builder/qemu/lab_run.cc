@@ -46,13 +46,18 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Ports the guest scripts (overlays/lab-qemu) write to, and the file each lands in.
-const std::vector<std::pair<std::string, std::string>> kNodePorts = {
-    {"org.railyard.report", "report.json"},           {"org.railyard.files", "files.tar"},
-    {"org.railyard.status", "status.json"},           {"org.railyard.rerun", "rerun.json"},
-    {"org.railyard.rerun-files", "rerun-files.tar"},  {"org.railyard.bench", "bench.txt"},
-    {"org.railyard.journal", "journal.txt"},          {"org.railyard.chain", "chain.txt"},
-    {"org.railyard.verify", "verify.json"},           {"org.railyard.slurm", "slurm.txt"},
-    {"org.railyard.join-journal", "join-journal.txt"}};
+const std::vector<std::pair<std::string, std::string>> kNodePorts = {{"org.railyard.report", "report.json"},
+                                                                     {"org.railyard.files", "files.tar"},
+                                                                     {"org.railyard.status", "status.json"},
+                                                                     {"org.railyard.rerun", "rerun.json"},
+                                                                     {"org.railyard.rerun-files", "rerun-files.tar"},
+                                                                     {"org.railyard.bench", "bench.txt"},
+                                                                     {"org.railyard.journal", "journal.txt"},
+                                                                     {"org.railyard.chain", "chain.txt"},
+                                                                     {"org.railyard.verify", "verify.json"},
+                                                                     {"org.railyard.slurm", "slurm.txt"},
+                                                                     {"org.railyard.join-journal", "join-journal.txt"},
+                                                                     {"org.railyard.topology", "topology.txt"}};
 const std::vector<std::pair<std::string, std::string>> kTargetPorts = {{"org.railyard.target", "target.json"},
                                                                        {"org.railyard.target-chain", "chain.txt"}};
 
@@ -372,8 +377,16 @@ Status wire_slurm(LabRun& r) {
   if (!ctl.ok()) return ctl.status();
   LabSlurmCluster cluster{o.target.hostname, *controller, {}, o.slurm_drained};
   for (const auto& n : r.nodes) cluster.nodes.push_back(n.id.hostname);
+  // --slurm-topology: the controller places the nodes in scalable units as their reports say.
+  cluster.topology = o.slurm_topology;
   r.target_id.files.push_back({kLabMungeKey, key, 0400});
   r.target_id.files.push_back({kLabSlurmConf, lab_slurm_conf(o.recipe->slurm, cluster)});
+  if (cluster.topology) {
+    const std::string url = std::string("http://") + kLabCollectorGuestHost + "/api/v1/topology\n";
+    r.target_id.files.push_back({kLabTopologyConf, lab_topology_placeholder()});
+    r.target_id.files.push_back({kLabTopologyMarker, url});
+    for (auto& n : r.nodes) n.id.files.push_back({kLabTopologyMarker, url});
+  }
   r.target_host_forwards.push_back({*ctl, controller->port});
   std::string to_controller = r.relay_to(*ctl);
   if (o.faults.controller_outage_s) {
@@ -467,7 +480,7 @@ Status boot_nodes(LabRun& r) {
       node.spec.wiring = RailWiring::cables;
       node.spec.rail_wires.assign(static_cast<std::size_t>(o.rails), -1);
       for (int k = 0; k < o.rails; ++k) {
-        int rail = first ? cabled_rail(o.faults, k) : k;
+        int rail = cabled_rail(o.faults, n.id.hostname, first, k);
         node.spec.rail_wires[static_cast<std::size_t>(rail)] =
             r.cables[i * static_cast<std::size_t>(o.rails) + static_cast<std::size_t>(k)][0];
       }

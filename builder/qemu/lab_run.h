@@ -15,6 +15,7 @@ namespace railyard {
 
 // The guest address that reaches `collector`: the lab recipe's [join] report_url host.
 inline constexpr const char* kLabCollectorGuestAddress = "10.0.2.100:80";
+inline constexpr const char* kLabCollectorGuestHost = "10.0.2.100";
 
 struct LabOptions {
   std::string image_dir;
@@ -37,9 +38,11 @@ struct LabOptions {
   std::string slurm_out;      // one node: the controller's `scontrol show node NODE --oneliner` after the agent
   std::string munge_key;      // the cluster's munge key; "" = one made for the run
   std::string slurm_drained;  // the controller starts with the node drained for this reason
-  std::string console_log;    // one node: a copy of its serial console
-  std::string run_dir;        // kept as given; "" = a temporary one, removed afterwards
-  int timeout_s = 1200;       // for the whole run, both VMs
+  // --slurm-topology: the controller runs topology/tree with the collector's topology.conf
+  bool slurm_topology = false;
+  std::string console_log;  // one node: a copy of its serial console
+  std::string run_dir;      // kept as given; "" = a temporary one, removed afterwards
+  int timeout_s = 1200;     // for the whole run, both VMs
   bool kvm = false;
   int memory_mib = 2048;
   int cpus = 2;

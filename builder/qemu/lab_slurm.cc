@@ -65,9 +65,17 @@ std::string lab_slurm_conf(const SlurmSpec& slurm, const LabSlurmCluster& c) {
          "SlurmdPidFile=/run/slurmd.pid\n"
          "ProctrackType=proctrack/linuxproc\n"
          "TaskPlugin=task/none\n"
-         "ReturnToService=2\n"
-         "# The nodes as the controller reaches them: through the host, to each one's slurmd.\n" +
-         nodes + "PartitionName=" + partition + " Nodes=" + join(c.nodes, ",") + " Default=YES State=UP\n";
+         "ReturnToService=2\n" +
+         std::string(c.topology
+                         ? "# The scalable units from the rails' LLDP: topology.conf as the collector serves it.\n"
+                           "TopologyPlugin=topology/tree\n"
+                         : "") +
+         "# The nodes as the controller reaches them: through the host, to each one's slurmd.\n" + nodes +
+         "PartitionName=" + partition + " Nodes=" + join(c.nodes, ",") + " Default=YES State=UP\n";
+}
+
+std::string lab_topology_placeholder() {
+  return "# railyard qemu: no scalable units yet; the collector's topology (GET /api/v1/topology) replaces this\n";
 }
 
 Outcome<std::string> fresh_munge_key() {

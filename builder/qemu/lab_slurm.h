@@ -26,6 +26,16 @@ inline constexpr int kSlurmdPort = 6818;
 inline constexpr const char* kLabSlurmConf = "etc/slurm/slurm.conf";
 // The overlay's key, made munge's at boot by the image's tmpfiles line (core/slurm.h).
 inline constexpr const char* kLabMungeKey = "etc/munge/munge.key";
+// With --slurm-topology (and --collector), the controller runs topology/tree: its
+// topology.conf starts with no switches, and the target's qemu-topology (overlays/lab-qemu)
+// keeps it as the collector's GET /api/v1/topology serves it, reconfiguring slurmctld at each
+// change, as a cluster's controller would from a timer. The marker holds that URL, in every
+// VM's overlay: a joined node exports the controller's `scontrol show topology` once it is
+// placed there.
+inline constexpr const char* kLabTopologyConf = "etc/slurm/topology.conf";
+inline constexpr const char* kLabTopologyMarker = "etc/railyard/lab-topology";
+// topology.conf before the first fetch: slurmctld refuses a missing file under topology/tree.
+std::string lab_topology_placeholder();
 
 // The recipe's controller (join.slurm.controller) as the lab can stand it up: an IPv4
 // address of QEMU's user network, 10.0.2.0/24, that neither QEMU (gateway, DNS, its DHCP
@@ -41,10 +51,12 @@ struct LabSlurmCluster {
   LabSlurmController controller;
   std::vector<std::string> nodes;  // the nodes' host names, their NodeNames, in lab order
   std::string drained_reason;      // "": unknown until they register; else drained, as a previous boot left them
+  bool topology = false;           // topology/tree, its topology.conf from the collector (kLabTopologyConf)
 };
 
 // The lab controller's /etc/slurm/slurm.conf: configless (the node's slurmd fetches it), the
-// recipe's cluster name and partition, the lab's nodes, Debian's paths.
+// recipe's cluster name and partition, the lab's nodes, Debian's paths; topology/tree when
+// cluster.topology.
 std::string lab_slurm_conf(const SlurmSpec& slurm, const LabSlurmCluster& cluster);
 
 // Why `reason` cannot stand as a drain reason in slurm.conf, or "".

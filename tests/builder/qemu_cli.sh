@@ -45,4 +45,8 @@ refused "change the lab leaf, which is the storage target VM: add --storage-targ
   --nodes "$inv" --node lab-node01 --fault rail-loss=lab-node01:1:5
 refused "--target-node lab-node01 is also booted as a --node: one VM cannot be both" "${two[@]}" --storage-target \
   --target-node lab-node01
+refused "--slurm-topology: the controller fetches topology.conf from the collector: add --collector" \
+  "${two[@]}" --storage-target --slurm-topology
+refused "--slurm-topology: the lab's Slurm controller runs on the storage target VM: add --storage-target" \
+  --nodes "$inv" --node lab-node01 --collector 127.0.0.1:9 --slurm-topology
 echo "qemu_cli: ok"

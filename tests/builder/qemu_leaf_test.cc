@@ -52,14 +52,23 @@ TEST_CASE("lab faults: each is parsed, bounded by the rails, and refused with wh
   CHECK(f.leaf_pfc == 4);
   CHECK(f.no_lldp);
   CHECK(f.links_down == std::vector<int>{0});
-  CHECK(cabled_rail(f, 1) == 3);
-  CHECK(cabled_rail(f, 3) == 1);
-  CHECK(cabled_rail(f, 2) == 2);
+  CHECK(cabled_rail(f, "lab-node01", true, 1) == 3);
+  CHECK(cabled_rail(f, "lab-node01", true, 3) == 1);
+  CHECK(cabled_rail(f, "lab-node01", true, 2) == 2);
+  CHECK(cabled_rail(f, "lab-node02", false, 1) == 1);  // the first node's cables only
+  // swap-rails=NODE:A,B: that node's.
+  LabFaults named;
+  CHECK(add_lab_fault("swap-rails=lab-node02:0,3", 4, named).ok());
+  CHECK(named.swapped_node == "lab-node02");
+  CHECK(cabled_rail(named, "lab-node01", true, 0) == 0);
+  CHECK(cabled_rail(named, "lab-node02", false, 0) == 3);
+  CHECK(add_lab_fault("swap-rails=:0,3", 4, named).error() ==
+        "--fault swap-rails=:0,3: expected swap-rails=[NODE:]A,B, NODE a node of the run");
 
   LabFaults g;
   CHECK(add_lab_fault("pause-storm=4", 4, g).error() == "--fault pause-storm=4: expected pause-storm=R, R a rail 0–3");
   CHECK(add_lab_fault("swap-rails=1,1", 4, g).error() ==
-        "--fault swap-rails=1,1: expected swap-rails=A,B, two different rails 0–3");
+        "--fault swap-rails=1,1: expected swap-rails=[NODE:]A,B, two different rails 0–3");
   CHECK(add_lab_fault("leaf-pfc=8", 4, g).error() == "--fault leaf-pfc=8: expected leaf-pfc=P, P a priority 0–7");
   CHECK(add_lab_fault("no-lldp=1", 4, g).error() == "--fault no-lldp=1: no-lldp takes no argument");
   CHECK(add_lab_fault("melt", 4, g).error().starts_with("--fault melt: unknown fault 'melt'; allowed: link-down=R"));

@@ -52,6 +52,12 @@ TEST_CASE("the lab controller's slurm.conf: configless, the node reached through
   CHECK(has_line(conf, "SlurmctldParameters=enable_configless"));
   CHECK(has_line(conf, "NodeName=lab-node01 NodeAddr=10.0.2.102 Port=6818 CPUs=1 RealMemory=1 State=UNKNOWN"));
   CHECK(has_line(conf, "PartitionName=lab Nodes=lab-node01 Default=YES State=UP"));
+  CHECK(conf.find("TopologyPlugin") == std::string::npos);
+  // --slurm-topology: topology/tree, whose topology.conf slurmctld needs from the start.
+  c.topology = true;
+  CHECK(has_line(lab_slurm_conf(lab_slurm(), c), "TopologyPlugin=topology/tree"));
+  CHECK(lab_topology_placeholder().find("SwitchName") == std::string::npos);
+  c.topology = false;
 
   c.drained_reason = "railyard: rail.2.link (a previous boot)";
   conf = lab_slurm_conf(lab_slurm(), c);

@@ -191,3 +191,22 @@ print("lab-node02 peer probes: " + "; ".join(second_figures))
 expect(slurm_field("NodeName", two["slurm"]) == "lab-node02" and slurm_field("State", two["slurm"]) == "IDLE",
        "the controller has lab-node02 IDLE: %r" % two["slurm"])
 PY
+
+# The scheduler learns the fabric from the fabric: the topology from the collector's directory
+# is one scalable unit of both nodes, its leaves in rail order, and GET /api/v1/topology serves
+# byte for byte the topology.conf the command writes.
+"$RAILYARD" report topology "$LAB_REPORTS" --format json >"$LAB_WORK/topology.json" ||
+  lab_fail "railyard report topology left nodes out: $(cat "$LAB_WORK/topology.json")"
+python3 - "$LAB_WORK/topology.json" "$SRC/docs/topology.schema.json" <<'PY' || lab_fail "the lab's topology"
+import json, sys, jsonschema
+t = json.load(open(sys.argv[1]))
+jsonschema.validate(t, json.load(open(sys.argv[2])))
+assert t == {"units": [{"name": "su-leaf-r0", "leaves": ["leaf-r0", "leaf-r1", "leaf-r2", "leaf-r3"],
+                        "nodes": ["lab-node01", "lab-node02"]}], "left_out": []}, t
+PY
+python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
+  "http://$LAB_COLLECTOR/api/v1/topology" >"$LAB_WORK/served.conf"
+"$RAILYARD" report topology "$LAB_REPORTS" --check "$LAB_WORK/served.conf" ||
+  lab_fail "the collector served another topology than the reports give: $(cat "$LAB_WORK/served.conf")"
+echo "e2e: topology.conf as the collector serves it:"
+cat "$LAB_WORK/served.conf"

@@ -124,7 +124,8 @@ lab_expect_rc() {
 
 # lab_assert: Python assertions (stdin) over the run's files. Available: slurm (the text
 # --slurm-out "$LAB_RUN/slurm.txt" wrote) and slurm_field(KEY[, text]) (its State=, Reason=…), report, status,
-# rerun, verify (railyard.qemu.verify=1's runs), target, topology (JSON or None), check(name) → the report's check, expect(cond,
+# rerun, verify (railyard.qemu.verify=1's runs), target, topology (the VM's, JSON or None), slurm_topology (with a
+# collector: the controller's `scontrol show topology` as the joined node saw it), check(name) → the report's check, expect(cond,
 # what), files and rerun_files (path → text of the agent's files after the first and the
 # second run), collected (the reports the collector keeps: one per node and boot),
 # collector_log (its log: one line per POST), os.environ["LAB_IMAGE"] (the image), journal_err (the agent's journal lines of
@@ -132,7 +133,7 @@ lab_expect_rc() {
 # units' and munge's journal) and run (the run's directory). With LAB_NODES, these are the
 # first node's (its files in node/; --report-out wrote reports/HOST.json for each), and
 # node_files(HOST) gives another's: a dict of report, status, slurm (its controller's
-# answer), verify and journal_err, from node-HOST/.
+# answer), verify, journal_err and slurm_topology, from node-HOST/.
 lab_assert() {
   LAB_IMAGE=${LAB_IMAGE:-} python3 - "$LAB_RUN" "${LAB_REPORTS:-}" 3<&0 <<'PY'
 import glob, json, os, re, sys, tarfile
@@ -152,8 +153,11 @@ def text(rel):
 def node_files(host):
     d = "node-" + host + "/"
     return {"report": load(d + "report.json"), "status": load(d + "status.json"), "verify": load(d + "verify.json"),
-            "slurm": (text(d + "slurm.txt") or "").strip() or None, "journal_err": text(d + "journal.txt")}
+            "slurm": (text(d + "slurm.txt") or "").strip() or None, "journal_err": text(d + "journal.txt"),
+            "slurm_topology": (text(d + "topology.txt") or "").strip() or None}
 target, topology = load("target/target.json"), load("node/topology.json")
+# With a collector and Slurm: the controller's `scontrol show topology` once it placed the node.
+slurm_topology = (text("node/topology.txt") or "").strip() or None
 verify = load("node/verify.json")
 def unpack(rel):
     p, out = os.path.join(run, rel), {}

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "report/hints.h"
 #include "report/rails_picture.h"
@@ -27,7 +28,7 @@ th{background:#eef2f8}
 tr.fail td:first-child{border-left:4px solid #c62828}
 tr.pass td:first-child{border-left:4px solid #2e7d32}
 td.num{text-align:right}
-section.node{border-top:1px solid #ccd3de;margin-top:18px;padding-top:4px}
+section.node{border-top:1px solid #ccd3de;margin-top:18px;padding-top:4px;content-visibility:auto;contain-intrinsic-size:auto 320px}
 .meta{color:#555;font-size:12px;margin:2px 0 8px}
 .failure{margin:4px 0 10px 12px;font-size:13px}
 .failure .hint{color:#3b4a60;font-style:italic}
@@ -190,7 +191,20 @@ std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& n
   // node comes from its whole report.
   std::ostringstream sections;
   std::vector<std::pair<const ReportDigest*, FirstCause>> failed_nodes;
+  // Past kAllPicturesUpTo nodes, only the nodes that need a look (failing, or left out of the
+  // topology) get their rails drawn: a picture is ~12 KB of SVG, and 4,096 of them make a page
+  // no browser opens in time. The others keep a section, so that every link lands.
+  const bool every_picture = nodes.size() <= kAllPicturesUpTo;
+  std::unordered_set<std::string> left_out;
+  for (const auto& o : topology.left_out) left_out.insert(o.node);
   for (const auto* n : order) {
+    if (!every_picture && counts_as_pass(*n) && !left_out.count(n->node)) {
+      sections << "<section class=\"node\" id=\"" << id_for(n->node) << "\">\n<h2>" << html_escape(node_label(n->node))
+               << " <span class=\"pass\">PASS</span></h2>\n<div class=\"meta\">recipe " << html_escape(n->recipe)
+               << " · not drawn in a fleet of " << nodes.size() << " nodes: <code>railyard report show "
+               << html_escape(n->path) << "</code></div>\n</section>\n";
+      continue;
+    }
     auto r = load(*n);
     if (r.ok()) {
       if (!counts_as_pass(*n)) failed_nodes.push_back({n, first_cause(*r)});
@@ -295,7 +309,12 @@ std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& n
   out << "<p class=\"legend\">Rails: each GPU joined to its rail NIC, labelled with the pair's PCIe affinity "
          "(PIX/PXB green, PHB/NODE amber, SYS red), grouped by the NIC's NUMA node. NIC colour, by the rail's worst: "
          "red link down or a check failing, amber the RDMA port not ACTIVE or a check unsupported or skipped, green "
-         "link up and every check of the rail verified, grey unknown.</p>\n";
+         "link up and every check of the rail verified, grey unknown."
+      << (nodes.size() > kAllPicturesUpTo
+              ? " In a fleet of more than " + std::to_string(kAllPicturesUpTo) +
+                    " nodes only the failing nodes and those left out of the topology are drawn."
+              : std::string())
+      << "</p>\n";
   out << sections.str();
   out << "</body></html>\n";
   return out.str();

@@ -18,10 +18,15 @@ using ReportLoader = std::function<Outcome<LoadedReport>(const ReportDigest&)>;
 
 // `nodes`: the newest report of each node (Fleet::nodes); the table is made from them, and
 // each node's section from its whole report, loaded one at a time so that a large fleet's
-// page needs the memory of one report. A report that cannot be loaded is named on the page
-// and added to `unreadable`.
+// page needs the memory of one report (past kAllPicturesUpTo nodes, a passing node that the
+// topology places gets a line, its report not loaded). A report that cannot be loaded is
+// named on the page and added to `unreadable`.
 // `topology`: the fleet's scalable units (fleet_topology.h), drawn as the fabric view above
 // the node table.
+// Up to this many nodes the page draws every node's rails; past it, the failing nodes' and
+// those left out of the topology only.
+inline constexpr std::size_t kAllPicturesUpTo = 256;
+
 std::string fleet_page(const FleetSummary& summary, const std::vector<ReportDigest>& nodes, const Topology& topology,
                        const ReportLoader& load, std::vector<UnreadableReport>& unreadable);
 

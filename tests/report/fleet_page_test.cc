@@ -3,7 +3,11 @@
 // first, everything escaped.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "builder/temp_dir.h"
 #include "report/fleet_page.h"
@@ -158,4 +162,39 @@ TEST_CASE("report fleet_page: the fabric view, a unit per set of leaves, the nod
   CHECK(left.find("hgx-r001-n02</a>: rail 7 heard no LLDP neighbour (and it has no passing report) "
                   "<span class=\"hint\">likely su-leaf-r0</span>") != std::string::npos);
   CHECK(left.find("stor-r005-n03</a>: its report names no rails</li>") != std::string::npos);
+}
+
+TEST_CASE("report fleet_page: past 256 nodes only the failing and the left-out are drawn, every link still lands") {
+  // 300 copies of the passing HGX report, on leaf ports of their own, and one failing report.
+  test::TempDir dir;
+  const std::string pass = test::read_all(std::string(RAILYARD_SOURCE_DIR) + "/tests/report/golden/hgx-pass.json");
+  for (int i = 0; i < 300; ++i) {
+    auto j = nlohmann::ordered_json::parse(pass);
+    j["node"] = "hgx-n" + std::to_string(1000 + i);
+    for (auto& rail : j["lldp"])
+      if (rail["neighbor"].is_object()) rail["neighbor"]["port_id"] = "swp" + std::to_string(i);
+    if (i == 7) j["lldp"][3]["neighbor"] = nullptr;  // left out: a rail unheard
+    dir.write("n" + std::to_string(i) + ".json", j.dump());
+  }
+  dir.write("fail.json", test::read_all(std::string(RAILYARD_SOURCE_DIR) + "/tests/report/golden/hgx-pfc-link.json"));
+  auto fleet = read_fleet(dir.path());
+  REQUIRE(fleet.ok());
+  REQUIRE(fleet->nodes.size() == 301);
+  std::vector<std::string> loaded;
+  std::vector<UnreadableReport> unreadable;
+  std::string h = fleet_page(
+      summarize(*fleet), fleet->nodes, fleet_topology(*fleet),
+      [&](const ReportDigest& d) {
+        loaded.push_back(d.node);
+        return load_file(d);
+      },
+      unreadable);
+  // The failing node and the one left out are loaded and drawn; the others are not loaded.
+  std::sort(loaded.begin(), loaded.end());
+  CHECK(loaded == std::vector<std::string>{"hgx-n1007", "hgx-r001-n02"});
+  CHECK(count(h, "<svg class=\"rails\"") == 2);
+  CHECK(count(h, "<section class=\"node\"") == 301);
+  CHECK(count(h, " · not drawn in a fleet of 301 nodes: <code>railyard report show ") == 299);
+  CHECK(h.find("In a fleet of more than 256 nodes only the failing nodes and those left out of the topology are "
+               "drawn.") != std::string::npos);
 }

@@ -637,6 +637,7 @@ TEST_CASE("base: a vendor root filesystem is fetched, verified and unpacked with
                                                "munge",
                                                "dbus",
                                                "slurmctld",
+                                               "curl",
                                                "rdma-core",
                                                "ibverbs-providers",
                                                "libibverbs1",

@@ -201,7 +201,7 @@ python3 - "$LAB_WORK/topology.json" "$SRC/docs/topology.schema.json" <<'PY' || l
 import json, sys, jsonschema
 t = json.load(open(sys.argv[1]))
 jsonschema.validate(t, json.load(open(sys.argv[2])))
-assert t == {"units": [{"name": "su-leaf-r0", "leaves": ["leaf-r0", "leaf-r1", "leaf-r2", "leaf-r3"],
+assert t == {"schema": 1, "units": [{"name": "su-leaf-r0", "leaves": ["leaf-r0", "leaf-r1", "leaf-r2", "leaf-r3"],
                         "nodes": ["lab-node01", "lab-node02"]}], "left_out": []}, t
 PY
 python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \

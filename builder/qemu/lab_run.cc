@@ -381,6 +381,7 @@ Status wire_slurm(LabRun& r) {
   cluster.topology = o.slurm_topology;
   r.target_id.files.push_back({kLabMungeKey, key, 0400});
   r.target_id.files.push_back({kLabSlurmConf, lab_slurm_conf(o.recipe->slurm, cluster)});
+  if (!cluster.drained_reason.empty()) r.target_id.files.push_back({kLabSlurmDrain, lab_slurm_drain(cluster)});
   if (cluster.topology) {
     const std::string url = std::string("http://") + kLabCollectorGuestHost + "/api/v1/topology\n";
     r.target_id.files.push_back({kLabTopologyConf, lab_topology_placeholder()});

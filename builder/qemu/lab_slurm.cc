@@ -40,17 +40,16 @@ std::string lab_drain_reason_error(const std::string& reason) {
   if (reason.size() > 200) return std::to_string(reason.size()) + " characters; at most 200";
   for (char c : reason)
     if (c < 0x20 || c > 0x7e || c == '"' || c == '#')
-      return "printable ASCII without '\"' or '#' only (it is quoted in slurm.conf)";
+      return "printable ASCII without '\"' or '#' only (one line of the target's lab-slurm-drain)";
   return "";
 }
 
 std::string lab_slurm_conf(const SlurmSpec& slurm, const LabSlurmCluster& c) {
   std::string partition = slurm.partition.empty() ? "lab" : slurm.partition;
-  std::string state = c.drained_reason.empty() ? "State=UNKNOWN" : "State=DRAIN Reason=\"" + c.drained_reason + "\"";
   std::string nodes;
   for (std::size_t i = 0; i < c.nodes.size(); ++i)
     nodes += "NodeName=" + c.nodes[i] + " NodeAddr=" + lab_slurmd_guest_address(static_cast<int>(i)) +
-             " Port=" + std::to_string(kSlurmdPort) + " CPUs=1 RealMemory=1 " + state + "\n";
+             " Port=" + std::to_string(kSlurmdPort) + " CPUs=1 RealMemory=1 State=UNKNOWN\n";
   return "# The railyard lab's Slurm controller (railyard qemu --storage-target; builder/qemu/lab_slurm.h).\n"
          "# The node fetches this file from here (configless): it holds none of its own.\n"
          "ClusterName=" +
@@ -72,6 +71,10 @@ std::string lab_slurm_conf(const SlurmSpec& slurm, const LabSlurmCluster& c) {
                          : "") +
          "# The nodes as the controller reaches them: through the host, to each one's slurmd.\n" + nodes +
          "PartitionName=" + partition + " Nodes=" + join(c.nodes, ",") + " Default=YES State=UP\n";
+}
+
+std::string lab_slurm_drain(const LabSlurmCluster& c) {
+  return c.drained_reason.empty() ? "" : join(c.nodes, ",") + "\n" + c.drained_reason + "\n";
 }
 
 std::string lab_topology_placeholder() {

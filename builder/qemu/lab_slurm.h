@@ -34,6 +34,10 @@ inline constexpr const char* kLabMungeKey = "etc/munge/munge.key";
 // placed there.
 inline constexpr const char* kLabTopologyConf = "etc/slurm/topology.conf";
 inline constexpr const char* kLabTopologyMarker = "etc/railyard/lab-topology";
+// --slurm-drained: the nodes and the reason the controller drains them with once slurmctld is
+// up (`scontrol update`, by the target's qemu-slurm-drain), as a failed earlier boot left
+// them. Not State=DRAIN in slurm.conf: a reconfigure (--slurm-topology's) applies that again.
+inline constexpr const char* kLabSlurmDrain = "etc/railyard/lab-slurm-drain";
 // topology.conf before the first fetch: slurmctld refuses a missing file under topology/tree.
 std::string lab_topology_placeholder();
 
@@ -50,7 +54,7 @@ struct LabSlurmCluster {
   std::string controller_hostname;  // the target VM's host name: slurmctld runs only there
   LabSlurmController controller;
   std::vector<std::string> nodes;  // the nodes' host names, their NodeNames, in lab order
-  std::string drained_reason;      // "": unknown until they register; else drained, as a previous boot left them
+  std::string drained_reason;      // "": unknown until they register; else drained at start (kLabSlurmDrain)
   bool topology = false;           // topology/tree, its topology.conf from the collector (kLabTopologyConf)
 };
 
@@ -59,7 +63,11 @@ struct LabSlurmCluster {
 // cluster.topology.
 std::string lab_slurm_conf(const SlurmSpec& slurm, const LabSlurmCluster& cluster);
 
-// Why `reason` cannot stand as a drain reason in slurm.conf, or "".
+// kLabSlurmDrain's text, when cluster.drained_reason is set: the nodes as one Slurm host list
+// on the first line, the reason on the second.
+std::string lab_slurm_drain(const LabSlurmCluster& cluster);
+
+// Why `reason` cannot stand as the lab's drain reason (kLabSlurmDrain), or "".
 std::string lab_drain_reason_error(const std::string& reason);
 
 // A munge key for one lab run: 1024 random bytes, as mungekey(8) makes.

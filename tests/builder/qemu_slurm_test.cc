@@ -43,7 +43,7 @@ TEST_CASE("the lab controller stands at a free address of QEMU's user network") 
   }
 }
 
-TEST_CASE("the lab controller's slurm.conf: configless, the node reached through the host, unknown or drained") {
+TEST_CASE("the lab controller's slurm.conf: configless, the node reached through the host; a drain once it is up") {
   LabSlurmCluster c{"lab-target01", {"10.0.2.101", 6817}, {"lab-node01"}, ""};
   std::string conf = lab_slurm_conf(lab_slurm(), c);
   CHECK(has_line(conf, "ClusterName=lab"));
@@ -61,23 +61,26 @@ TEST_CASE("the lab controller's slurm.conf: configless, the node reached through
 
   c.drained_reason = "railyard: rail.2.link (a previous boot)";
   conf = lab_slurm_conf(lab_slurm(), c);
-  CHECK(has_line(conf,
-                 "NodeName=lab-node01 NodeAddr=10.0.2.102 Port=6818 CPUs=1 RealMemory=1 State=DRAIN "
-                 "Reason=\"railyard: rail.2.link (a previous boot)\""));
+  // Not State=DRAIN in slurm.conf, which every reconfigure applies again: the target drains
+  // the nodes with scontrol once slurmctld is up, from kLabSlurmDrain.
+  CHECK(has_line(conf, "NodeName=lab-node01 NodeAddr=10.0.2.102 Port=6818 CPUs=1 RealMemory=1 State=UNKNOWN"));
+  CHECK(lab_slurm_drain(c) == "lab-node01\nrailyard: rail.2.link (a previous boot)\n");
   SlurmSpec no_partition = lab_slurm();
   no_partition.partition.clear();
   CHECK(has_line(lab_slurm_conf(no_partition, c), "PartitionName=lab Nodes=lab-node01 Default=YES State=UP"));
 
   // Two lab nodes: each reached at an address of its own, one partition holding both.
   c.nodes.push_back("lab-node02");
+  CHECK(lab_slurm_drain(c) == "lab-node01,lab-node02\nrailyard: rail.2.link (a previous boot)\n");
   c.drained_reason.clear();
+  CHECK(lab_slurm_drain(c).empty());
   conf = lab_slurm_conf(lab_slurm(), c);
   CHECK(has_line(conf, "NodeName=lab-node01 NodeAddr=10.0.2.102 Port=6818 CPUs=1 RealMemory=1 State=UNKNOWN"));
   CHECK(has_line(conf, "NodeName=lab-node02 NodeAddr=10.0.2.103 Port=6818 CPUs=1 RealMemory=1 State=UNKNOWN"));
   CHECK(has_line(conf, "PartitionName=lab Nodes=lab-node01,lab-node02 Default=YES State=UP"));
 }
 
-TEST_CASE("a seeded drain reason is one quoted slurm.conf value") {
+TEST_CASE("a seeded drain reason is one printable line") {
   CHECK(lab_drain_reason_error("railyard: rail.2.link") == "");
   CHECK(lab_drain_reason_error("") == "empty");
   CHECK(lab_drain_reason_error("bad \"quote\"").find("without '\"'") != std::string::npos);

@@ -11,13 +11,16 @@
 # failed earlier boot leaves it); the pass registers slurmd and resumes it, the failing verify
 # drains it again with the rail in the reason. Both nodes pass, each proving every rail across
 # the leaf to the reference, and both join; lab-node01 is asserted in full, lab-node02 on what
-# differs between nodes.
+# differs between nodes. The controller runs topology/tree from the collector's topology
+# (--slurm-topology) and places both nodes in one scalable unit; its reconfigures keep the
+# features the agents set and the drain.
 source "$(dirname "$0")/lib/lab.bash"
 lab_init "$@"
 lab_image "$SRC/recipes/qemu-virt.toml"
 lab_collector
 LAB_NODES="lab-node01 lab-node02" lab_boot pass --storage-target --target-node lab-target01 \
-  --append railyard.qemu.rerun=1 --append railyard.qemu.verify=1 --slurm-drained "railyard: rail.2.link (a previous boot)"
+  --append railyard.qemu.rerun=1 --append railyard.qemu.verify=1 --slurm-drained "railyard: rail.2.link (a previous boot)" \
+  --slurm-topology
 lab_expect_rc 0
 
 lab_assert <<'PY'
@@ -190,6 +193,15 @@ for i in range(4):
 print("lab-node02 peer probes: " + "; ".join(second_figures))
 expect(slurm_field("NodeName", two["slurm"]) == "lab-node02" and slurm_field("State", two["slurm"]) == "IDLE",
        "the controller has lab-node02 IDLE: %r" % two["slurm"])
+expect(slurm_field("AvailableFeatures", two["slurm"]) == "railyard,rails4,rxe0,rxe1,rxe2,rxe3",
+       "lab-node02's features: %r" % slurm_field("AvailableFeatures", two["slurm"]))
+# The lab controller runs topology/tree from the collector's topology (--slurm-topology): the
+# node placed last is placed with the other, one switch for the unit holding both.
+placed = [t for t in (slurm_topology, two["slurm_topology"]) if t]
+print("scontrol show topology, as each node saw it placed: %r" % placed)
+expect(len(placed) == 2, "both joined nodes were placed: %r" % placed)
+expect(any(re.search(r"^SwitchName=su-leaf-r0 Level=0 .*Nodes=lab-node\[01-02\]$", t, re.M) for t in placed),
+       "the controller places both nodes under su-leaf-r0: %r" % placed)
 PY
 
 # The scheduler learns the fabric from the fabric: the topology from the collector's directory

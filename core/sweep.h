@@ -1,0 +1,139 @@
+// The fleet sweep: every node against other nodes on every rail, across the leaves, so that a
+// fault that only shows between two particular ports (a marginal transceiver, a leaf port's
+// buffer profile, a congested spine path) is found and pinned on one link. Two halves, both
+// pure: the schedule (which pairs test in which round, no NIC in two tests at once) and the
+// blame (which node-rail the results point at, and which pairs need a second look against
+// references before anyone is blamed). The worker that runs a round and the Slurm job around
+// it are the programs'.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "topology.h"
+
+namespace railyard {
+
+// full: every pair within each unit on every rail, and each node with at least two peers of
+// other units (through the spine). quick: each node with its two ring neighbours in its unit
+// and one peer of another unit.
+enum class SweepMode { full, quick };
+std::optional<SweepMode> parse_sweep_mode(const std::string& s);
+const char* to_string(SweepMode m);
+
+// One test: node `a` and node `b` on rail `rail` (a's rail-i NIC and b's, across their leaf i,
+// or the spine when they are in different units), each way in turn.
+struct SweepTest {
+  std::string a;
+  std::string b;
+  int rail = 0;
+  bool operator==(const SweepTest&) const = default;
+};
+
+// A unit as the sweep sees it: its leaves (one per rail) and its nodes, each with the rails it
+// has (a node with fewer rails joined the unit whose first leaves its rails reach).
+struct SweepNode {
+  std::string name;
+  int rails = 0;
+};
+struct SweepUnit {
+  std::string name;
+  std::vector<std::string> leaves;
+  std::vector<SweepNode> nodes;
+};
+// The units of `t`, each node's rails from `nodes` (what group_units read).
+std::vector<SweepUnit> sweep_units(const Topology& t, const std::vector<NodeFabric>& nodes);
+
+struct SweepPlan {
+  SweepMode mode = SweepMode::full;
+  double seconds_per_test = 2;  // each way: a round takes twice this
+  // Round by round: every rail of a node pair tests in the same round, so a node is in at
+  // most one pair per round and each of its NICs in at most one test.
+  std::vector<std::vector<SweepTest>> rounds;
+  std::size_t tests = 0;
+  std::size_t nodes = 0;  // the nodes the plan tests: the units', not the left-out
+  // The fabric's time for the whole plan: rounds × 2 × seconds_per_test.
+  double fabric_seconds() const;
+};
+
+// The schedule for `units` (a topology's left-out nodes are not swept: they are miscabled or
+// never passed). Each unit's nodes meet in a round-robin tournament (full) or a ring (quick),
+// the units all at once, followed by the rounds across units. Deterministic: the same
+// topology gives the same plan.
+SweepPlan plan_sweep(const std::vector<SweepUnit>& units, SweepMode mode, double seconds_per_test);
+
+// The contract of `railyard fabric sweep --plan` (docs/sweep.md): rounds, tests and
+// fabric_seconds, with the mode and the seconds per test.
+nlohmann::ordered_json sweep_plan_json(const SweepPlan& p);
+
+// What the worker measured for one test. `ok`: both ways moved their data, compared; the
+// bandwidth is the lower of the two ways; the counter deltas are the lossless counters' (the
+// peer checks' set) on each side over the test, and "" when clean.
+struct SweepResult {
+  SweepTest test;
+  bool ok = false;
+  double gbps = 0;
+  std::string error;       // why not ok, as the worker saw it
+  std::string a_counters;  // e.g. "rx_discards_phy +12"
+  std::string b_counters;
+};
+
+// A node-rail the sweep blames: its link (cable, transceiver, NIC or the leaf's port).
+struct SweepCulprit {
+  std::string node;
+  int rail = 0;
+  std::string why;               // the sentence for the drain reason's tail and the report
+  std::size_t peers = 0;         // distinct peers it was tested with
+  std::size_t failed_peers = 0;  // and how many of those tests failed
+  double median_gbps = 0;        // its tests' median bandwidth on the rail
+  double unit_median_gbps = 0;   // the sweep's median on that rail among the node's unit
+  std::string counters;          // the counter deltas on its side, joined
+};
+
+// A test that failed with neither node failing with most of its peers: retested, each node
+// against references, before anyone is blamed.
+struct SweepRetest {
+  SweepResult failed;            // the test that failed alone, as it was measured
+  std::vector<SweepTest> tests;  // each of its nodes against references on that rail
+};
+
+struct SweepBlame {
+  std::vector<SweepCulprit> culprits;  // by node, then rail
+  std::vector<SweepRetest> retests;    // the second pass's tests (first pass only)
+  // Pairs that failed alone and whose nodes both passed against references: a path between
+  // them (the spine, a route), not either node's link. Named, not drained.
+  std::vector<SweepResult> pair_faults;
+  std::size_t tests = 0;
+  std::size_t failed_tests = 0;
+};
+
+// How low a bandwidth is a failing test: below this share of the median on its rail (among
+// the tests in the same unit, or across units for the cross-unit tests).
+inline constexpr double kSweepSlowFraction = 0.8;
+// How many references each node of a pair that failed alone is retested against.
+inline constexpr std::size_t kRetestReferences = 2;
+
+// The first pass's blame. A node-rail is blamed when it failed with at least two distinct
+// peers and with more than half of those it was tested with. A failed test whose nodes are
+// neither blamed is retested: each of its nodes on that rail against kRetestReferences nodes
+// whose tests on that rail all passed (`references`, when given, first; then nodes of the same
+// unit), scheduled so that no NIC is in two tests at once (retest rounds: `retest_rounds`).
+SweepBlame blame_sweep(const std::vector<SweepUnit>& units, const std::vector<SweepResult>& results,
+                       const std::vector<std::string>& references = {});
+
+// The second pass: a node whose retests against references all failed is blamed; a pair
+// whose nodes both passed is a pair fault. `first` comes from blame_sweep.
+SweepBlame settle_retests(const SweepBlame& first, const std::vector<SweepResult>& retests);
+
+// The retests of `b` packed into rounds, no node in two tests of a round.
+std::vector<std::vector<SweepTest>> retest_rounds(const SweepBlame& b);
+
+// Whether a result counts as failing against the median bandwidth `median` of its rail.
+bool sweep_test_failed(const SweepResult& r, double median);
+
+}  // namespace railyard

@@ -1,0 +1,293 @@
+#include "sweep.h"
+
+#include <doctest/doctest.h>
+
+#include <map>
+#include <set>
+
+using namespace railyard;
+
+namespace {
+
+// `sizes[i]` nodes in unit i, each with `rails` rails: node names u<i>n<j>.
+std::vector<SweepUnit> units_of(const std::vector<int>& sizes, int rails) {
+  std::vector<SweepUnit> out;
+  for (std::size_t u = 0; u < sizes.size(); ++u) {
+    SweepUnit s;
+    s.name = "su-leaf" + std::to_string(u);
+    for (int r = 0; r < rails; ++r) s.leaves.push_back("leaf" + std::to_string(u) + "-" + std::to_string(r));
+    for (int n = 0; n < sizes[u]; ++n) s.nodes.push_back({"u" + std::to_string(u) + "n" + std::to_string(n), rails});
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::map<std::string, std::string> unit_by_node(const std::vector<SweepUnit>& units) {
+  std::map<std::string, std::string> m;
+  for (const auto& u : units)
+    for (const auto& n : u.nodes) m[n.name] = u.name;
+  return m;
+}
+
+// The results of `plan`: every test passes at 24 Gb/s, except those touching a NIC in `bad`
+// ("node/rail"), which move no data, and the pairs in `flaky`, which fail alone.
+std::vector<SweepResult> run(const std::vector<std::vector<SweepTest>>& rounds, const std::set<std::string>& bad,
+                             const std::set<std::string>& flaky = {}) {
+  std::vector<SweepResult> out;
+  for (const auto& round : rounds)
+    for (const auto& t : round) {
+      SweepResult r{t, true, 24.0, "", "", ""};
+      const std::string a = t.a + "/" + std::to_string(t.rail), b = t.b + "/" + std::to_string(t.rail);
+      if (bad.count(a) || bad.count(b)) {
+        r.ok = false;
+        r.gbps = 0;
+        r.error = "work completion error: retry exceeded";
+      }
+      if (flaky.count(t.a + "-" + t.b + "/" + std::to_string(t.rail))) {
+        r.gbps = 6.0;
+        r.b_counters = "rx_discards_phy +40";
+      }
+      out.push_back(r);
+    }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("sweep: each unit's round-robin on every rail, no node in two pairs of a round") {
+  for (int units = 1; units <= 5; ++units)
+    for (int size = 1; size <= 9; ++size)
+      for (int rails : {1, 3}) {
+        std::vector<int> sizes(static_cast<std::size_t>(units), size);
+        sizes[0] = std::max(1, size - 1);  // one unit smaller than the rest
+        const auto u = units_of(sizes, rails);
+        const auto unit = unit_by_node(u);
+        const SweepPlan p = plan_sweep(u, SweepMode::full, 2);
+        CAPTURE(units);
+        CAPTURE(size);
+        CAPTURE(rails);
+        std::map<std::pair<std::string, std::string>, std::set<int>> pair_rails;
+        std::map<std::string, std::set<std::string>> outside;  // node/rail → peers in other units
+        std::size_t tests = 0;
+        for (const auto& round : p.rounds) {
+          std::map<std::string, std::string> partner;  // a node's one partner in this round
+          for (const auto& t : round) {
+            ++tests;
+            CHECK(t.a != t.b);
+            CHECK(natural_less(t.a, t.b));
+            for (auto [x, y] : {std::pair{t.a, t.b}, std::pair{t.b, t.a}}) {
+              auto [it, fresh] = partner.emplace(x, y);
+              CHECK(it->second == y);  // in one pair only; its rails test side by side
+            }
+            CHECK(pair_rails[{t.a, t.b}].insert(t.rail).second);  // never the same test twice
+            if (unit.at(t.a) != unit.at(t.b)) {
+              outside[t.a + "/" + std::to_string(t.rail)].insert(t.b);
+              outside[t.b + "/" + std::to_string(t.rail)].insert(t.a);
+            }
+          }
+        }
+        CHECK(p.tests == tests);
+        CHECK(p.fabric_seconds() == doctest::Approx(4.0 * static_cast<double>(p.rounds.size())));
+        // Every pair within a unit on every rail.
+        for (const auto& su : u)
+          for (std::size_t i = 0; i < su.nodes.size(); ++i)
+            for (std::size_t j = i + 1; j < su.nodes.size(); ++j)
+              CHECK(pair_rails[{su.nodes[i].name, su.nodes[j].name}].size() == static_cast<std::size_t>(rails));
+        // Every node-rail meets at least two nodes outside its unit, where there are two.
+        for (const auto& su : u)
+          for (const auto& n : su.nodes)
+            for (int r = 0; r < rails; ++r) {
+              std::size_t others = 0;
+              for (const auto& v : u)
+                if (v.name != su.name) others += v.nodes.size();
+              CHECK(outside[n.name + "/" + std::to_string(r)].size() >= std::min<std::size_t>(2, others));
+            }
+        // Equal units of an even size take their tournament's rounds and two more.
+        if (units >= 2 && size % 2 == 0 && sizes[0] == size)
+          CHECK(p.rounds.size() == static_cast<std::size_t>(size - 1 + 2));
+        CHECK(sweep_plan_json(p) == sweep_plan_json(plan_sweep(u, SweepMode::full, 2)));  // deterministic
+      }
+}
+
+TEST_CASE("sweep: equal units run side by side, then two rounds across units") {
+  const auto u = units_of({32, 32, 32, 32}, 8);
+  const SweepPlan p = plan_sweep(u, SweepMode::full, 2);
+  CHECK(p.rounds.size() == 33);
+  CHECK(p.nodes == 128);
+  CHECK(p.tests == (4 * 32 * 31 / 2 + 128) * 8);
+  CHECK(p.fabric_seconds() == doctest::Approx(132));
+  auto j = sweep_plan_json(p);
+  CHECK(j["mode"] == "full");
+  CHECK(j["tests"] == p.tests);
+  CHECK(j["fabric_seconds"] == 132.0);
+  CHECK(j["rounds"][0][0] == nlohmann::ordered_json{{"a", "u0n0"}, {"b", "u0n31"}, {"rail", 0}});
+}
+
+TEST_CASE("sweep: quick is each node with its ring neighbours and one node outside its unit") {
+  for (int size = 1; size <= 9; ++size) {
+    const auto u = units_of({size, size + 1, size}, 2);
+    const auto unit = unit_by_node(u);
+    const SweepPlan p = plan_sweep(u, SweepMode::quick, 2);
+    CAPTURE(size);
+    std::map<std::string, std::set<std::string>> inside, outside;
+    for (const auto& round : p.rounds) {
+      std::set<std::string> busy;
+      std::set<std::pair<std::string, std::string>> pairs;
+      for (const auto& t : round) {
+        if (pairs.insert({t.a, t.b}).second) {
+          CHECK(busy.insert(t.a).second);
+          CHECK(busy.insert(t.b).second);
+        }
+        auto& m = unit.at(t.a) == unit.at(t.b) ? inside : outside;
+        m[t.a].insert(t.b);
+        m[t.b].insert(t.a);
+      }
+    }
+    CHECK(p.rounds.size() <= 5);
+    for (const auto& su : u)
+      for (const auto& n : su.nodes) {
+        CHECK(inside[n.name].size() == std::min<std::size_t>(2, su.nodes.size() - 1));
+        CHECK(outside[n.name].size() >= 1);
+      }
+  }
+}
+
+TEST_CASE("sweep: nodes with fewer rails test those they have") {
+  auto u = units_of({4}, 4);
+  u[0].nodes[3].rails = 2;  // a storage server on the unit's first two leaves
+  const SweepPlan p = plan_sweep(u, SweepMode::full, 2);
+  for (const auto& round : p.rounds)
+    for (const auto& t : round)
+      if (t.a == "u0n3" || t.b == "u0n3") CHECK(t.rail < 2);
+  CHECK(p.tests == 3 * 4 + 3 * 2);
+}
+
+TEST_CASE("sweep: one bad link is blamed, and nobody else") {
+  const auto u = units_of({8, 8, 8}, 4);
+  for (auto mode : {SweepMode::full, SweepMode::quick}) {
+    CAPTURE(to_string(mode));
+    const SweepPlan p = plan_sweep(u, mode, 2);
+    const SweepBlame b = blame_sweep(u, run(p.rounds, {"u1n5/2"}));
+    REQUIRE(b.culprits.size() == 1);
+    CHECK(b.culprits[0].node == "u1n5");
+    CHECK(b.culprits[0].rail == 2);
+    CHECK(b.culprits[0].failed_peers == b.culprits[0].peers);
+    CHECK(b.culprits[0].unit_median_gbps == doctest::Approx(24));
+    CHECK(b.culprits[0].why.find("failed with " + std::to_string(b.culprits[0].peers) + " of ") == 0);
+    CHECK(b.retests.empty());
+    CHECK(b.failed_tests == b.culprits[0].peers);
+  }
+}
+
+TEST_CASE("sweep: several bad links, in one unit and on one rail too, are each blamed") {
+  const auto u = units_of({8, 8, 8}, 4);
+  const SweepPlan p = plan_sweep(u, SweepMode::full, 2);
+  const std::set<std::string> bad{"u0n1/0", "u0n2/0", "u0n3/0", "u2n7/3", "u1n0/1"};
+  const SweepBlame b = blame_sweep(u, run(p.rounds, bad));
+  std::set<std::string> got;
+  for (const auto& c : b.culprits) got.insert(c.node + "/" + std::to_string(c.rail));
+  CHECK(got == bad);
+  CHECK(b.retests.empty());
+}
+
+TEST_CASE("sweep: a pair that fails alone is retested against references before anyone is blamed") {
+  const auto u = units_of({8, 8}, 2);
+  const SweepPlan p = plan_sweep(u, SweepMode::full, 2);
+  const SweepBlame b = blame_sweep(u, run(p.rounds, {}, {"u0n2-u0n5/1"}));
+  CHECK(b.culprits.empty());
+  CHECK(b.failed_tests == 1);
+  REQUIRE(b.retests.size() == 1);
+  const SweepRetest& rt = b.retests[0];
+  CHECK(rt.failed.test == SweepTest{"u0n2", "u0n5", 1});
+  CHECK(rt.failed.b_counters == "rx_discards_phy +40");
+  REQUIRE(rt.tests.size() == 2 * kRetestReferences);
+  std::set<std::string> refs;
+  for (const auto& t : rt.tests) {
+    CHECK(t.rail == 1);
+    CHECK((t.a == "u0n2" || t.a == "u0n5"));
+    CHECK(t.b != "u0n2");
+    CHECK(t.b != "u0n5");
+    CHECK(t.b.rfind("u0", 0) == 0);  // the same unit's nodes first
+    refs.insert(t.a + ">" + t.b);
+  }
+  CHECK(refs.size() == rt.tests.size());
+  // The retests pack so that no NIC is in two at once.
+  auto rounds = retest_rounds(b);
+  std::size_t n = 0;
+  for (const auto& round : rounds) {
+    std::set<std::string> busy;
+    for (const auto& t : round) {
+      ++n;
+      CHECK(busy.insert(t.a).second);
+      CHECK(busy.insert(t.b).second);
+    }
+  }
+  CHECK(n == rt.tests.size());
+
+  SUBCASE("one node fails with its references too: it is blamed") {
+    std::vector<SweepResult> second;
+    for (const auto& t : rt.tests) {
+      SweepResult r{t, true, 24, "", "", ""};
+      if (t.a == "u0n5") r = {t, true, 7.5, "", "rx_discards_phy +31", ""};
+      second.push_back(r);
+    }
+    const SweepBlame s = settle_retests(b, second);
+    REQUIRE(s.culprits.size() == 1);
+    CHECK(s.culprits[0].node == "u0n5");
+    CHECK(s.culprits[0].rail == 1);
+    CHECK(s.culprits[0].why.find("failed alone with a peer, then with 2 of 2 references") == 0);
+    CHECK(s.culprits[0].why.find("rx_discards_phy +31") != std::string::npos);
+    CHECK(s.pair_faults.empty());
+  }
+  SUBCASE("both pass with references: the pair is named, nobody drained") {
+    std::vector<SweepResult> second;
+    for (const auto& t : rt.tests) second.push_back({t, true, 24, "", "", ""});
+    const SweepBlame s = settle_retests(b, second);
+    CHECK(s.culprits.empty());
+    REQUIRE(s.pair_faults.size() == 1);
+    CHECK(s.pair_faults[0].test == SweepTest{"u0n2", "u0n5", 1});
+  }
+  SUBCASE("one retest fails, one passes: not enough to blame") {
+    std::vector<SweepResult> second;
+    bool first_of_n5 = true;
+    for (const auto& t : rt.tests) {
+      SweepResult r{t, true, 24, "", "", ""};
+      if (t.a == "u0n5" && first_of_n5) {
+        r.ok = false;
+        first_of_n5 = false;
+      }
+      second.push_back(r);
+    }
+    const SweepBlame s = settle_retests(b, second);
+    CHECK(s.culprits.empty());
+    CHECK(s.pair_faults.size() == 1);
+  }
+}
+
+TEST_CASE("sweep: a slow test or dirty counters fail a test that moved its data") {
+  SweepResult r{{"a", "b", 0}, true, 24, "", "", ""};
+  CHECK_FALSE(sweep_test_failed(r, 24));
+  r.gbps = 19.0;  // below 80 % of the median
+  CHECK(sweep_test_failed(r, 24));
+  r.gbps = 20.0;
+  CHECK_FALSE(sweep_test_failed(r, 24));
+  r.a_counters = "out_of_sequence +3";
+  CHECK(sweep_test_failed(r, 24));
+  r = {{"a", "b", 0}, false, 0, "timeout", "", ""};
+  CHECK(sweep_test_failed(r, 0));
+}
+
+TEST_CASE("sweep: operator references are retested against first") {
+  const auto u = units_of({6}, 1);
+  const SweepPlan p = plan_sweep(u, SweepMode::full, 2);
+  const SweepBlame b = blame_sweep(u, run(p.rounds, {}, {"u0n0-u0n1/0"}), {"u0n4"});
+  REQUIRE(b.retests.size() == 1);
+  CHECK(b.retests[0].tests[0].b == "u0n4");
+  CHECK(b.retests[0].tests[kRetestReferences].b == "u0n4");
+}
+
+TEST_CASE("sweep: modes by name") {
+  CHECK(parse_sweep_mode("full") == SweepMode::full);
+  CHECK(parse_sweep_mode("quick") == SweepMode::quick);
+  CHECK_FALSE(parse_sweep_mode("exhaustive"));
+}

@@ -2,6 +2,8 @@
 // fabric from the recipe and inventory the hosts are configured from. One JSON file per leaf
 // (docs/leaf-config.schema.json) and index.json, written into a new directory that takes
 // DIR's place only when whole. Exit 0 written, 1 could not write, 2 bad input.
+// `railyard fabric sweep --reports DIR | --topology FILE --plan`: the pairwise sweep's
+// schedule (core/sweep.h, docs/sweep.md) as JSON.
 #include <unistd.h>
 
 #include <cstring>
@@ -18,6 +20,9 @@
 #include "frr.h"
 #include "leaf_config.h"
 #include "node_inventory.h"
+#include "report/fleet_sweep.h"
+#include "report/report_source.h"
+#include "sweep.h"
 #include "subcommand.h"
 #include "text.h"
 #include "toml_file.h"
@@ -105,8 +110,71 @@ int run_leaf_config(const FileSource& files, const CommonOptions& common, const 
   return kExitOk;
 }
 
+struct SweepOptions {
+  std::string reports;
+  std::string topology;
+  std::string nodes;
+  std::string partition;
+  std::string mode = "full";
+  double seconds_per_test = 2;
+  std::string out;
+  bool plan = false;
+};
+
+int run_sweep(const FileSource& files, const SweepOptions& o) {
+  auto mode = parse_sweep_mode(o.mode);
+  if (!mode) {
+    spdlog::error("--mode {}: allowed: full or quick", o.mode);
+    return kExitBadInput;
+  }
+  if (!(o.seconds_per_test >= 0.1 && o.seconds_per_test <= 600)) {
+    spdlog::error("--seconds-per-test {}: allowed: 0.1 to 600 seconds", o.seconds_per_test);
+    return kExitBadInput;
+  }
+  Outcome<SweepFleet> fleet = Outcome<SweepFleet>::fail("");
+  if (!o.reports.empty()) {
+    fleet = sweep_fleet_from_reports(o.reports);
+  } else {
+    auto text = read_text_file(o.topology);
+    fleet = text.ok() ? sweep_fleet_from_topology(*text, o.topology) : Outcome<SweepFleet>::fail(text.error());
+  }
+  if (!fleet.ok()) {
+    spdlog::error("{}", fleet.error());
+    return kExitBadInput;
+  }
+  if (!o.nodes.empty()) {
+    Diagnostics diags;
+    auto table = read_toml(files, o.nodes, diags);
+    std::optional<LoadedInventory> inv;
+    if (table) inv = load_node_inventory(files, o.nodes, *table, diags);
+    if (!diags.empty() || !inv) {
+      for (const auto& d : diags.sorted()) logging::located(format(d));
+      return kExitBadInput;
+    }
+    keep_inventory_nodes(*fleet, inv->inventory);
+  }
+  for (const auto& l : fleet->left_out)
+    spdlog::warn("{} not swept: {}{}", l.node, l.why, l.likely_unit.empty() ? "" : " (unit " + l.likely_unit + ")");
+  SweepPlan plan = plan_sweep(fleet->units, *mode, o.seconds_per_test);
+  if (plan.nodes < 2) {
+    spdlog::error("{} node(s) to sweep: a sweep needs two nodes that passed in one fabric", plan.nodes);
+    return kExitBadInput;
+  }
+  if (!o.plan) {
+    spdlog::error("this version submits no Slurm job: --plan prints the schedule (docs/sweep.md)");
+    return kExitBadInput;
+  }
+  auto j = sweep_plan_json(plan);
+  if (!fleet->references.empty()) j["references"] = fleet->references;
+  std::cout << j.dump(2) << "\n";
+  spdlog::info("{} nodes in {} unit(s), {} mode: {} rounds, {} tests, {:.0f} s of fabric time", plan.nodes,
+               fleet->units.size(), to_string(*mode), plan.rounds.size(), plan.tests, plan.fabric_seconds());
+  return kExitOk;
+}
+
 const bool fabric_registered = register_subcommand(55, [](CLI::App& app) {
   auto opt = std::make_shared<LeafConfigOptions>();
+  auto sw = std::make_shared<SweepOptions>();
   auto* sub = app.add_subcommand("fabric", "The switch side of the fabric, from the recipe and inventory");
   sub->require_subcommand(1);
   auto* leaf = sub->add_subcommand("leaf-config",
@@ -115,7 +183,30 @@ const bool fabric_registered = register_subcommand(55, [](CLI::App& app) {
   leaf->add_option("--recipe", opt->recipe, "The SKU's recipe")->required();
   leaf->add_option("--nodes", opt->nodes, "The node inventory (who is cabled to which port)")->required();
   leaf->add_option("-o,--out", opt->out, "Output directory: one JSON file per leaf and index.json")->required();
-  return Subcommand{sub, [opt](const CommandContext& ctx) { return run_leaf_config(ctx.files, ctx.common, *opt); }};
+  auto* sweep = sub->add_subcommand(
+      "sweep", "Every node against other nodes on every rail, as one Slurm job; --plan prints the schedule as JSON");
+  auto* from_reports = sweep->add_option("--reports", sw->reports,
+                                         "Directory of reports: the units as railyard report topology reads them");
+  auto* from_topology =
+      sweep->add_option("--topology", sw->topology, "The units from railyard report topology --format json's file");
+  from_reports->excludes(from_topology);
+  sweep->add_option("--nodes", sw->nodes, "The node inventory: only its nodes are swept; its references retest");
+  sweep->add_option("--partition", sw->partition, "The Slurm partition the job runs in");
+  sweep->add_option("--mode", sw->mode, "full (every pair in each unit, two peers outside) or quick (ring)")
+      ->capture_default_str();
+  sweep->add_option("--seconds-per-test", sw->seconds_per_test, "Each test's time, each way")->capture_default_str();
+  sweep->add_option("-o,--out", sw->out, "Directory for the job's results");
+  sweep->add_flag("--plan", sw->plan, "Print the schedule as JSON and submit nothing");
+  return Subcommand{sub, [opt, sw, sweep](const CommandContext& ctx) {
+                      if (*sweep) {
+                        if (sw->reports.empty() && sw->topology.empty()) {
+                          spdlog::error("--reports DIR or --topology FILE is required");
+                          return kExitBadInput;
+                        }
+                        return run_sweep(ctx.files, *sw);
+                      }
+                      return run_leaf_config(ctx.files, ctx.common, *opt);
+                    }};
 });
 
 }  // namespace

@@ -119,7 +119,46 @@ struct SweepOptions {
   double seconds_per_test = 2;
   std::string out;
   bool plan = false;
+  std::string analyze;
 };
+
+// --analyze DIR: the blame over DIR/results (and DIR/retests once they ran), into
+// DIR/sweep.json and DIR/sweep.prom.
+int analyze_sweep(const SweepFleet& fleet, SweepMode mode, const std::string& dir) {
+  auto first = read_sweep_results(dir + "/results", fleet);
+  if (!first.ok()) {
+    spdlog::error("{}", first.error());
+    return kExitBadInput;
+  }
+  SweepBlame blame = blame_sweep(fleet.units, *first, fleet.references);
+  std::error_code ec;
+  const bool settled = blame.retests.empty() || fs::is_directory(dir + "/retests", ec);
+  if (!blame.retests.empty() && settled) {
+    auto second = read_sweep_results(dir + "/retests", fleet);
+    if (!second.ok()) {
+      spdlog::error("{}", second.error());
+      return kExitBadInput;
+    }
+    blame = settle_retests(blame, *second);
+  }
+  Status s = write_file_atomically(dir + "/sweep.json", sweep_json(blame, mode, settled, fleet.places).dump(2) + "\n");
+  if (s.ok()) s = write_file_atomically(dir + "/sweep.prom", sweep_prometheus_text(blame, settled));
+  if (!s.ok()) {
+    spdlog::error("{}", s.error());
+    return kExitFailed;
+  }
+  for (const auto& c : blame.culprits) std::cout << c.node << ": " << sweep_drain_reason(c) << "\n";
+  for (const auto& r : blame.pair_faults)
+    std::cout << r.test.a << " and " << r.test.b << " on rail " << r.test.rail
+              << ": failed together, each passed against references (the path between them)\n";
+  if (!settled)
+    std::cout << blame.retests.size() << " test(s) failed alone: retest each node against references ("
+              << retest_rounds(blame).size() << " round(s) in " << dir << "/sweep.json), results into " << dir
+              << "/retests\n";
+  spdlog::info("{} tests, {} failed; {} culprit(s), {} pair fault(s){}", blame.tests, blame.failed_tests,
+               blame.culprits.size(), blame.pair_faults.size(), settled ? "" : ", retests to run");
+  return blame.culprits.empty() && blame.pair_faults.empty() && settled ? kExitOk : kExitFailed;
+}
 
 int run_sweep(const FileSource& files, const SweepOptions& o) {
   auto mode = parse_sweep_mode(o.mode);
@@ -155,13 +194,16 @@ int run_sweep(const FileSource& files, const SweepOptions& o) {
   }
   for (const auto& l : fleet->left_out)
     spdlog::warn("{} not swept: {}{}", l.node, l.why, l.likely_unit.empty() ? "" : " (unit " + l.likely_unit + ")");
+  if (!o.analyze.empty()) return analyze_sweep(*fleet, *mode, o.analyze);
   SweepPlan plan = plan_sweep(fleet->units, *mode, o.seconds_per_test);
   if (plan.nodes < 2) {
     spdlog::error("{} node(s) to sweep: a sweep needs two nodes that passed in one fabric", plan.nodes);
     return kExitBadInput;
   }
   if (!o.plan) {
-    spdlog::error("this version submits no Slurm job: --plan prints the schedule (docs/sweep.md)");
+    spdlog::error(
+        "this version submits no Slurm job: --plan prints the schedule, --analyze DIR judges its results "
+        "(docs/sweep.md)");
     return kExitBadInput;
   }
   auto j = sweep_plan_json(plan);
@@ -197,6 +239,8 @@ const bool fabric_registered = register_subcommand(55, [](CLI::App& app) {
   sweep->add_option("--seconds-per-test", sw->seconds_per_test, "Each test's time, each way")->capture_default_str();
   sweep->add_option("-o,--out", sw->out, "Directory for the job's results");
   sweep->add_flag("--plan", sw->plan, "Print the schedule as JSON and submit nothing");
+  sweep->add_option("--analyze", sw->analyze,
+                    "The blame over DIR/results (and DIR/retests): DIR/sweep.json and DIR/sweep.prom");
   return Subcommand{sub, [opt, sw, sweep](const CommandContext& ctx) {
                       if (*sweep) {
                         if (sw->reports.empty() && sw->topology.empty()) {

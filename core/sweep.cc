@@ -1,6 +1,7 @@
 #include "sweep.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <tuple>
@@ -488,6 +489,163 @@ SweepBlame settle_retests(const SweepBlame& first, const std::vector<SweepResult
   }
   sort_culprits(b.culprits);
   return b;
+}
+
+}  // namespace railyard
+
+namespace railyard {
+
+namespace {
+
+bool host_name_ok(const std::string& h) {
+  if (h.empty() || h.size() > 253) return false;
+  return std::all_of(h.begin(), h.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '.' || c == '_'; });
+}
+
+// A counters note goes into a drain reason and a Prometheus label: printable ASCII, short.
+bool note_ok(const std::string& s) {
+  return s.size() <= 200 && std::all_of(s.begin(), s.end(),
+                                        [](unsigned char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+}
+
+}  // namespace
+
+std::optional<SweepResult> sweep_result_from_json(const nlohmann::json& j, std::string& why) {
+  if (!j.is_object()) {
+    why = "expected an object {\"a\", \"b\", \"rail\", \"ok\", \"gbps\"}";
+    return std::nullopt;
+  }
+  SweepResult r;
+  for (const char* k : {"a", "b"}) {
+    if (!j.contains(k) || !j[k].is_string() || !host_name_ok(j[k].get<std::string>())) {
+      why = std::string("\"") + k + "\": expected a host name (letters, digits, '-', '.', '_')";
+      return std::nullopt;
+    }
+  }
+  r.test.a = j["a"].get<std::string>();
+  r.test.b = j["b"].get<std::string>();
+  if (r.test.a == r.test.b) {
+    why = "\"a\" and \"b\" are the same host";
+    return std::nullopt;
+  }
+  if (!j.contains("rail") || !j["rail"].is_number_integer() || j["rail"].get<long long>() < 0 ||
+      j["rail"].get<long long>() > 63) {
+    why = "\"rail\": expected an integer 0 to 63";
+    return std::nullopt;
+  }
+  r.test.rail = j["rail"].get<int>();
+  if (!j.contains("ok") || !j["ok"].is_boolean()) {
+    why = "\"ok\": expected true or false";
+    return std::nullopt;
+  }
+  r.ok = j["ok"].get<bool>();
+  if (!j.contains("gbps") || !j["gbps"].is_number() || !(j["gbps"].get<double>() >= 0) ||
+      j["gbps"].get<double>() > 10000) {
+    why = "\"gbps\": expected a number 0 to 10000";
+    return std::nullopt;
+  }
+  r.gbps = j["gbps"].get<double>();
+  for (auto [k, into] :
+       {std::pair{"error", &r.error}, std::pair{"a_counters", &r.a_counters}, std::pair{"b_counters", &r.b_counters}}) {
+    if (!j.contains(k)) continue;
+    if (!j[k].is_string() || !note_ok(j[k].get<std::string>())) {
+      why = std::string("\"") + k + "\": expected at most 200 printable characters, no quotes or backslashes";
+      return std::nullopt;
+    }
+    *into = j[k].get<std::string>();
+  }
+  return r;
+}
+
+nlohmann::ordered_json to_json(const SweepResult& r) {
+  nlohmann::ordered_json j{{"a", r.test.a}, {"b", r.test.b}, {"rail", r.test.rail}, {"ok", r.ok}, {"gbps", r.gbps}};
+  if (!r.error.empty()) j["error"] = r.error;
+  if (!r.a_counters.empty()) j["a_counters"] = r.a_counters;
+  if (!r.b_counters.empty()) j["b_counters"] = r.b_counters;
+  return j;
+}
+
+std::string sweep_drain_reason(const SweepCulprit& c) {
+  std::string reason = "railyard: sweep rail." + std::to_string(c.rail) + " " + c.why;
+  // Slurm keeps a reason whole, but scontrol and sinfo print it on one line: keep it short.
+  constexpr std::size_t kMax = 200;
+  if (reason.size() > kMax) reason = reason.substr(0, kMax - 3) + "...";
+  return reason;
+}
+
+nlohmann::ordered_json sweep_json(const SweepBlame& b, SweepMode mode, bool settled,
+                                  const std::vector<std::pair<std::string, std::vector<SweepPlace>>>& places) {
+  auto place = [&](const std::string& node, int rail) -> SweepPlace {
+    for (const auto& [n, rails] : places)
+      if (n == node && rail >= 0 && static_cast<std::size_t>(rail) < rails.size())
+        return rails[static_cast<std::size_t>(rail)];
+    return {};
+  };
+  auto optional = [](const std::string& s) {
+    return s.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s);
+  };
+  nlohmann::ordered_json j;
+  j["schema"] = 1;
+  j["mode"] = to_string(mode);
+  j["settled"] = settled;
+  j["tests"] = b.tests;
+  j["failed_tests"] = b.failed_tests;
+  auto culprits = nlohmann::ordered_json::array();
+  for (const auto& c : b.culprits) {
+    SweepPlace p = place(c.node, c.rail);
+    culprits.push_back({{"node", c.node},
+                        {"rail", c.rail},
+                        {"leaf", optional(p.leaf)},
+                        {"port", optional(p.port)},
+                        {"why", c.why},
+                        {"peers", c.peers},
+                        {"failed_peers", c.failed_peers},
+                        {"median_gbps", c.median_gbps},
+                        {"unit_median_gbps", c.unit_median_gbps},
+                        {"counters", c.counters},
+                        {"drain_reason", sweep_drain_reason(c)}});
+  }
+  j["culprits"] = std::move(culprits);
+  auto pairs = nlohmann::ordered_json::array();
+  for (const auto& r : b.pair_faults) pairs.push_back(to_json(r));
+  j["pair_faults"] = std::move(pairs);
+  auto pending = nlohmann::ordered_json::array();
+  if (!settled)
+    for (const auto& round : retest_rounds(b)) {
+      auto tests = nlohmann::ordered_json::array();
+      for (const auto& t : round) tests.push_back({{"a", t.a}, {"b", t.b}, {"rail", t.rail}});
+      pending.push_back(std::move(tests));
+    }
+  j["retest_rounds"] = std::move(pending);
+  return j;
+}
+
+std::string sweep_prometheus_text(const SweepBlame& b, bool settled) {
+  std::string out =
+      "# HELP railyard_sweep_tests Tests the last fleet sweep ran.\n"
+      "# TYPE railyard_sweep_tests gauge\n"
+      "railyard_sweep_tests " +
+      std::to_string(b.tests) +
+      "\n# HELP railyard_sweep_failed_tests Tests of the last fleet sweep that failed (no data, a counter, or slow).\n"
+      "# TYPE railyard_sweep_failed_tests gauge\n"
+      "railyard_sweep_failed_tests " +
+      std::to_string(b.failed_tests) +
+      "\n# HELP railyard_sweep_settled 1 when the last sweep's retests against references have run.\n"
+      "# TYPE railyard_sweep_settled gauge\n"
+      "railyard_sweep_settled " +
+      (settled ? "1" : "0") +
+      "\n# HELP railyard_sweep_culprit A node-rail the last sweep blamed (its link).\n"
+      "# TYPE railyard_sweep_culprit gauge\n";
+  for (const auto& c : b.culprits)
+    out += "railyard_sweep_culprit{node=\"" + c.node + "\",rail=\"" + std::to_string(c.rail) + "\"} 1\n";
+  out +=
+      "# HELP railyard_sweep_pair_fault A pair that failed alone while both nodes passed against references.\n"
+      "# TYPE railyard_sweep_pair_fault gauge\n";
+  for (const auto& r : b.pair_faults)
+    out += "railyard_sweep_pair_fault{a=\"" + r.test.a + "\",b=\"" + r.test.b + "\",rail=\"" +
+           std::to_string(r.test.rail) + "\"} 1\n";
+  return out;
 }
 
 }  // namespace railyard

@@ -136,4 +136,29 @@ std::vector<std::vector<SweepTest>> retest_rounds(const SweepBlame& b);
 // Whether a result counts as failing against the median bandwidth `median` of its rail.
 bool sweep_test_failed(const SweepResult& r, double median);
 
+// A result as the worker writes it: {"a", "b", "rail", "ok", "gbps", "error", "a_counters",
+// "b_counters"} (the last three optional). nullopt, with `why`, for anything else: a host
+// name Slurm would not take, a rail or bandwidth out of range.
+std::optional<SweepResult> sweep_result_from_json(const nlohmann::json& j, std::string& why);
+nlohmann::ordered_json to_json(const SweepResult& r);
+
+// Where a node-rail is cabled, as LLDP told its report; empty when unknown.
+struct SweepPlace {
+  std::string leaf;
+  std::string port;
+};
+
+// The drain reason of a culprit: "railyard: sweep rail.N <why>", within Slurm's reason length.
+std::string sweep_drain_reason(const SweepCulprit& c);
+
+// sweep.json (docs/sweep.schema.json), a contract: the counts, the culprits with their leaf
+// and port, the pair faults, and the retests still to run (a first pass whose retests have
+// not run yet).
+nlohmann::ordered_json sweep_json(const SweepBlame& b, SweepMode mode, bool settled,
+                                  const std::vector<std::pair<std::string, std::vector<SweepPlace>>>& places);
+
+// The same for Prometheus (node_exporter's textfile collector, or a Pushgateway): the counts,
+// and a series per culprit and per pair fault.
+std::string sweep_prometheus_text(const SweepBlame& b, bool settled);
+
 }  // namespace railyard

@@ -291,3 +291,57 @@ TEST_CASE("sweep: modes by name") {
   CHECK(parse_sweep_mode("quick") == SweepMode::quick);
   CHECK_FALSE(parse_sweep_mode("exhaustive"));
 }
+
+TEST_CASE("sweep: a worker's result is read only when every value is in range") {
+  std::string why;
+  auto r = sweep_result_from_json(
+      nlohmann::json::parse(
+          R"({"a": "gpu1", "b": "gpu2", "rail": 3, "ok": true, "gbps": 23.5, "b_counters": "rx_discards_phy +2"})"),
+      why);
+  REQUIRE(r);
+  CHECK(r->test == SweepTest{"gpu1", "gpu2", 3});
+  CHECK(r->b_counters == "rx_discards_phy +2");
+  CHECK(to_json(*r).dump() ==
+        R"({"a":"gpu1","b":"gpu2","rail":3,"ok":true,"gbps":23.5,"b_counters":"rx_discards_phy +2"})");
+  auto bad = [&](const char* text) {
+    why.clear();
+    CHECK_FALSE(sweep_result_from_json(nlohmann::json::parse(text), why));
+    return why;
+  };
+  CHECK(bad(R"({"a": "gpu1;rm", "b": "gpu2", "rail": 0, "ok": true, "gbps": 1})").find("\"a\": expected a host name") ==
+        0);
+  CHECK(bad(R"({"a": "gpu1", "b": "gpu1", "rail": 0, "ok": true, "gbps": 1})") == "\"a\" and \"b\" are the same host");
+  CHECK(bad(R"({"a": "gpu1", "b": "gpu2", "rail": 64, "ok": true, "gbps": 1})") ==
+        "\"rail\": expected an integer 0 to 63");
+  CHECK(bad(R"({"a": "gpu1", "b": "gpu2", "rail": 0, "ok": 1, "gbps": 1})") == "\"ok\": expected true or false");
+  CHECK(bad(R"({"a": "gpu1", "b": "gpu2", "rail": 0, "ok": true, "gbps": -1})") ==
+        "\"gbps\": expected a number 0 to 10000");
+  CHECK(bad(R"({"a": "gpu1", "b": "gpu2", "rail": 0, "ok": true, "gbps": 1, "error": "a\"b"})").find("\"error\"") == 0);
+  CHECK(bad(R"([1])").find("expected an object") == 0);
+}
+
+TEST_CASE("sweep: sweep.json and Prometheus text name the culprit, its leaf and port, and the drain") {
+  const auto u = units_of({6}, 2);
+  const SweepPlan p = plan_sweep(u, SweepMode::full, 2);
+  const SweepBlame b = blame_sweep(u, run(p.rounds, {"u0n4/1"}, {"u0n0-u0n1/0"}));
+  REQUIRE(b.culprits.size() == 1);
+  const std::string reason = sweep_drain_reason(b.culprits[0]);
+  CHECK(reason == "railyard: sweep rail.1 failed with 5 of 5 peers, 0.0 Gb/s (unit median 24.0)");
+  std::vector<std::pair<std::string, std::vector<SweepPlace>>> places{
+      {"u0n4", {{"leaf-a", "swp4"}, {"leaf-b", "swp4"}}}};
+  auto j = sweep_json(b, SweepMode::full, false, places);
+  CHECK(j["schema"] == 1);
+  CHECK(j["settled"] == false);
+  CHECK(j["culprits"][0]["leaf"] == "leaf-b");
+  CHECK(j["culprits"][0]["port"] == "swp4");
+  CHECK(j["culprits"][0]["drain_reason"] == reason);
+  CHECK(j["retest_rounds"].size() == retest_rounds(b).size());
+  CHECK_FALSE(j["retest_rounds"].empty());
+  CHECK(sweep_json(b, SweepMode::full, true, {})["culprits"][0]["leaf"].is_null());
+  const std::string prom = sweep_prometheus_text(b, false);
+  CHECK(prom.find("railyard_sweep_culprit{node=\"u0n4\",rail=\"1\"} 1\n") != std::string::npos);
+  CHECK(prom.find("railyard_sweep_settled 0\n") != std::string::npos);
+  SweepCulprit long_why = b.culprits[0];
+  long_why.why = std::string(400, 'x');
+  CHECK(sweep_drain_reason(long_why).size() == 200);
+}

@@ -1,9 +1,12 @@
 #include "report/fleet_sweep.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "report/fleet.h"
 #include "report/fleet_topology.h"
+#include "report/report_source.h"
 #include "slurm.h"
 
 namespace railyard {
@@ -14,7 +17,13 @@ Outcome<SweepFleet> sweep_fleet_from_reports(const std::string& dir) {
   std::vector<NodeFabric> nodes;
   for (const auto& d : fleet->passing) nodes.push_back({d.node, d.rails, true});
   Topology t = fleet_topology(*fleet);
-  return SweepFleet{sweep_units(t, nodes), t.left_out, {}};
+  SweepFleet f{sweep_units(t, nodes), t.left_out, {}, {}};
+  for (const auto& n : nodes) {
+    std::vector<SweepPlace> rails;
+    for (const auto& r : n.rails) rails.push_back(r ? SweepPlace{r->leaf, r->port} : SweepPlace{});
+    f.places.emplace_back(n.node, std::move(rails));
+  }
+  return f;
 }
 
 Outcome<SweepFleet> sweep_fleet_from_topology(const std::string& text, const std::string& path) {
@@ -49,6 +58,9 @@ Outcome<SweepFleet> sweep_fleet_from_topology(const std::string& text, const std
       if (auto why = check_slurm_name(name)) return bad(nat, *why);
       if (!seen.insert(name).second) return bad(nat, name + " is in more than one unit");
       s.nodes.push_back({name, static_cast<int>(s.leaves.size())});
+      std::vector<SweepPlace> rails;
+      for (const auto& l : s.leaves) rails.push_back({l, ""});
+      f.places.emplace_back(name, std::move(rails));
     }
     f.units.push_back(std::move(s));
   }
@@ -80,6 +92,40 @@ void keep_inventory_nodes(SweepFleet& f, const NodeInventory& inv) {
     }
     u.nodes = std::move(kept);
   }
+}
+
+Outcome<std::vector<SweepResult>> read_sweep_results(const std::string& dir, const SweepFleet& f) {
+  namespace fs = std::filesystem;
+  using Out = Outcome<std::vector<SweepResult>>;
+  std::set<std::string> swept;
+  for (const auto& u : f.units)
+    for (const auto& n : u.nodes) swept.insert(n.name);
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".json") files.push_back(it->path());
+  if (ec) return Out::fail(dir + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+  std::vector<SweepResult> out;
+  for (const auto& path : files) {
+    auto text = read_text_file(path.string());
+    if (!text.ok()) return Out::fail(text.error());
+    auto j = nlohmann::json::parse(*text, nullptr, false);
+    const std::string at = path.string();
+    if (j.is_discarded() || !j.is_object() || !j.contains("schema") || j["schema"] != 1 || !j.contains("results") ||
+        !j["results"].is_array())
+      return Out::fail(at + ": expected {\"schema\": 1, \"node\": HOST, \"results\": [...]}, a sweep worker's file");
+    for (std::size_t i = 0; i < j["results"].size(); ++i) {
+      std::string why;
+      auto r = sweep_result_from_json(j["results"][i], why);
+      const std::string where = at + ": results[" + std::to_string(i) + "]";
+      if (!r) return Out::fail(where + ": " + why);
+      for (const auto* n : {&r->test.a, &r->test.b})
+        if (!swept.count(*n)) return Out::fail(where + ": " + *n + " is not among the swept nodes");
+      out.push_back(std::move(*r));
+    }
+  }
+  return out;
 }
 
 }  // namespace railyard

@@ -17,6 +17,9 @@ struct SweepFleet {
   std::vector<SweepUnit> units;
   std::vector<LeftOut> left_out;        // not swept: miscabled, never passed, or not in the inventory
   std::vector<std::string> references;  // the inventory's reference nodes, retests' first peers
+  // Where each swept node's rails reach (LLDP from its report; from a topology file, the
+  // unit's leaf and no port).
+  std::vector<std::pair<std::string, std::vector<SweepPlace>>> places;
 };
 
 // From the newest passing report of each node in `dir` (report/fleet_topology.h).
@@ -30,5 +33,10 @@ Outcome<SweepFleet> sweep_fleet_from_topology(const std::string& text, const std
 // Only the inventory's nodes are swept; the others in `f` are left out, named. The
 // inventory's references (reference = true) become f.references.
 void keep_inventory_nodes(SweepFleet& f, const NodeInventory& inv);
+
+// The workers' results under `dir` (each *.json file {"schema": 1, "node": HOST, "results":
+// [RESULT, ...]}, sorted by name), every test's nodes among `f`'s units. Errors name the file
+// and the result.
+Outcome<std::vector<SweepResult>> read_sweep_results(const std::string& dir, const SweepFleet& f);
 
 }  // namespace railyard

@@ -78,6 +78,75 @@ assert p["nodes"] == 6 and len(p["references"]) == 1, (p["nodes"], p.get("refere
 PY
 grep -q "not swept: not in the inventory" "$tmp/err" || fail "the nodes outside the inventory are named"
 
+# --analyze: the workers' results (made here from the plan: lab-style 24 Gb/s, one rail of
+# one node dead, one pair slow alone) give the culprit with its leaf and port, and the retests
+# the pair needs; once the retests ran (both nodes pass with references), a pair fault.
+mkdir -p "$tmp/run/results"
+python3 - "$tmp/plan.json" "$tmp/run/results" <<'PY'
+import json, sys
+plan = json.load(open(sys.argv[1]))
+bad, slow, by_node = None, None, {}
+for r in plan["rounds"]:
+    for t in r:
+        if bad is None:
+            bad = (t["a"], 1)  # the first node's rail 1: dead
+        res = {"a": t["a"], "b": t["b"], "rail": t["rail"], "ok": True, "gbps": 24.0}
+        if (t["a"], t["rail"]) == bad or (t["b"], t["rail"]) == bad:
+            res.update(ok=False, gbps=0.0, error="work completion: retry exceeded")
+        elif slow is None and t["rail"] == 2 and bad[0] not in (t["a"], t["b"]):
+            slow = t
+            res.update(gbps=3.5, b_counters="rx_discards_phy +9")
+        by_node.setdefault(t["a"], []).append(res)
+for node, results in by_node.items():
+    json.dump({"schema": 1, "node": node, "results": results}, open("%s/%s.json" % (sys.argv[2], node), "w"))
+json.dump({"bad": bad, "slow": slow}, open(sys.argv[2] + "/../truth", "w"))
+PY
+expect_rc 1 "$railyard" fabric sweep --reports "$tmp/fleet" --analyze "$tmp/run"
+python3 - "$tmp/run" "$src/docs/sweep.schema.json" "$tmp/out" <<'PY' || { cat "$tmp/out"; fail "the first pass's verdict"; }
+import json, sys, jsonschema
+run = sys.argv[1]
+s, truth, out = json.load(open(run + "/sweep.json")), json.load(open(run + "/truth")), open(sys.argv[3]).read()
+jsonschema.validate(s, json.load(open(sys.argv[2])))
+bad, slow = truth["bad"], truth["slow"]
+assert [(c["node"], c["rail"]) for c in s["culprits"]] == [tuple(bad)], s["culprits"]
+c = s["culprits"][0]
+assert c["leaf"] and c["port"], c  # from the node's report: LLDP
+assert c["drain_reason"].startswith("railyard: sweep rail.1 failed with %d of %d peers" % (c["failed_peers"], c["peers"])), c
+assert c["unit_median_gbps"] == 24.0 and c["median_gbps"] == 0.0, c
+assert s["settled"] is False and s["pair_faults"] == [], s
+retests = [t for r in s["retest_rounds"] for t in r]
+assert len(retests) == 4 and {t["a"] for t in retests} == {slow["a"], slow["b"]}, retests
+assert all(t["rail"] == 2 for t in retests)
+assert "%s: railyard: sweep rail.1 " % bad[0] in out, out
+assert "1 test(s) failed alone" in out, out
+# The retests as a worker would report them: every one passes.
+import os
+os.makedirs(run + "/retests")
+json.dump({"schema": 1, "node": "retests", "results": [dict(t, ok=True, gbps=24.0) for t in retests]},
+          open(run + "/retests/all.json", "w"))
+PY
+grep -q "^railyard_sweep_culprit{node=\"[^\"]*\",rail=\"1\"} 1$" "$tmp/run/sweep.prom" || fail "the culprit in sweep.prom"
+expect_rc 1 "$railyard" fabric sweep --reports "$tmp/fleet" --analyze "$tmp/run"
+python3 - "$tmp/run" "$src/docs/sweep.schema.json" <<'PY' || fail "the settled verdict"
+import json, sys, jsonschema
+s, truth = json.load(open(sys.argv[1] + "/sweep.json")), json.load(open(sys.argv[1] + "/truth"))
+jsonschema.validate(s, json.load(open(sys.argv[2])))
+assert s["settled"] is True and s["retest_rounds"] == [], s
+assert len(s["culprits"]) == 1, s["culprits"]
+slow = truth["slow"]
+assert [(p["a"], p["b"], p["rail"]) for p in s["pair_faults"]] == [(slow["a"], slow["b"], 2)], s["pair_faults"]
+assert s["pair_faults"][0]["b_counters"] == "rx_discards_phy +9"
+PY
+grep -q "railyard_sweep_settled 1" "$tmp/run/sweep.prom" || fail "settled in sweep.prom"
+echo '{"schema": 1, "node": "x", "results": [{"a": "nobody", "b": "else", "rail": 0, "ok": true, "gbps": 1}]}' \
+  >"$tmp/run/results/zz.json"
+expect_rc 2 "$railyard" fabric sweep --reports "$tmp/fleet" --analyze "$tmp/run"
+grep -q "zz.json: results\[0\]: nobody is not among the swept nodes" "$tmp/err" || { cat "$tmp/err"; fail "a stranger's result"; }
+echo '{"schema": 1, "node": "x", "results": [{"a": "a b", "b": "c", "rail": 0, "ok": true, "gbps": 1}]}' \
+  >"$tmp/run/results/zz.json"
+expect_rc 2 "$railyard" fabric sweep --reports "$tmp/fleet" --analyze "$tmp/run"
+grep -q 'zz.json: results\[0\]: "a": expected a host name' "$tmp/err" || { cat "$tmp/err"; fail "a bad host name"; }
+
 # Bad input: named, with what is allowed.
 expect_rc 2 "$railyard" fabric sweep --reports "$tmp/fleet" --plan --mode exhaustive
 grep -q "allowed: full or quick" "$tmp/err" || fail "--mode"

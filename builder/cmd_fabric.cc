@@ -6,6 +6,8 @@
 // schedule (core/sweep.h, docs/sweep.md) as JSON.
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -17,11 +19,13 @@
 #include "commands.h"
 #include "io/atomic_file.h"
 #include "io/log.h"
+#include "io/process.h"
 #include "frr.h"
 #include "leaf_config.h"
 #include "node_inventory.h"
 #include "report/fleet_sweep.h"
 #include "report/report_source.h"
+#include "slurm.h"
 #include "sweep.h"
 #include "subcommand.h"
 #include "text.h"
@@ -120,11 +124,41 @@ struct SweepOptions {
   std::string out;
   bool plan = false;
   std::string analyze;
+  bool drain = false;
 };
+
+// --drain: the culprits drained in Slurm and the sweep's drains it no longer blames resumed,
+// through the scontrol (and SLURM_CONF) of the host it runs on. Fails when scontrol does.
+Status apply_sweep_drains(const SweepBlame& blame, bool settled, const std::vector<SweepUnit>& units) {
+  ProcessSpec show{{"scontrol", "show", "node", "--oneliner"}};
+  show.capture = true;
+  show.timeout = std::chrono::seconds(60);
+  ProcessResult all = run_process(show);
+  if (!all.ok()) return Status::fail("scontrol show node: " + all.how());
+  std::vector<SlurmNodeState> states;
+  std::vector<std::string> names;
+  for (const auto& line : split(all.out, '\n')) {
+    if (line.rfind("NodeName=", 0) != 0) continue;
+    names.push_back(line.substr(9, line.find(' ') - 9));
+    states.push_back(parse_scontrol_node(line));
+  }
+  for (const auto& c : blame.culprits)
+    if (std::find(names.begin(), names.end(), c.node) == names.end())
+      spdlog::warn("{} is not a node of this Slurm cluster: not drained", c.node);
+  for (const auto& a : sweep_slurm_actions(blame, settled, units, states, names)) {
+    ProcessSpec update{a.drain ? scontrol_drain_argv(a.node, a.reason) : scontrol_resume_argv(a.node)};
+    update.timeout = std::chrono::seconds(60);
+    if (ProcessResult r = run_process(update); !r.ok())
+      return Status::fail("scontrol update NodeName=" + a.node + ": " + r.how());
+    if (a.drain) spdlog::info("{} drained: {}", a.node, a.reason);
+    else spdlog::info("{} resumed: {}", a.node, a.note);
+  }
+  return success();
+}
 
 // --analyze DIR: the blame over DIR/results (and DIR/retests once they ran), into
 // DIR/sweep.json and DIR/sweep.prom.
-int analyze_sweep(const SweepFleet& fleet, SweepMode mode, const std::string& dir) {
+int analyze_sweep(const SweepFleet& fleet, SweepMode mode, const std::string& dir, bool drain) {
   auto first = read_sweep_results(dir + "/results", fleet);
   if (!first.ok()) {
     spdlog::error("{}", first.error());
@@ -155,6 +189,11 @@ int analyze_sweep(const SweepFleet& fleet, SweepMode mode, const std::string& di
     std::cout << blame.retests.size() << " test(s) failed alone: retest each node against references ("
               << retest_rounds(blame).size() << " round(s) in " << dir << "/sweep.json), results into " << dir
               << "/retests\n";
+  if (drain)
+    if (Status d = apply_sweep_drains(blame, settled, fleet.units); !d.ok()) {
+      spdlog::error("{}", d.error());
+      return kExitFailed;
+    }
   spdlog::info("{} tests, {} failed; {} culprit(s), {} pair fault(s){}", blame.tests, blame.failed_tests,
                blame.culprits.size(), blame.pair_faults.size(), settled ? "" : ", retests to run");
   return blame.culprits.empty() && blame.pair_faults.empty() && settled ? kExitOk : kExitFailed;
@@ -194,7 +233,11 @@ int run_sweep(const FileSource& files, const SweepOptions& o) {
   }
   for (const auto& l : fleet->left_out)
     spdlog::warn("{} not swept: {}{}", l.node, l.why, l.likely_unit.empty() ? "" : " (unit " + l.likely_unit + ")");
-  if (!o.analyze.empty()) return analyze_sweep(*fleet, *mode, o.analyze);
+  if (!o.analyze.empty()) return analyze_sweep(*fleet, *mode, o.analyze, o.drain);
+  if (o.drain) {
+    spdlog::error("--drain goes with --analyze DIR");
+    return kExitBadInput;
+  }
   SweepPlan plan = plan_sweep(fleet->units, *mode, o.seconds_per_test);
   if (plan.nodes < 2) {
     spdlog::error("{} node(s) to sweep: a sweep needs two nodes that passed in one fabric", plan.nodes);
@@ -241,6 +284,8 @@ const bool fabric_registered = register_subcommand(55, [](CLI::App& app) {
   sweep->add_flag("--plan", sw->plan, "Print the schedule as JSON and submit nothing");
   sweep->add_option("--analyze", sw->analyze,
                     "The blame over DIR/results (and DIR/retests): DIR/sweep.json and DIR/sweep.prom");
+  sweep->add_flag("--drain", sw->drain,
+                  "With --analyze: drain the culprits in Slurm (scontrol), resume the sweep's drains it clears");
   return Subcommand{sub, [opt, sw, sweep](const CommandContext& ctx) {
                       if (*sweep) {
                         if (sw->reports.empty() && sw->topology.empty()) {

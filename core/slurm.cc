@@ -153,6 +153,8 @@ SlurmNodeState parse_scontrol_node(const std::string& output) {
 
 bool drained_by_railyard(const SlurmNodeState& s) { return s.drained && s.reason.rfind(kSlurmReasonPrefix, 0) == 0; }
 
+bool drained_by_sweep(const SlurmNodeState& s) { return s.drained && s.reason.rfind(kSweepReasonPrefix, 0) == 0; }
+
 std::vector<std::string> scontrol_show_node_argv(const std::string& node) {
   return {"scontrol", "show", "node", node, "--oneliner"};
 }

@@ -78,6 +78,10 @@ struct SlurmNodeState {
 };
 SlurmNodeState parse_scontrol_node(const std::string& output);
 bool drained_by_railyard(const SlurmNodeState& s);
+// The fleet sweep's drains (railyard fabric sweep, docs/sweep.md) begin so: only the sweep
+// resumes them, once it passes the node; first boot's pass leaves them.
+inline constexpr const char* kSweepReasonPrefix = "railyard: sweep ";
+bool drained_by_sweep(const SlurmNodeState& s);
 
 // The commands (argv) the agent runs, with SLURM_CONF=kSlurmClientConf in their environment.
 std::vector<std::string> scontrol_show_node_argv(const std::string& node);

@@ -649,3 +649,43 @@ std::string sweep_prometheus_text(const SweepBlame& b, bool settled) {
 }
 
 }  // namespace railyard
+
+namespace railyard {
+
+std::vector<SweepSlurmAction> sweep_slurm_actions(const SweepBlame& b, bool settled,
+                                                  const std::vector<SweepUnit>& units,
+                                                  const std::vector<SlurmNodeState>& states,
+                                                  const std::vector<std::string>& state_names) {
+  std::map<std::string, const SlurmNodeState*> state_of;
+  for (std::size_t i = 0; i < states.size() && i < state_names.size(); ++i) state_of[state_names[i]] = &states[i];
+  std::map<std::string, std::vector<const SweepCulprit*>> by_node;
+  for (const auto& c : b.culprits) by_node[c.node].push_back(&c);
+  std::vector<SweepSlurmAction> out;
+  for (const auto& [node, cs] : by_node) {
+    auto it = state_of.find(node);
+    // Unknown to the controller: nothing to drain (the caller names it). Drained already:
+    // that reason stands, the sweep's own or an operator's.
+    if (it == state_of.end() || !it->second->known || it->second->drained) continue;
+    std::string reason;
+    if (cs.size() == 1) {
+      reason = sweep_drain_reason(*cs[0]);
+    } else {
+      std::vector<std::string> rails;
+      for (const auto* c : cs) rails.push_back("rail." + std::to_string(c->rail));
+      reason = std::string(kSweepReasonPrefix) + join(rails, ",") + " " + cs[0]->why;
+      if (reason.size() > 200) reason = reason.substr(0, 197) + "...";
+    }
+    out.push_back({node, true, reason, ""});
+  }
+  if (!settled) return out;
+  for (const auto& u : units)
+    for (const auto& n : u.nodes) {
+      if (by_node.count(n.name)) continue;
+      auto it = state_of.find(n.name);
+      if (it == state_of.end() || !drained_by_sweep(*it->second)) continue;
+      out.push_back({n.name, false, "", "the sweep passes it: " + it->second->reason});
+    }
+  return out;
+}
+
+}  // namespace railyard

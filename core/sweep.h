@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "slurm.h"
 #include "topology.h"
 
 namespace railyard {
@@ -150,6 +151,21 @@ struct SweepPlace {
 
 // The drain reason of a culprit: "railyard: sweep rail.N <why>", within Slurm's reason length.
 std::string sweep_drain_reason(const SweepCulprit& c);
+
+// What the sweep asks of Slurm. Each culprit's node is drained (one drain per node, its rails
+// named) unless it is drained already, whoever drained it, or the controller does not know it. Once the sweep is
+// settled, a swept node that is no culprit and whose drain is the sweep's is resumed; no other drain is touched.
+// `states` holds the nodes as `scontrol show node` printed them, by name.
+struct SweepSlurmAction {
+  std::string node;
+  bool drain = false;  // false: resume
+  std::string reason;  // a drain's
+  std::string note;    // why, for the log
+};
+std::vector<SweepSlurmAction> sweep_slurm_actions(const SweepBlame& b, bool settled,
+                                                  const std::vector<SweepUnit>& units,
+                                                  const std::vector<SlurmNodeState>& states,
+                                                  const std::vector<std::string>& state_names);
 
 // sweep.json (docs/sweep.schema.json), a contract: the counts, the culprits with their leaf
 // and port, the pair faults, and the retests still to run (a first pass whose retests have

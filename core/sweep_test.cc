@@ -345,3 +345,41 @@ TEST_CASE("sweep: sweep.json and Prometheus text name the culprit, its leaf and 
   long_why.why = std::string(400, 'x');
   CHECK(sweep_drain_reason(long_why).size() == 200);
 }
+
+TEST_CASE("sweep: culprits are drained once, and only the sweep's own drains are resumed when it settles") {
+  const auto u = units_of({6}, 2);
+  const SweepPlan p = plan_sweep(u, SweepMode::full, 2);
+  const SweepBlame b = blame_sweep(u, run(p.rounds, {"u0n4/1", "u0n4/0", "u0n2/0"}));
+  auto state = [](const std::string& s, const std::string& reason) {
+    SlurmNodeState st;
+    st.known = true;
+    st.state = s;
+    st.drained = s.find("DRAIN") != std::string::npos;
+    st.reason = reason;
+    return st;
+  };
+  std::vector<std::string> names{"u0n0", "u0n1", "u0n2", "u0n3", "u0n4", "u0n5"};
+  std::vector<SlurmNodeState> states{
+      state("IDLE+DRAIN", "railyard: sweep rail.0 failed with 5 of 5 peers"),  // healed since
+      state("IDLE+DRAIN", "PSU swap, ticket 4411"),                            // an operator's
+      state("IDLE+DRAIN", "railyard: sweep rail.0 failed with 5 of 5 peers"),  // still bad
+      state("IDLE+DRAIN", "railyard: rail.2.link"),                            // first boot's
+      state("IDLE", ""),
+      state("MIXED", "")};
+  auto actions = sweep_slurm_actions(b, true, u, states, names);
+  REQUIRE(actions.size() == 2);
+  CHECK(actions[0].node == "u0n4");
+  CHECK(actions[0].drain);
+  CHECK(actions[0].reason.rfind("railyard: sweep rail.0,rail.1 failed with ", 0) == 0);
+  CHECK(actions[1].node == "u0n0");
+  CHECK_FALSE(actions[1].drain);
+  // Not settled: drains only.
+  actions = sweep_slurm_actions(b, false, u, states, names);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].drain);
+  // A culprit the controller does not know is not drained.
+  states[4].known = false;
+  CHECK(sweep_slurm_actions(b, false, u, states, names).empty());
+  CHECK(drained_by_sweep(states[0]));
+  CHECK_FALSE(drained_by_sweep(states[3]));
+}

@@ -385,6 +385,9 @@ class SlurmSteps {
     if (!drained_by_railyard(state_))
       say(JoinLine::Level::warning, node_ + " stays drained: the reason, '" + state_.reason +
                                         "', is not railyard's; whoever drained it resumes it");
+    else if (drained_by_sweep(state_))
+      say(JoinLine::Level::info, node_ + " stays drained: the fleet sweep drained it (" + state_.reason +
+                                     "); the next sweep that passes it resumes it");
     else if (!slurm_.resume_on_pass)
       say(JoinLine::Level::info, node_ + " stays drained (join.slurm.resume_on_pass = false): " + state_.reason);
     else if (int r = act("resume", scontrol_resume_argv(node_)); r != 0)

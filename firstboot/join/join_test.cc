@@ -775,6 +775,9 @@ TEST_CASE("slurm: a pass resumes only railyard's drains") {
            {"railyard: rail.3.link", false, false, "stays drained (join.slurm.resume_on_pass = false)"},
            {"PSU swap, ticket 4411", true, false,
             "stays drained: the reason, 'PSU swap, ticket 4411', is not railyard's"},
+           // The fleet sweep's drain: the next sweep resumes it, not a boot's pass against a reference.
+           {"railyard: sweep rail.1 failed with 31 of 33 peers", true, false,
+            "stays drained: the fleet sweep drained it (railyard: sweep rail.1 failed with 31 of 33 peers)"},
        }) {
     CAPTURE(c.reason);
     TempRoot root;

@@ -138,6 +138,40 @@ assert [(p["a"], p["b"], p["rail"]) for p in s["pair_faults"]] == [(slow["a"], s
 assert s["pair_faults"][0]["b_counters"] == "rx_discards_phy +9"
 PY
 grep -q "railyard_sweep_settled 1" "$tmp/run/sweep.prom" || fail "settled in sweep.prom"
+
+# --drain, against a stand-in scontrol (the controller's view as 22.05 prints it): the culprit
+# is drained with its reason, a node the sweep drained earlier and now passes is resumed, an
+# operator's drain and first boot's stay.
+mkdir -p "$tmp/bin"
+python3 - "$tmp/run" "$tmp/bin/nodes.txt" <<'PY'
+import json, sys
+s, truth = json.load(open(sys.argv[1] + "/sweep.json")), json.load(open(sys.argv[1] + "/truth"))
+bad = truth["bad"][0]
+others = sorted([truth["slow"]["a"], truth["slow"]["b"]])
+line = "NodeName=%s Arch=x86_64 CoresPerSocket=1 State=%s Partitions=gpu%s"
+with open(sys.argv[2], "w") as f:
+    f.write(line % (bad, "IDLE", "") + "\n")
+    f.write(line % (others[0], "IDLE+DRAIN", " Reason=railyard: sweep rail.2 failed with 3 of 4 peers [root@2026-12-01T10:00:00]") + "\n")
+    f.write(line % (others[1], "IDLE+DRAIN", " Reason=PSU swap, ticket 4411 [ops@2026-12-01T10:00:00]") + "\n")
+PY
+cat >"$tmp/bin/scontrol" <<EOF
+#!/bin/sh
+if [ "\$1" = show ]; then cat "$tmp/bin/nodes.txt"; exit 0; fi
+printf '%s\n' "\$*" >> "$tmp/scontrol.log"
+EOF
+chmod +x "$tmp/bin/scontrol"
+PATH="$tmp/bin:$PATH" expect_rc 1 "$railyard" fabric sweep --reports "$tmp/fleet" --analyze "$tmp/run" --drain
+python3 - "$tmp/run" "$tmp/scontrol.log" <<'PY' || { cat "$tmp/err"; fail "--drain"; }
+import json, sys
+truth, log = json.load(open(sys.argv[1] + "/truth")), open(sys.argv[2]).read().splitlines()
+bad, slow = truth["bad"][0], truth["slow"]
+first = sorted([slow["a"], slow["b"]])[0]
+assert len(log) == 2, log
+assert log[0].startswith("update NodeName=%s State=DRAIN Reason=railyard: sweep rail.1 failed with " % bad), log
+assert log[1] == "update NodeName=%s State=RESUME" % first, log
+PY
+expect_rc 2 "$railyard" fabric sweep --reports "$tmp/fleet" --plan --drain
+grep -q -- "--drain goes with --analyze DIR" "$tmp/err" || fail "--drain alone"
 echo '{"schema": 1, "node": "x", "results": [{"a": "nobody", "b": "else", "rail": 0, "ok": true, "gbps": 1}]}' \
   >"$tmp/run/results/zz.json"
 expect_rc 2 "$railyard" fabric sweep --reports "$tmp/fleet" --analyze "$tmp/run"

@@ -375,9 +375,28 @@ class SlurmSteps {
     std::vector<std::string> features = slurm_features(slurm_, slurm_facts(report_));
     out_.record.features = features;
     if (features.empty()) return;
-    if (int f = act("features", scontrol_features_argv(node_, features)); f != 0)
-      say(JoinLine::Level::warning, "could not set the features " + railyard::join(features, ",") +
-                                        " (scontrol exited " + std::to_string(f) + ")");
+    // A controller that reconfigures (a topology.conf timer, docs/topology.md) resets the
+    // features to slurm.conf's: one landing between the set and this look loses them, so they
+    // are looked for once and set again once when gone.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (int f = act("features", scontrol_features_argv(node_, features)); f != 0) {
+        say(JoinLine::Level::warning, "could not set the features " + railyard::join(features, ",") +
+                                          " (scontrol exited " + std::to_string(f) + ")");
+        return;
+      }
+      if (query() != 0 || has_features(features)) return;
+      say(attempt == 0 ? JoinLine::Level::info : JoinLine::Level::warning,
+          "the controller shows " + node_ + "'s features as " +
+              (state_.features.empty() ? std::string("none") : railyard::join(state_.features, ",")) +
+              " right after they were set (a reconfigure resets them to slurm.conf's)" +
+              (attempt == 0 ? ": setting them again" : ""));
+    }
+  }
+
+  bool has_features(const std::vector<std::string>& want) const {
+    for (const auto& f : want)
+      if (std::find(state_.features.begin(), state_.features.end(), f) == state_.features.end()) return false;
+    return true;
   }
 
   // A drained node that passes: resumed when railyard drained it and the recipe says so.

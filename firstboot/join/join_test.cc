@@ -637,11 +637,15 @@ Report with_plan(Report r) {
 
 // `scontrol show node gpu-a01 --oneliner`, cut to what is read.
 std::string node_line(const std::string& state, bool started, const std::string& partitions = "gpu",
-                      const std::string& reason = "") {
-  return "NodeName=gpu-a01 Arch=x86_64 State=" + state + " Partitions=" + partitions +
+                      const std::string& reason = "", const std::string& features = "(null)") {
+  return "NodeName=gpu-a01 Arch=x86_64 AvailableFeatures=" + features + " ActiveFeatures=" + features +
+         " State=" + state + " Partitions=" + partitions +
          " SlurmdStartTime=" + (started ? "2026-12-02T23:17:32" : "None") +
          (reason.empty() ? "" : " Reason=" + reason + " [root@2026-12-02T23:17:32]") + "\n";
 }
+
+// What slurm_spec()'s features come to for with_plan(passing()).
+const std::string kLabFeatures = "railyard,rails2,gpus1,mlx5_0,mlx5_1";
 
 JoinOutcome run_slurm(Report& r, const SlurmSpec& s, const TempRoot& root, RecordingJoin& fx) {
   TokenReader::reset();
@@ -740,7 +744,8 @@ TEST_CASE("slurm: a pass waits for the node to register, then sets its features 
   TempRoot root;
   RecordingJoin fx;
   fx.outputs["scontrol"] = {node_line("UNKNOWN", false), node_line("IDLE+NOT_RESPONDING", true),
-                            node_line("IDLE", true, "gpu,debug")};
+                            node_line("IDLE", true, "gpu,debug"),
+                            node_line("IDLE", true, "gpu,debug", "", kLabFeatures)};
   Report r = with_plan(passing());
   auto out = run_slurm(r, slurm_spec(), root, fx);
   CHECK(out.joined);
@@ -760,6 +765,25 @@ TEST_CASE("slurm: a pass waits for the node to register, then sets its features 
   auto last_start =
       std::find_if(fx.commands.rbegin(), fx.commands.rend(), [](const auto& c) { return c[0] == "systemctl"; });
   CHECK(first_ask - fx.commands.begin() > fx.commands.rend() - last_start - 1);
+}
+
+TEST_CASE("slurm: features a reconfigure resets right after the set are set again, once") {
+  for (int resets : {1, 2}) {
+    CAPTURE(resets);
+    TempRoot root;
+    RecordingJoin fx;
+    fx.outputs["scontrol"] = {node_line("IDLE", true)};  // registered, before the set
+    for (int i = 0; i < resets; ++i) fx.outputs["scontrol"].push_back(node_line("IDLE", true));
+    fx.outputs["scontrol"].push_back(node_line("IDLE", true, "gpu", "", kLabFeatures));
+    Report r = with_plan(passing());
+    auto out = run_slurm(r, slurm_spec(), root, fx);
+    CHECK(out.joined);
+    CHECK(updates(fx).size() == 2);  // set, and set again; never a third time
+    CHECK(logged(out, "right after they were set (a reconfigure resets them to slurm.conf's): setting them again"));
+    CHECK(std::any_of(out.log.begin(), out.log.end(), [&](const JoinLine& l) {
+            return l.level == JoinLine::Level::warning && l.text.find("right after they were set") != std::string::npos;
+          }) == (resets == 2));
+  }
 }
 
 TEST_CASE("slurm: a pass resumes only railyard's drains") {

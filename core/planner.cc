@@ -96,8 +96,8 @@ class Planner {
                                        "unit is unknown");
 
     RailMap map = map_rails(inv_, r_.hardware, r_.fabric.soft_roce);
-    plan_.problems = map.problems;
-    plan_.warnings = map.warnings;
+    plan_.problems.insert(plan_.problems.end(), map.problems.begin(), map.problems.end());
+    plan_.warnings.insert(plan_.warnings.end(), map.warnings.begin(), map.warnings.end());
     if (!plan_.ok()) return plan_;
     for (const auto& t : r_.nvmeof)
       if (t.rail >= static_cast<int>(map.rails.size()))

@@ -555,11 +555,140 @@ std::optional<SweepResult> sweep_result_from_json(const nlohmann::json& j, std::
     }
     *into = j[k].get<std::string>();
   }
+  if (j.contains("from")) {
+    if (!j["from"].is_string() || (j["from"] != r.test.a && j["from"] != r.test.b)) {
+      why = "\"from\": expected the writing node, \"a\" or \"b\" of the test";
+      return std::nullopt;
+    }
+    r.from = j["from"].get<std::string>();
+  }
   return r;
 }
 
+std::optional<SweepPlan> sweep_plan_from_json(const nlohmann::json& j, std::string& why) {
+  SweepPlan p;
+  if (!j.is_object()) {
+    why = "expected an object {\"mode\", \"seconds_per_test\", \"rounds\"}, as railyard fabric sweep --plan writes";
+    return std::nullopt;
+  }
+  auto mode =
+      j.contains("mode") && j["mode"].is_string() ? parse_sweep_mode(j["mode"].get<std::string>()) : std::nullopt;
+  if (!mode) {
+    why = "\"mode\": expected full or quick";
+    return std::nullopt;
+  }
+  p.mode = *mode;
+  if (!j.contains("seconds_per_test") || !j["seconds_per_test"].is_number() ||
+      !(j["seconds_per_test"].get<double>() >= 0.1) || j["seconds_per_test"].get<double>() > 600) {
+    why = "\"seconds_per_test\": expected a number 0.1 to 600";
+    return std::nullopt;
+  }
+  p.seconds_per_test = j["seconds_per_test"].get<double>();
+  if (!j.contains("rounds") || !j["rounds"].is_array()) {
+    why = "\"rounds\": expected an array of rounds, each an array of tests";
+    return std::nullopt;
+  }
+  std::set<std::string> nodes;
+  for (std::size_t i = 0; i < j["rounds"].size(); ++i) {
+    const auto& round = j["rounds"][i];
+    const std::string at = "rounds[" + std::to_string(i) + "]";
+    if (!round.is_array()) {
+      why = at + ": expected an array of tests";
+      return std::nullopt;
+    }
+    std::vector<SweepTest> tests;
+    std::map<std::string, std::string> partner;  // in this round
+    for (std::size_t k = 0; k < round.size(); ++k) {
+      const auto& t = round[k];
+      const std::string where = at + "[" + std::to_string(k) + "]";
+      nlohmann::json as_result = t;
+      if (as_result.is_object()) {
+        as_result["ok"] = true;
+        as_result["gbps"] = 0;
+      }
+      std::string bad;
+      auto r = sweep_result_from_json(as_result, bad);
+      if (!r || !r->from.empty() || t.size() != 3) {
+        why = where + ": " + (r ? std::string("expected {\"a\", \"b\", \"rail\"} only") : bad);
+        return std::nullopt;
+      }
+      for (const auto& [self, other] : {std::pair{r->test.a, r->test.b}, std::pair{r->test.b, r->test.a}}) {
+        auto [it, fresh] = partner.emplace(self, other);
+        if (!fresh && it->second != other) {
+          why = where + ": " + self + " is in two pairs of one round (with " + it->second + " and " + other + ")";
+          return std::nullopt;
+        }
+        nodes.insert(self);
+      }
+      tests.push_back(r->test);
+    }
+    p.tests += tests.size();
+    p.rounds.push_back(std::move(tests));
+  }
+  p.nodes = nodes.size();
+  return p;
+}
+
+std::vector<SweepSlot> sweep_worker_slots(const SweepPlan& plan, const std::string& node) {
+  std::vector<SweepSlot> out;
+  for (std::size_t r = 0; r < plan.rounds.size(); ++r) {
+    std::vector<SweepSlot> second;  // b's writes, after the round's first half
+    for (const auto& t : plan.rounds[r]) {
+      const double start = static_cast<double>(r) * 2 * plan.seconds_per_test;
+      if (t.a == node) out.push_back({t, r, true, t.b, start});
+      else if (t.b == node) second.push_back({t, r, false, t.a, start + plan.seconds_per_test});
+    }
+    out.insert(out.end(), second.begin(), second.end());
+  }
+  return out;
+}
+
+std::vector<SweepResult> merge_sweep_ways(const std::vector<SweepResult>& ways) {
+  struct Ways {
+    std::optional<SweepResult> whole, from_a, from_b;
+  };
+  std::vector<std::string> order;
+  std::map<std::string, Ways> by_test;
+  for (const auto& w : ways) {
+    const std::string key = w.test.a + "\n" + w.test.b + "\n" + std::to_string(w.test.rail);
+    auto [it, fresh] = by_test.try_emplace(key);
+    if (fresh) order.push_back(key);
+    auto& slot = w.from.empty() ? it->second.whole : w.from == w.test.a ? it->second.from_a : it->second.from_b;
+    if (!slot) slot = w;
+  }
+  std::vector<SweepResult> out;
+  for (const auto& key : order) {
+    const Ways& w = by_test[key];
+    if (w.whole) {
+      out.push_back(*w.whole);
+      continue;
+    }
+    const SweepResult& any = w.from_a ? *w.from_a : *w.from_b;
+    SweepResult m;
+    m.test = any.test;
+    m.ok = w.from_a && w.from_b && w.from_a->ok && w.from_b->ok;
+    m.gbps = std::min(w.from_a ? w.from_a->gbps : 0.0, w.from_b ? w.from_b->gbps : 0.0);
+    std::vector<std::string> errors;
+    for (const auto* way : {&w.from_a, &w.from_b}) {
+      const std::string& writer = way == &w.from_a ? m.test.a : m.test.b;
+      if (!*way) errors.push_back("no result from " + writer + "'s write");
+      else if (!(*way)->error.empty()) errors.push_back(writer + ": " + (*way)->error);
+    }
+    m.error = join(errors, "; ");
+    if (m.error.size() > 200) m.error = m.error.substr(0, 197) + "...";
+    // Each worker reads its own NIC's counters over the whole round: its write and the peer's.
+    if (w.from_a) m.a_counters = w.from_a->a_counters;
+    if (w.from_b) m.b_counters = w.from_b->b_counters;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
 nlohmann::ordered_json to_json(const SweepResult& r) {
-  nlohmann::ordered_json j{{"a", r.test.a}, {"b", r.test.b}, {"rail", r.test.rail}, {"ok", r.ok}, {"gbps", r.gbps}};
+  nlohmann::ordered_json j{{"a", r.test.a}, {"b", r.test.b}, {"rail", r.test.rail}};
+  if (!r.from.empty()) j["from"] = r.from;
+  j["ok"] = r.ok;
+  j["gbps"] = r.gbps;
   if (!r.error.empty()) j["error"] = r.error;
   if (!r.a_counters.empty()) j["a_counters"] = r.a_counters;
   if (!r.b_counters.empty()) j["b_counters"] = r.b_counters;

@@ -71,6 +71,23 @@ SweepPlan plan_sweep(const std::vector<SweepUnit>& units, SweepMode mode, double
 // The contract of `railyard fabric sweep --plan` (docs/sweep.md): rounds, tests and
 // fabric_seconds, with the mode and the seconds per test.
 nlohmann::ordered_json sweep_plan_json(const SweepPlan& p);
+// That JSON read back, as the worker takes its plan: the mode, seconds_per_test and rounds
+// (tests and nodes counted again). nullopt, with `why`, for anything a plan cannot hold: a
+// host name Slurm would not take, a rail out of range, a node twice in one round.
+std::optional<SweepPlan> sweep_plan_from_json(const nlohmann::json& j, std::string& why);
+
+// One write of a node's worker. A round lasts twice seconds_per_test: each test's a writes
+// into b's responder in the first half, b into a's in the second, every rail of the pair at
+// once, so that each NIC sends in one test at a time and receives in one.
+struct SweepSlot {
+  SweepTest test;
+  std::size_t round = 0;
+  bool as_a = false;    // the node is the test's a: it writes in the first half
+  std::string peer;     // whose responder it writes into
+  double offset_s = 0;  // when, from the sweep's start
+};
+// The node's writes in the plan, in time order.
+std::vector<SweepSlot> sweep_worker_slots(const SweepPlan& plan, const std::string& node);
 
 // What the worker measured for one test. `ok`: both ways moved their data, compared; the
 // bandwidth is the lower of the two ways; the counter deltas are the lossless counters' (the
@@ -82,7 +99,15 @@ struct SweepResult {
   std::string error;       // why not ok, as the worker saw it
   std::string a_counters;  // e.g. "rx_discards_phy +12"
   std::string b_counters;
+  // One way only, as a worker writes it: the node that wrote (the test's a or b), "" when
+  // the result holds both ways. merge_sweep_ways makes one result of a test's two ways.
+  std::string from;
 };
+// The workers' one-way results (`from` set) made into one result per test: ok when both ways
+// were; the lower bandwidth; each side's counters and errors, each way's error named by its
+// writer. A way with no result fails the test ("no result from HOST's write"). Results that
+// hold both ways already pass through. In the order of first appearance.
+std::vector<SweepResult> merge_sweep_ways(const std::vector<SweepResult>& ways);
 
 // A node-rail the sweep blames: its link (cable, transceiver, NIC or the leaf's port).
 struct SweepCulprit {

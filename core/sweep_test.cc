@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -36,7 +37,7 @@ std::vector<SweepResult> run(const std::vector<std::vector<SweepTest>>& rounds, 
   std::vector<SweepResult> out;
   for (const auto& round : rounds)
     for (const auto& t : round) {
-      SweepResult r{t, true, 24.0, "", "", ""};
+      SweepResult r{t, true, 24.0, "", "", "", ""};
       const std::string a = t.a + "/" + std::to_string(t.rail), b = t.b + "/" + std::to_string(t.rail);
       if (bad.count(a) || bad.count(b)) {
         r.ok = false;
@@ -227,8 +228,8 @@ TEST_CASE("sweep: a pair that fails alone is retested against references before 
   SUBCASE("one node fails with its references too: it is blamed") {
     std::vector<SweepResult> second;
     for (const auto& t : rt.tests) {
-      SweepResult r{t, true, 24, "", "", ""};
-      if (t.a == "u0n5") r = {t, true, 7.5, "", "rx_discards_phy +31", ""};
+      SweepResult r{t, true, 24, "", "", "", ""};
+      if (t.a == "u0n5") r = {t, true, 7.5, "", "rx_discards_phy +31", "", ""};
       second.push_back(r);
     }
     const SweepBlame s = settle_retests(b, second);
@@ -241,7 +242,7 @@ TEST_CASE("sweep: a pair that fails alone is retested against references before 
   }
   SUBCASE("both pass with references: the pair is named, nobody drained") {
     std::vector<SweepResult> second;
-    for (const auto& t : rt.tests) second.push_back({t, true, 24, "", "", ""});
+    for (const auto& t : rt.tests) second.push_back({t, true, 24, "", "", "", ""});
     const SweepBlame s = settle_retests(b, second);
     CHECK(s.culprits.empty());
     REQUIRE(s.pair_faults.size() == 1);
@@ -251,7 +252,7 @@ TEST_CASE("sweep: a pair that fails alone is retested against references before 
     std::vector<SweepResult> second;
     bool first_of_n5 = true;
     for (const auto& t : rt.tests) {
-      SweepResult r{t, true, 24, "", "", ""};
+      SweepResult r{t, true, 24, "", "", "", ""};
       if (t.a == "u0n5" && first_of_n5) {
         r.ok = false;
         first_of_n5 = false;
@@ -265,7 +266,7 @@ TEST_CASE("sweep: a pair that fails alone is retested against references before 
 }
 
 TEST_CASE("sweep: a slow test or dirty counters fail a test that moved its data") {
-  SweepResult r{{"a", "b", 0}, true, 24, "", "", ""};
+  SweepResult r{{"a", "b", 0}, true, 24, "", "", "", ""};
   CHECK_FALSE(sweep_test_failed(r, 24));
   r.gbps = 19.0;  // below 80 % of the median
   CHECK(sweep_test_failed(r, 24));
@@ -273,7 +274,7 @@ TEST_CASE("sweep: a slow test or dirty counters fail a test that moved its data"
   CHECK_FALSE(sweep_test_failed(r, 24));
   r.a_counters = "out_of_sequence +3";
   CHECK(sweep_test_failed(r, 24));
-  r = {{"a", "b", 0}, false, 0, "timeout", "", ""};
+  r = {{"a", "b", 0}, false, 0, "timeout", "", "", ""};
   CHECK(sweep_test_failed(r, 0));
 }
 
@@ -382,4 +383,96 @@ TEST_CASE("sweep: culprits are drained once, and only the sweep's own drains are
   CHECK(sweep_slurm_actions(b, false, u, states, names).empty());
   CHECK(drained_by_sweep(states[0]));
   CHECK_FALSE(drained_by_sweep(states[3]));
+}
+
+TEST_CASE("sweep: the plan reads back as --plan wrote it, and a plan no schedule makes is refused") {
+  for (auto mode : {SweepMode::full, SweepMode::quick}) {
+    const SweepPlan p = plan_sweep(units_of({5, 4}, 2), mode, 1.5);
+    std::string why;
+    auto back = sweep_plan_from_json(nlohmann::json::parse(sweep_plan_json(p).dump()), why);
+    REQUIRE_MESSAGE(back, why);
+    CHECK(back->mode == mode);
+    CHECK(back->seconds_per_test == 1.5);
+    CHECK(back->rounds == p.rounds);
+    CHECK(back->tests == p.tests);
+    CHECK(back->nodes == p.nodes);
+  }
+  auto bad = [](const char* text) {
+    std::string why;
+    CHECK_FALSE(sweep_plan_from_json(nlohmann::json::parse(text), why));
+    return why;
+  };
+  CHECK(bad(R"({"mode": "all", "seconds_per_test": 2, "rounds": []})") == "\"mode\": expected full or quick");
+  CHECK(bad(R"({"mode": "full", "seconds_per_test": 0, "rounds": []})") ==
+        "\"seconds_per_test\": expected a number 0.1 to 600");
+  CHECK(bad(R"({"mode": "full", "seconds_per_test": 2, "rounds": [[{"a": "n1", "b": "n2", "rail": 0}, )"
+            R"({"a": "n1", "b": "n3", "rail": 1}]]})") ==
+        "rounds[0][1]: n1 is in two pairs of one round (with n2 and n3)");
+  CHECK(bad(R"({"mode": "full", "seconds_per_test": 2, "rounds": [[{"a": "n1", "b": "n2", "rail": 0, "x": 1}]]})") ==
+        "rounds[0][0]: expected {\"a\", \"b\", \"rail\"} only");
+  CHECK(bad(R"({"mode": "full", "seconds_per_test": 2, "rounds": [[{"a": "n1/..", "b": "n2", "rail": 0}]]})")
+            .find("rounds[0][0]: \"a\": expected a host name") == 0);
+}
+
+TEST_CASE("sweep: each node's writes: a in the first half of the round, b in the second, every rail at once") {
+  const SweepPlan p = plan_sweep(units_of({6}, 2), SweepMode::full, 2);
+  for (const auto& node : {"u0n0", "u0n3"}) {
+    CAPTURE(node);
+    auto slots = sweep_worker_slots(p, node);
+    CHECK(slots.size() == 5 * 2);  // five peers, two rails
+    std::set<std::pair<std::string, int>> seen;
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      const SweepSlot& s = slots[i];
+      CHECK(s.peer == (s.as_a ? s.test.b : s.test.a));
+      CHECK((s.as_a ? s.test.a : s.test.b) == node);
+      CHECK(s.offset_s == doctest::Approx(static_cast<double>(s.round) * 4 + (s.as_a ? 0 : 2)));
+      if (i) CHECK(s.offset_s >= slots[i - 1].offset_s);
+      seen.insert({s.peer, s.test.rail});
+    }
+    CHECK(seen.size() == 10);
+    // The peer writes back in the half this node does not: a NIC sends in one test at a time.
+    for (const auto& s : slots) {
+      auto theirs = sweep_worker_slots(p, s.peer);
+      auto back = std::find_if(theirs.begin(), theirs.end(), [&](const SweepSlot& t) { return t.test == s.test; });
+      REQUIRE(back != theirs.end());
+      CHECK(back->offset_s == doctest::Approx(s.offset_s + (s.as_a ? 2 : -2)));
+    }
+  }
+  CHECK(sweep_worker_slots(p, "elsewhere").empty());
+}
+
+TEST_CASE("sweep: a test's two ways merge into one result; a way with no result fails it") {
+  const SweepTest t{"gpu1", "gpu2", 3};
+  SweepResult ab{t, true, 24.0, "", "", "", "gpu1"}, ba{t, true, 21.5, "", "", "rx_discards_phy +7", "gpu2"};
+  auto m = merge_sweep_ways({ab, ba});
+  REQUIRE(m.size() == 1);
+  CHECK(m[0].ok);
+  CHECK(m[0].gbps == 21.5);
+  CHECK(m[0].b_counters == "rx_discards_phy +7");
+  CHECK(m[0].from.empty());
+  ba.ok = false;
+  ba.error = "work completion: retry exceeded";
+  m = merge_sweep_ways({ba, ab});
+  REQUIRE(m.size() == 1);
+  CHECK_FALSE(m[0].ok);
+  CHECK(m[0].error == "gpu2: work completion: retry exceeded");
+  m = merge_sweep_ways({ab});
+  REQUIRE(m.size() == 1);
+  CHECK_FALSE(m[0].ok);
+  CHECK(m[0].error == "no result from gpu2's write");
+  // Results that hold both ways (the blame's own tests, older workers) pass as they are.
+  SweepResult whole{SweepTest{"gpu3", "gpu4", 0}, true, 20.0, "", "", "", ""};
+  m = merge_sweep_ways({whole, ab, ba});
+  REQUIRE(m.size() == 2);
+  CHECK(m[0].test == whole.test);
+  CHECK(m[1].test == t);
+  std::string why;
+  auto from = nlohmann::json::parse(R"({"a": "gpu1", "b": "gpu2", "rail": 0, "from": "gpu1", "ok": true, "gbps": 1})");
+  auto r = sweep_result_from_json(from, why);
+  REQUIRE(r);
+  CHECK(r->from == "gpu1");
+  CHECK(to_json(*r).dump() == R"({"a":"gpu1","b":"gpu2","rail":0,"from":"gpu1","ok":true,"gbps":1.0})");
+  from["from"] = "gpu9";
+  CHECK_FALSE(sweep_result_from_json(from, why));
+  CHECK(why == "\"from\": expected the writing node, \"a\" or \"b\" of the test");
 }

@@ -125,7 +125,8 @@ Outcome<std::vector<SweepResult>> read_sweep_results(const std::string& dir, con
       out.push_back(std::move(*r));
     }
   }
-  return out;
+  // A worker writes the ways it wrote; the blame takes each test whole.
+  return merge_sweep_ways(out);
 }
 
 }  // namespace railyard

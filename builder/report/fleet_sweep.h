@@ -35,8 +35,9 @@ Outcome<SweepFleet> sweep_fleet_from_topology(const std::string& text, const std
 void keep_inventory_nodes(SweepFleet& f, const NodeInventory& inv);
 
 // The workers' results under `dir` (each *.json file {"schema": 1, "node": HOST, "results":
-// [RESULT, ...]}, sorted by name), every test's nodes among `f`'s units. Errors name the file
-// and the result.
+// [RESULT, ...]}, sorted by name), every test's nodes among `f`'s units, a test's two ways
+// (each written by its writer's worker, "from") merged into one (merge_sweep_ways). Errors
+// name the file and the result.
 Outcome<std::vector<SweepResult>> read_sweep_results(const std::string& dir, const SweepFleet& f);
 
 }  // namespace railyard

@@ -43,7 +43,7 @@ std::vector<SweepUnit> fleet(int nodes) {
 std::string nic(const std::string& node, int rail) { return node + "/" + std::to_string(rail); }
 
 SweepResult measure(const SweepTest& t, const std::set<std::string>& bad, const std::set<std::string>& flaky) {
-  SweepResult r{t, true, 24.0, "", "", ""};
+  SweepResult r{t, true, 24.0, "", "", "", ""};
   if (bad.count(nic(t.a, t.rail)) || bad.count(nic(t.b, t.rail))) {
     r.ok = false;
     r.gbps = 0;

@@ -79,8 +79,9 @@ PY
 grep -q "not swept: not in the inventory" "$tmp/err" || fail "the nodes outside the inventory are named"
 
 # --analyze: the workers' results (made here from the plan: lab-style 24 Gb/s, one rail of
-# one node dead, one pair slow alone) give the culprit with its leaf and port, and the retests
-# the pair needs; once the retests ran (both nodes pass with references), a pair fault.
+# one node dead, one pair slow alone), each way in its writer's file as the workers write
+# them, give the culprit with its leaf and port, and the retests the pair needs; once the
+# retests ran (both nodes pass with references), a pair fault.
 mkdir -p "$tmp/run/results"
 python3 - "$tmp/plan.json" "$tmp/run/results" <<'PY'
 import json, sys
@@ -90,13 +91,16 @@ for r in plan["rounds"]:
     for t in r:
         if bad is None:
             bad = (t["a"], 1)  # the first node's rail 1: dead
-        res = {"a": t["a"], "b": t["b"], "rail": t["rail"], "ok": True, "gbps": 24.0}
+        ways = {w: {"a": t["a"], "b": t["b"], "rail": t["rail"], "from": t[w], "ok": True, "gbps": 24.0}
+                for w in ("a", "b")}
         if (t["a"], t["rail"]) == bad or (t["b"], t["rail"]) == bad:
-            res.update(ok=False, gbps=0.0, error="work completion: retry exceeded")
+            for w in ways.values():
+                w.update(ok=False, gbps=0.0, error="work completion: retry exceeded")
         elif slow is None and t["rail"] == 2 and bad[0] not in (t["a"], t["b"]):
             slow = t
-            res.update(gbps=3.5, b_counters="rx_discards_phy +9")
-        by_node.setdefault(t["a"], []).append(res)
+            ways["b"].update(gbps=3.5, b_counters="rx_discards_phy +9")
+        for w in ("a", "b"):
+            by_node.setdefault(t[w], []).append(ways[w])
 for node, results in by_node.items():
     json.dump({"schema": 1, "node": node, "results": results}, open("%s/%s.json" % (sys.argv[2], node), "w"))
 json.dump({"bad": bad, "slow": slow}, open(sys.argv[2] + "/../truth", "w"))

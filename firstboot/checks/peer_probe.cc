@@ -44,25 +44,6 @@ CounterSource counter_source(const VerifyContext& ctx, const RailPlan& rail, con
   return s;
 }
 
-// A rail's writer whose timed transfer waits for the other rails' to finish: each rail's
-// figures are its own, not a share of the reference's memory bandwidth or of the leaf's
-// uplink, and a reference's NIC is not handed every rail's burst at once (the lab's one
-// virtio NIC drops what its ring cannot hold). Setting up and connecting still overlap.
-class OneAtATime : public ProbeWriter {
- public:
-  OneAtATime(std::unique_ptr<ProbeWriter> inner, std::mutex& lock) : inner_(std::move(inner)), lock_(lock) {}
-  Outcome<ProbeQp> prepare(std::uint32_t bytes) override { return inner_->prepare(bytes); }
-  Outcome<ProbeTransfer> write(const ProbeAccept& accept) override {
-    std::lock_guard hold(lock_);
-    return inner_->write(accept);
-  }
-  std::span<const std::uint8_t> buffer() const override { return inner_->buffer(); }
-
- private:
-  std::unique_ptr<ProbeWriter> inner_;
-  std::mutex& lock_;
-};
-
 // One attempt's outcome, as `tried` lists it.
 std::string attempt_text(const Outcome<ProbeOutcome>& o) {
   if (!o.ok()) return o.error();
@@ -125,6 +106,11 @@ PeerRun PeerProbes::exchange(const VerifyContext& ctx, const RailPlan& rail) {
   target.rail = static_cast<std::uint16_t>(rail.index);
   target.mtu = static_cast<std::uint16_t>(rail.roce_path_mtu);
   target.bytes = static_cast<std::uint32_t>(spec.bytes);
+  // The rails' exchanges take turns: each rail's figures are its own, not a share of the
+  // reference's memory bandwidth or of the leaf's uplink, and a reference's NIC is not handed
+  // every rail's burst at once (the lab's one virtio NIC drops what its ring cannot hold). The
+  // timeout counts from the rail's turn, so that a slow rail does not spend another's.
+  std::unique_lock turn(transfer_lock_);
   const auto deadline = Clock::now() + std::chrono::milliseconds(spec.timeout_ms);
   auto pause = retry_pause_;
   for (int attempt = 1;; ++attempt) {
@@ -132,8 +118,8 @@ PeerRun PeerProbes::exchange(const VerifyContext& ctx, const RailPlan& rail) {
     target.timeout = std::max(left, std::chrono::milliseconds(1));
     auto seed = static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()) ^
                 (static_cast<std::uint64_t>(rail.index) << 56);
-    OneAtATime writer(writers_(dev->name, *gid, rail.roce_path_mtu, target.timeout, seed), transfer_lock_);
-    auto o = probe_peer(target, writer);
+    std::unique_ptr<ProbeWriter> writer = writers_(dev->name, *gid, rail.roce_path_mtu, target.timeout, seed);
+    auto o = probe_peer(target, *writer);
     if (o.ok() && !o->refused) {
       out.match = o->match;
       out.transfer = o->transfer;
@@ -148,6 +134,7 @@ PeerRun PeerProbes::exchange(const VerifyContext& ctx, const RailPlan& rail) {
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::milliseconds(2000));
   }
+  turn.unlock();
   if (!out.completed()) return out;
 
   auto after = sample_counters(ctx.kernel.host.files, ctx.kernel.ethtool, dev->name, counters.netdev, rail.rdma_port);

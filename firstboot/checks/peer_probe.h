@@ -49,7 +49,7 @@ class PeerProbes {
   const std::map<int, PeerRun>& runs() const { return runs_; }
   // The rail's exchange. The first call runs every rail's at once (threads of their own),
   // each sampling its own device's counters (the kernel interfaces must allow that); the
-  // timed transfers themselves take turns.
+  // exchanges themselves take turns, each rail's timeout counted from its turn.
   const PeerRun& run(const VerifyContext& ctx, const RailPlan& rail);
 
  private:
@@ -57,7 +57,7 @@ class PeerProbes {
   WriterFactory writers_;
   std::chrono::milliseconds retry_pause_;
   std::map<int, PeerRun> runs_;
-  std::mutex transfer_lock_;  // the rails' timed transfers, one at a time
+  std::mutex transfer_lock_;  // the rails' exchanges, one at a time, each timed from its turn
 };
 
 // The report's `peers`: each rail's run, its figures and counters; null when none ran.

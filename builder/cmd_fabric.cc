@@ -2,8 +2,9 @@
 // fabric from the recipe and inventory the hosts are configured from. One JSON file per leaf
 // (docs/leaf-config.schema.json) and index.json, written into a new directory that takes
 // DIR's place only when whole. Exit 0 written, 1 could not write, 2 bad input.
-// `railyard fabric sweep --reports DIR | --topology FILE --plan`: the pairwise sweep's
-// schedule (core/sweep.h, docs/sweep.md) as JSON.
+// `railyard fabric sweep --reports DIR | --topology FILE`: the pairwise sweep (core/sweep.h,
+// docs/sweep.md): its schedule as JSON (--plan), the Slurm job that runs it and the judgement
+// of its results (--analyze DIR).
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
@@ -125,6 +127,9 @@ struct SweepOptions {
   bool plan = false;
   std::string analyze;
   bool drain = false;
+  int port = 18516;
+  int lead_s = 30;
+  std::string worker = "railyard-firstboot";
 };
 
 // --drain: the culprits drained in Slurm and the sweep's drains it no longer blames resumed,
@@ -199,6 +204,137 @@ int analyze_sweep(const SweepFleet& fleet, SweepMode mode, const std::string& di
   return blame.culprits.empty() && blame.pair_faults.empty() && settled ? kExitOk : kExitFailed;
 }
 
+// sbatch --wait on the job's script, written into dir as `script`: the job's exit as Slurm
+// gave it. sbatch prints the job id (--parsable) as soon as it is queued.
+Status run_sweep_job(const SweepJob& job, const std::string& script) {
+  if (std::string why = sweep_job_error(job); !why.empty()) return Status::fail(why);
+  const std::string path = job.dir + "/" + script;
+  if (Status s = write_file_atomically(path, sweep_job_script(job), 0755); !s.ok()) return s;
+  std::error_code ec;
+  fs::create_directories(job.dir + "/" + job.results, ec);
+  if (ec) return Status::fail(job.dir + "/" + job.results + ": " + ec.message());
+  spdlog::info("submitting {} ({} node(s), {:.0f} s of fabric time): sbatch --wait", path, job.nodes.size(),
+               job.fabric_seconds);
+  ProcessSpec sbatch{{"sbatch", "--wait", "--parsable", path}};
+  sbatch.capture = true;
+  ProcessResult r = run_process(sbatch);
+  std::string id = trim(r.out.substr(0, r.out.find(';')));  // "JOB" or "JOB;CLUSTER"
+  if (!r.ok())
+    return Status::fail("sbatch --wait " + path + ": " + r.how() + " (the job's output: " + job.dir + "/slurm-" +
+                        (id.empty() ? std::string("JOB") : id) + ".out)");
+  spdlog::info("job {} ended: its output is {}/slurm-{}.out", id, job.dir, id);
+  return success();
+}
+
+// The nodes of `plan` whose worker wrote no results file into dir/results: the job did not
+// run them (or they died); their tests are not judged against their links.
+std::vector<std::string> silent_workers(const std::string& results, const std::vector<std::string>& nodes) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& n : nodes)
+    if (!fs::exists(results + "/" + n + ".json", ec)) out.push_back(n);
+  return out;
+}
+
+std::vector<std::string> plan_nodes(const SweepPlan& plan) {
+  std::set<std::string> seen;
+  for (const auto& r : plan.rounds)
+    for (const auto& t : r) {
+      seen.insert(t.a);
+      seen.insert(t.b);
+    }
+  std::vector<std::string> out(seen.begin(), seen.end());
+  std::sort(out.begin(), out.end(), natural_less);
+  return out;
+}
+
+// Without --plan: the sweep as Slurm jobs from the submitting host (a login node). The plan
+// with each node's rail addresses and the workers' port goes to DIR/plan.json, the job to
+// DIR/sweep.sbatch; once it ends, the results are judged. Tests that failed alone are retested
+// against references in a second job (DIR/retest-plan.json, DIR/retest.sbatch), then judged
+// again, and with --drain the culprits are drained.
+int submit_sweep(const SweepFleet& fleet, SweepMode mode, SweepPlan plan, const NodeInventory& inv,
+                 const SweepOptions& o) {
+  if (!(o.port >= 1 && o.port <= 65535)) {
+    spdlog::error("--port {}: allowed: 1 to 65535", o.port);
+    return kExitBadInput;
+  }
+  std::error_code ec;
+  const std::string dir = fs::absolute(o.out, ec).lexically_normal().string();
+  if (fs::exists(dir, ec) && !fs::is_empty(dir, ec)) {
+    spdlog::error("-o {}: holds files already (an earlier sweep's?): a sweep writes into a new or empty directory",
+                  o.out);
+    return kExitBadInput;
+  }
+  plan.port = o.port;
+  for (const auto& n : inv.nodes) {
+    std::vector<std::string> rails;
+    for (const auto& a : n.rails) rails.push_back(a.substr(0, a.find('/')));
+    plan.addresses.emplace(n.hostname, std::move(rails));
+  }
+  SweepJob job;
+  job.dir = dir;
+  job.plan = "plan.json";
+  job.results = "results";
+  job.partition = o.partition;
+  job.nodes = plan_nodes(plan);
+  job.fabric_seconds = plan.fabric_seconds();
+  job.worker = o.worker;
+  job.lead_s = o.lead_s;
+  if (std::string why = sweep_job_error(job); !why.empty()) {
+    spdlog::error("{}", why);
+    return kExitBadInput;
+  }
+  fs::create_directories(dir, ec);
+  auto j = sweep_plan_json(plan);
+  if (!fleet.references.empty()) j["references"] = fleet.references;
+  if (Status s = write_file_atomically(dir + "/plan.json", j.dump(2) + "\n"); !s.ok() || ec) {
+    spdlog::error("{}", s.ok() ? dir + ": " + ec.message() : s.error());
+    return kExitFailed;
+  }
+  if (Status s = run_sweep_job(job, "sweep.sbatch"); !s.ok()) {
+    spdlog::error("{}", s.error());
+    return kExitFailed;
+  }
+  if (auto silent = silent_workers(dir + "/results", job.nodes); !silent.empty()) {
+    spdlog::error("no results from {}: the job did not run their workers (see {}/slurm-*.out); nothing judged",
+                  join(silent, ", "), dir);
+    return kExitFailed;
+  }
+  // The first pass, then the retests of tests that failed alone, as a job of their own.
+  auto first = read_sweep_results(dir + "/results", fleet);
+  if (!first.ok()) {
+    spdlog::error("{}", first.error());
+    return kExitFailed;
+  }
+  SweepBlame blame = blame_sweep(fleet.units, *first, fleet.references);
+  if (!blame.retests.empty()) {
+    SweepPlan retest = plan;
+    retest.rounds = retest_rounds(blame);
+    retest.tests = 0;
+    for (const auto& r : retest.rounds) retest.tests += r.size();
+    SweepJob again = job;
+    again.plan = "retest-plan.json";
+    again.results = "retests";
+    again.nodes = plan_nodes(retest);
+    again.fabric_seconds = retest.fabric_seconds();
+    spdlog::info("{} test(s) failed alone: retesting each node against references ({} round(s))", blame.retests.size(),
+                 retest.rounds.size());
+    Status s = write_file_atomically(dir + "/retest-plan.json", sweep_plan_json(retest).dump(2) + "\n");
+    if (s.ok()) s = run_sweep_job(again, "retest.sbatch");
+    if (!s.ok()) {
+      spdlog::error("{}", s.error());
+      return kExitFailed;
+    }
+    if (auto silent = silent_workers(dir + "/retests", again.nodes); !silent.empty()) {
+      spdlog::error("no retest results from {} (see {}/slurm-*.out): the first pass stands unsettled",
+                    join(silent, ", "), dir);
+      fs::remove_all(dir + "/retests", ec);
+    }
+  }
+  return analyze_sweep(fleet, mode, dir, o.drain);
+}
+
 int run_sweep(const FileSource& files, const SweepOptions& o) {
   auto mode = parse_sweep_mode(o.mode);
   if (!mode) {
@@ -220,6 +356,7 @@ int run_sweep(const FileSource& files, const SweepOptions& o) {
     spdlog::error("{}", fleet.error());
     return kExitBadInput;
   }
+  std::optional<NodeInventory> inventory;
   if (!o.nodes.empty()) {
     Diagnostics diags;
     auto table = read_toml(files, o.nodes, diags);
@@ -230,12 +367,13 @@ int run_sweep(const FileSource& files, const SweepOptions& o) {
       return kExitBadInput;
     }
     keep_inventory_nodes(*fleet, inv->inventory);
+    inventory = inv->inventory;
   }
   for (const auto& l : fleet->left_out)
     spdlog::warn("{} not swept: {}{}", l.node, l.why, l.likely_unit.empty() ? "" : " (unit " + l.likely_unit + ")");
   if (!o.analyze.empty()) return analyze_sweep(*fleet, *mode, o.analyze, o.drain);
-  if (o.drain) {
-    spdlog::error("--drain goes with --analyze DIR");
+  if (o.drain && o.plan) {
+    spdlog::error("--drain goes with --analyze DIR or a submitted sweep, not --plan");
     return kExitBadInput;
   }
   SweepPlan plan = plan_sweep(fleet->units, *mode, o.seconds_per_test);
@@ -244,10 +382,13 @@ int run_sweep(const FileSource& files, const SweepOptions& o) {
     return kExitBadInput;
   }
   if (!o.plan) {
-    spdlog::error(
-        "this version submits no Slurm job: --plan prints the schedule, --analyze DIR judges its results "
-        "(docs/sweep.md)");
-    return kExitBadInput;
+    if (!inventory || o.out.empty()) {
+      spdlog::error(
+          "a submitted sweep needs --nodes INVENTORY (each node's rail addresses, the workers' peers) and -o DIR (a "
+          "directory every node sees); --plan prints the schedule only");
+      return kExitBadInput;
+    }
+    return submit_sweep(*fleet, *mode, std::move(plan), *inventory, o);
   }
   auto j = sweep_plan_json(plan);
   if (!fleet->references.empty()) j["references"] = fleet->references;
@@ -280,12 +421,17 @@ const bool fabric_registered = register_subcommand(55, [](CLI::App& app) {
   sweep->add_option("--mode", sw->mode, "full (every pair in each unit, two peers outside) or quick (ring)")
       ->capture_default_str();
   sweep->add_option("--seconds-per-test", sw->seconds_per_test, "Each test's time, each way")->capture_default_str();
-  sweep->add_option("-o,--out", sw->out, "Directory for the job's results");
+  sweep->add_option("-o,--out", sw->out,
+                    "A new directory every node sees (a shared filesystem): the job's plan, script and results");
+  sweep->add_option("--port", sw->port, "The TCP port of the workers' responders")->capture_default_str();
+  sweep->add_option("--lead", sw->lead_s, "Seconds from the job's start to the sweep's, for srun to start every worker")
+      ->capture_default_str();
+  sweep->add_option("--worker", sw->worker, "The agent on the nodes, as their PATH finds it")->capture_default_str();
   sweep->add_flag("--plan", sw->plan, "Print the schedule as JSON and submit nothing");
   sweep->add_option("--analyze", sw->analyze,
                     "The blame over DIR/results (and DIR/retests): DIR/sweep.json and DIR/sweep.prom");
   sweep->add_flag("--drain", sw->drain,
-                  "With --analyze: drain the culprits in Slurm (scontrol), resume the sweep's drains it clears");
+                  "Drain the culprits in Slurm (scontrol) and resume the sweep's drains it clears, once judged");
   return Subcommand{sub, [opt, sw, sweep](const CommandContext& ctx) {
                       if (*sweep) {
                         if (sw->reports.empty() && sw->topology.empty()) {

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "net.h"
 #include "text.h"
 
 namespace railyard {
@@ -191,6 +192,12 @@ nlohmann::ordered_json sweep_plan_json(const SweepPlan& p) {
   j["rounds"] = std::move(rounds);
   j["tests"] = p.tests;
   j["fabric_seconds"] = p.fabric_seconds();
+  if (p.port > 0) j["port"] = p.port;
+  if (!p.addresses.empty()) {
+    auto a = nlohmann::ordered_json::object();
+    for (const auto& [node, rails] : p.addresses) a[node] = rails;
+    j["addresses"] = std::move(a);
+  }
   return j;
 }
 
@@ -350,10 +357,14 @@ SweepBlame blame_sweep(const std::vector<SweepUnit>& units, const std::vector<Sw
   const Evidence e = gather(units, results);
   b.tests = results.size();
   std::vector<bool> blamed(e.by_nic.size(), false);
+  std::vector<double> speeds;
   for (std::size_t k = 0; k < e.by_nic.size(); ++k) {
     const auto& tests = e.by_nic[k];
     if (tests.empty()) continue;
     const auto [peers, failed] = peer_counts(tests);
+    speeds.clear();
+    for (const auto& t : tests) speeds.push_back(results[t.result].ok ? results[t.result].gbps : 0);
+    b.nics.push_back({e.names[k / e.rails], static_cast<int>(k % e.rails), peers, failed, median_of(speeds)});
     if (!blamed_by_majority(peers, failed)) continue;
     SweepCulprit c = culprit(e, results, static_cast<std::uint32_t>(k / e.rails), static_cast<int>(k % e.rails), tests);
     c.why = first_pass_why(c);
@@ -361,6 +372,11 @@ SweepBlame blame_sweep(const std::vector<SweepUnit>& units, const std::vector<Sw
     b.culprits.push_back(std::move(c));
   }
   sort_culprits(b.culprits);
+  for (auto& n : b.nics) {
+    const std::uint32_t id = e.index.at(n.node);
+    for (const auto& t : *e.tests_of(id, n.rail))
+      if (t.failed && !blamed[t.peer * e.rails + static_cast<std::size_t>(n.rail)]) n.unexplained = true;
+  }
 
   // The references a rail's retests may use: the operator's, then every node whose tests on
   // that rail all passed, its own unit's first (same leaf, no spine in the way).
@@ -437,6 +453,7 @@ std::vector<std::vector<SweepTest>> retest_rounds(const SweepBlame& b) {
 
 SweepBlame settle_retests(const SweepBlame& first, const std::vector<SweepResult>& retests) {
   SweepBlame b;
+  b.nics = first.nics;
   b.culprits = first.culprits;
   b.tests = first.tests + retests.size();
   b.failed_tests = first.failed_tests;
@@ -510,6 +527,20 @@ bool note_ok(const std::string& s) {
 }
 
 }  // namespace
+
+std::string sweep_note(const std::string& text) {
+  constexpr std::size_t kMax = 200;
+  std::string out;
+  for (unsigned char c : text) {
+    if (out.size() == kMax) return out.substr(0, kMax - 3) + "...";
+    if (c == '"') out += '\'';
+    else if (c == '\\') out += '/';
+    else if (c >= 0x20 && c < 0x7f) out += static_cast<char>(c);
+    else if (c == '\n' || c == '\t') out += ' ';
+    // other bytes (the UTF-8 of a µ, a control character) are left out
+  }
+  return out;
+}
 
 std::optional<SweepResult> sweep_result_from_json(const nlohmann::json& j, std::string& why) {
   if (!j.is_object()) {
@@ -626,7 +657,96 @@ std::optional<SweepPlan> sweep_plan_from_json(const nlohmann::json& j, std::stri
     p.rounds.push_back(std::move(tests));
   }
   p.nodes = nodes.size();
+  if (j.contains("port")) {
+    if (!j["port"].is_number_integer() || j["port"].get<long long>() < 1 || j["port"].get<long long>() > 65535) {
+      why = "\"port\": expected a TCP port 1 to 65535";
+      return std::nullopt;
+    }
+    p.port = j["port"].get<int>();
+  }
+  if (j.contains("addresses")) {
+    const auto& a = j["addresses"];
+    if (!a.is_object()) {
+      why = "\"addresses\": expected an object, each node's rail addresses";
+      return std::nullopt;
+    }
+    for (const auto& [node, rails] : a.items()) {
+      const std::string at = "addresses." + node;
+      if (auto bad = check_slurm_name(node)) {
+        why = at + ": " + *bad;
+        return std::nullopt;
+      }
+      if (!rails.is_array() || rails.size() > 64) {
+        why = at + ": expected an array of at most 64 IPv4 addresses, one per rail (\"\" for none)";
+        return std::nullopt;
+      }
+      std::vector<std::string> list;
+      for (std::size_t i = 0; i < rails.size(); ++i) {
+        if (!rails[i].is_string() ||
+            (!rails[i].get<std::string>().empty() && !parse_ipv4(rails[i].get<std::string>()))) {
+          why = at + "[" + std::to_string(i) + "]: expected an IPv4 address such as 198.18.0.1, or \"\"";
+          return std::nullopt;
+        }
+        list.push_back(rails[i].get<std::string>());
+      }
+      p.addresses.emplace(node, std::move(list));
+    }
+  }
   return p;
+}
+
+namespace {
+
+bool path_chars_ok(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '/' || c == '.' || c == '_' || c == '-' || c == '+';
+  });
+}
+
+}  // namespace
+
+std::string sweep_job_error(const SweepJob& job) {
+  if (job.dir.empty() || job.dir.front() != '/' || !path_chars_ok(job.dir) || job.dir.find("/../") != std::string::npos)
+    return "the job's directory '" + job.dir +
+           "': allowed: an absolute path of letters, digits and / . _ - + (it reaches the job script)";
+  for (const auto* name : {&job.plan, &job.results})
+    if (!path_chars_ok(*name) || name->find('/') != std::string::npos || name->front() == '.')
+      return "the file name '" + *name + "': allowed: letters, digits and . _ - +";
+  if (!job.partition.empty())
+    if (auto why = check_slurm_name(job.partition)) return "the partition '" + job.partition + "': " + *why;
+  if (job.nodes.empty()) return "a job needs nodes";
+  for (const auto& n : job.nodes)
+    if (auto why = check_slurm_name(n)) return "the node '" + n + "': " + *why;
+  if (!path_chars_ok(job.worker)) return "the worker '" + job.worker + "': allowed: letters, digits and / . _ - +";
+  if (job.lead_s < 1 || job.lead_s > 3600) return "the lead: allowed: 1 to 3600 seconds";
+  if (!(job.fabric_seconds >= 0) || job.fabric_seconds > 7 * 86400) return "the fabric time: allowed: up to 7 days";
+  return "";
+}
+
+std::string sweep_job_script(const SweepJob& job) {
+  const std::string n = std::to_string(job.nodes.size());
+  // The limit: the sweep, its lead, and two minutes for the workers to start and write.
+  const long minutes = static_cast<long>((job.fabric_seconds + job.lead_s + 120 + 59) / 60);
+  const std::string out = job.dir + "/" + job.results;
+  std::string s = "#!/bin/sh\n";
+  s += "#SBATCH --job-name=railyard-sweep\n";
+  s += "#SBATCH --nodes=" + n + "\n";
+  s += "#SBATCH --ntasks-per-node=1\n";
+  s += "#SBATCH --exclusive\n";
+  s += "#SBATCH --nodelist=" + join(job.nodes, ",") + "\n";
+  if (!job.partition.empty()) s += "#SBATCH --partition=" + job.partition + "\n";
+  s += "#SBATCH --time=" + std::to_string(minutes) + "\n";
+  s += "#SBATCH --output=" + job.dir + "/slurm-%j.out\n";
+  s += "# railyard fabric sweep's job (docs/sweep.md): every node's worker serves its rails and\n"
+       "# writes to its peers round by round, all from one start; the results go to\n# " +
+       out + ", judged by railyard fabric sweep once the job has ended.\n";
+  s += "start=$(( $(date +%s) + " + std::to_string(job.lead_s) + " ))\n";
+  s += "echo \"railyard: sweep of " + n + " node(s) starts at $start\"\n";
+  s += "srun --nodes=" + n + " --ntasks-per-node=1 --kill-on-bad-exit=0 " + job.worker + " sweep-worker --plan " +
+       job.dir + "/" + job.plan + " --start \"$start\" -o " + out + " ||\n";
+  s += "  echo \"railyard: a worker failed or found a failure (exit $?): the analysis judges the results\"\n";
+  s += "exit 0\n";
+  return s;
 }
 
 std::vector<SweepSlot> sweep_worker_slots(const SweepPlan& plan, const std::string& node) {
@@ -747,6 +867,26 @@ nlohmann::ordered_json sweep_json(const SweepBlame& b, SweepMode mode, bool sett
       pending.push_back(std::move(tests));
     }
   j["retest_rounds"] = std::move(pending);
+  // Every node-rail's first pass, its verdict the worst that holds: a culprit, a test that
+  // failed with a peer nobody blamed (alone, or a pair fault's), or pass.
+  std::set<std::pair<std::string, int>> blamed;
+  for (const auto& c : b.culprits) blamed.emplace(c.node, c.rail);
+  auto nodes = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < b.nics.size();) {
+    const std::string& node = b.nics[i].node;
+    auto rails = nlohmann::ordered_json::array();
+    for (; i < b.nics.size() && b.nics[i].node == node; ++i) {
+      const SweepNicStat& n = b.nics[i];
+      const char* verdict = blamed.count({node, n.rail}) ? "culprit" : n.unexplained ? "failed" : "pass";
+      rails.push_back({{"rail", n.rail},
+                       {"peers", n.peers},
+                       {"failed_peers", n.failed_peers},
+                       {"median_gbps", n.median_gbps},
+                       {"verdict", verdict}});
+    }
+    nodes.push_back({{"node", node}, {"rails", std::move(rails)}});
+  }
+  j["nodes"] = std::move(nodes);
   return j;
 }
 

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,11 @@ struct SweepPlan {
   std::vector<std::vector<SweepTest>> rounds;
   std::size_t tests = 0;
   std::size_t nodes = 0;  // the nodes the plan tests: the units', not the left-out
+  // What the workers need to run it (the plan a sweep job hands them; --plan without an
+  // inventory has neither): the TCP port every worker's responder listens on, and each node's
+  // rail addresses by rail index ("" for a rail without one).
+  int port = 0;
+  std::map<std::string, std::vector<std::string>> addresses;
   // The fabric's time for the whole plan: rounds × 2 × seconds_per_test.
   double fabric_seconds() const;
 };
@@ -72,8 +78,9 @@ SweepPlan plan_sweep(const std::vector<SweepUnit>& units, SweepMode mode, double
 // fabric_seconds, with the mode and the seconds per test.
 nlohmann::ordered_json sweep_plan_json(const SweepPlan& p);
 // That JSON read back, as the worker takes its plan: the mode, seconds_per_test and rounds
-// (tests and nodes counted again). nullopt, with `why`, for anything a plan cannot hold: a
-// host name Slurm would not take, a rail out of range, a node twice in one round.
+// (tests and nodes counted again), the port and the addresses when present. nullopt, with
+// `why`, for anything a plan cannot hold: a host name Slurm would not take, a rail out of
+// range, a node twice in one round, an address that is not IPv4, a port out of range.
 std::optional<SweepPlan> sweep_plan_from_json(const nlohmann::json& j, std::string& why);
 
 // One write of a node's worker. A round lasts twice seconds_per_test: each test's a writes
@@ -86,6 +93,26 @@ struct SweepSlot {
   std::string peer;     // whose responder it writes into
   double offset_s = 0;  // when, from the sweep's start
 };
+// A sweep's Slurm job (sbatch): one task per node runs the worker on the plan from one start,
+// its results into a directory the nodes and the analysis share.
+struct SweepJob {
+  std::string dir;        // absolute, on a filesystem every node and the submitting host see
+  std::string plan;       // the plan's file name in dir: "plan.json" or "retest-plan.json"
+  std::string results;    // the results' directory name in dir: "results" or "retests"
+  std::string partition;  // "": the cluster's default
+  std::vector<std::string> nodes;
+  double fabric_seconds = 0;
+  std::string worker = "railyard-firstboot";  // the agent, as the nodes' PATH finds it
+  int lead_s = 30;                            // from the job's start to the sweep's: srun places every worker meanwhile
+};
+// Why `job` cannot be written into a job script ("" when it can): the directory, partition,
+// nodes and worker are checked, since they reach the shell and Slurm.
+std::string sweep_job_error(const SweepJob& job);
+// The job script: exclusive nodes, one task per node, a time limit of the sweep's fabric time
+// with the lead and a margin, output beside the results. The workers' exit status does not
+// fail the job: the analysis judges what they wrote.
+std::string sweep_job_script(const SweepJob& job);
+
 // The node's writes in the plan, in time order.
 std::vector<SweepSlot> sweep_worker_slots(const SweepPlan& plan, const std::string& node);
 
@@ -128,7 +155,20 @@ struct SweepRetest {
   std::vector<SweepTest> tests;  // each of its nodes against references on that rail
 };
 
+// How one node-rail fared in the first pass: the fabric view's cell.
+struct SweepNicStat {
+  std::string node;
+  int rail = 0;
+  std::size_t peers = 0;         // distinct peers it was tested with
+  std::size_t failed_peers = 0;  // and with how many a test failed
+  double median_gbps = 0;        // its tests' median bandwidth (a failed write counts 0)
+  // A test failed with a peer that is not blamed on this rail: what the failure says is
+  // not explained by a culprit at the far end.
+  bool unexplained = false;
+};
+
 struct SweepBlame {
+  std::vector<SweepNicStat> nics;      // every node-rail tested, by node index of first appearance, then rail
   std::vector<SweepCulprit> culprits;  // by node, then rail
   std::vector<SweepRetest> retests;    // the second pass's tests (first pass only)
   // Pairs that failed alone and whose nodes both passed against references: a path between
@@ -158,6 +198,11 @@ SweepBlame settle_retests(const SweepBlame& first, const std::vector<SweepResult
 
 // The retests of `b` packed into rounds, no node in two tests of a round.
 std::vector<std::vector<SweepTest>> retest_rounds(const SweepBlame& b);
+
+// `text` fit for a result's error or counters (at most 200 printable characters, no quotes
+// or backslashes): what does not fit is replaced or cut, so that a worker's own words never
+// make its results file unreadable.
+std::string sweep_note(const std::string& text);
 
 // Whether a result counts as failing against the median bandwidth `median` of its rail.
 bool sweep_test_failed(const SweepResult& r, double median);
@@ -193,8 +238,8 @@ std::vector<SweepSlurmAction> sweep_slurm_actions(const SweepBlame& b, bool sett
                                                   const std::vector<std::string>& state_names);
 
 // sweep.json (docs/sweep.schema.json), a contract: the counts, the culprits with their leaf
-// and port, the pair faults, and the retests still to run (a first pass whose retests have
-// not run yet).
+// and port, the pair faults, the retests still to run (a first pass whose retests have not
+// run yet), and every node-rail's first pass with its verdict (the fabric view's cells).
 nlohmann::ordered_json sweep_json(const SweepBlame& b, SweepMode mode, bool settled,
                                   const std::vector<std::pair<std::string, std::vector<SweepPlace>>>& places);
 

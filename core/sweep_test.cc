@@ -339,6 +339,22 @@ TEST_CASE("sweep: sweep.json and Prometheus text name the culprit, its leaf and 
   CHECK(j["retest_rounds"].size() == retest_rounds(b).size());
   CHECK_FALSE(j["retest_rounds"].empty());
   CHECK(sweep_json(b, SweepMode::full, true, {})["culprits"][0]["leaf"].is_null());
+  // Every node-rail's cell: the culprit; its peers on that rail pass (their one failure is the
+  // culprit's); the pair that failed alone is failed at both ends until its retests settle it.
+  std::map<std::string, std::string> verdict;
+  std::size_t cells = 0;
+  for (const auto& n : j["nodes"])
+    for (const auto& r : n["rails"]) {
+      ++cells;
+      verdict[n["node"].get<std::string>() + "/" + std::to_string(r["rail"].get<int>())] = r["verdict"];
+    }
+  CHECK(cells == 12);
+  CHECK(verdict["u0n4/1"] == "culprit");
+  CHECK(verdict["u0n2/1"] == "pass");
+  CHECK(verdict["u0n0/0"] == "failed");
+  CHECK(verdict["u0n1/0"] == "failed");
+  CHECK(verdict["u0n2/0"] == "pass");
+  CHECK(settle_retests(b, {}).nics.size() == b.nics.size());
   const std::string prom = sweep_prometheus_text(b, false);
   CHECK(prom.find("railyard_sweep_culprit{node=\"u0n4\",rail=\"1\"} 1\n") != std::string::npos);
   CHECK(prom.find("railyard_sweep_settled 0\n") != std::string::npos);
@@ -475,4 +491,54 @@ TEST_CASE("sweep: a test's two ways merge into one result; a way with no result 
   from["from"] = "gpu9";
   CHECK_FALSE(sweep_result_from_json(from, why));
   CHECK(why == "\"from\": expected the writing node, \"a\" or \"b\" of the test");
+}
+
+TEST_CASE("sweep plan: a job's port and rail addresses go out and come back, bad ones refused") {
+  SweepPlan p;
+  p.rounds = {{{"gpu1", "gpu2", 0}, {"gpu1", "gpu2", 1}}};
+  p.port = 18516;
+  p.addresses = {{"gpu1", {"198.18.0.1", "198.18.1.1"}}, {"gpu2", {"198.18.0.2", ""}}};
+  auto j = sweep_plan_json(p);
+  CHECK(j["port"] == 18516);
+  CHECK(j["addresses"]["gpu2"] == nlohmann::json::array({"198.18.0.2", ""}));
+  std::string why;
+  auto back = sweep_plan_from_json(nlohmann::json::parse(j.dump()), why);
+  REQUIRE(back);
+  CHECK(back->port == 18516);
+  CHECK(back->addresses == p.addresses);
+  // A plan without them (--plan with no inventory) prints neither.
+  SweepPlan bare = p;
+  bare.port = 0;
+  bare.addresses.clear();
+  CHECK_FALSE(sweep_plan_json(bare).contains("port"));
+  CHECK_FALSE(sweep_plan_json(bare).contains("addresses"));
+  for (auto [key, value, expected] : {
+           std::tuple{"port", R"(70000)", "\"port\": expected a TCP port 1 to 65535"},
+           std::tuple{"addresses", R"({"gpu1": ["198.18.0.300"]})",
+                      "addresses.gpu1[0]: expected an IPv4 address such as 198.18.0.1, or \"\""},
+           std::tuple{"addresses", R"({"gpu 1": []})", ""},
+           std::tuple{"addresses", R"([])", "\"addresses\": expected an object, each node's rail addresses"},
+       }) {
+    auto bad = nlohmann::json::parse(j.dump());
+    bad[key] = nlohmann::json::parse(value);
+    why.clear();
+    CHECK_FALSE(sweep_plan_from_json(bad, why));
+    CAPTURE(value);
+    if (std::string(expected).empty()) CHECK(why.rfind("addresses.gpu 1: ", 0) == 0);
+    else CHECK(why == expected);
+  }
+}
+
+TEST_CASE("sweep note: a worker's own words made fit for its results file") {
+  CHECK(sweep_note("retry exceeded") == "retry exceeded");
+  CHECK(sweep_note("open \"mlx5_0\": C:\\x\n2.0 \xc2\xb5s") == "open 'mlx5_0': C:/x 2.0 s");
+  std::string long_text(500, 'x');
+  std::string fit = sweep_note(long_text);
+  CHECK(fit.size() == 200);
+  CHECK(fit.substr(197) == "...");
+  CHECK(sweep_note(std::string(200, 'y')) == std::string(200, 'y'));
+  std::string why;
+  auto j = nlohmann::json::parse(R"({"a": "gpu1", "b": "gpu2", "rail": 0, "ok": false, "gbps": 0})");
+  j["error"] = sweep_note("open \"x\"\\" + long_text);
+  CHECK(sweep_result_from_json(j, why));
 }

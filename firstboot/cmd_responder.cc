@@ -19,6 +19,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
+#include "responder_gids.h"
 #include "discover/discover.h"
 #include "join_gate.h"
 #include "probe/ibverbs_slices.h"
@@ -27,13 +28,11 @@
 
 namespace railyard {
 
-namespace {
-
 // Each rail's address as an RDMA device's RoCE v2 GID: the responder's end of the queue
 // pairs. The rails were brought up before this unit starts, but a GID follows its address by
 // a moment, so the rediscovery is retried for `wait`.
-std::vector<SliceRail> gids_of(const std::vector<ResponderRail>& rails, std::chrono::seconds wait,
-                               std::vector<std::string>& missing) {
+std::vector<SliceRail> responder_gids(const std::vector<ResponderRail>& rails, std::chrono::seconds wait,
+                                      std::vector<std::string>& missing) {
   auto until = std::chrono::steady_clock::now() + wait;
   for (;;) {
     Inventory inv = discover();
@@ -47,6 +46,8 @@ std::vector<SliceRail> gids_of(const std::vector<ResponderRail>& rails, std::chr
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
 }
+
+namespace {
 
 bool storage_target_role() {
   std::ifstream f("/proc/cmdline");
@@ -75,7 +76,7 @@ int cmd_responder(const InputPaths& paths, int gid_wait_s) {
   }
   std::vector<ResponderRail> rails = responder_rails(in->recipe, *in->node);
   std::vector<std::string> missing;
-  std::vector<SliceRail> devices = gids_of(rails, std::chrono::seconds(gid_wait_s), missing);
+  std::vector<SliceRail> devices = responder_gids(rails, std::chrono::seconds(gid_wait_s), missing);
   if (!missing.empty()) {
     spdlog::error("no RoCE v2 GID carries {}: are the rails up (railyard-firstboot run)?", join(missing, ", "));
     return kExitFailed;

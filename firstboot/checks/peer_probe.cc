@@ -29,21 +29,6 @@ std::string address_of(const std::optional<std::string>& cidr) {
   return cidr ? cidr->substr(0, cidr->find('/')) : std::string();
 }
 
-// The counter layout and the netdev whose ethtool statistics it reads: the rail's physical
-// interface (a bond's first port), where a NIC counts its per-priority discards.
-struct CounterSource {
-  const CounterLayout* layout = nullptr;
-  std::string netdev;
-};
-
-CounterSource counter_source(const VerifyContext& ctx, const RailPlan& rail, const RdmaDevice& dev) {
-  CounterSource s;
-  s.netdev = rail.bond_ports.empty() ? rail.ifname : rail.bond_ports.front();
-  const Nic* nic = ctx.now.nic(rail.ifname);
-  s.layout = rail_counter_layout(!dev.pci.has_value(), nic ? nic->pci.driver : std::string());
-  return s;
-}
-
 // One attempt's outcome, as `tried` lists it.
 std::string attempt_text(const Outcome<ProbeOutcome>& o) {
   if (!o.ok()) return o.error();
@@ -83,70 +68,98 @@ const PeerRun& PeerProbes::run(const VerifyContext& ctx, const RailPlan& rail) {
   return it->second;
 }
 
-PeerRun PeerProbes::exchange(const VerifyContext& ctx, const RailPlan& rail) {
-  const ProbeSpec& spec = ctx.plan.probe;
-  PeerRun out;
-  out.reference = rail.probe_peer + ":" + std::to_string(spec.port);
+RailEnd rail_end(const VerifyContext& ctx, const RailPlan& rail) {
+  RailEnd end;
   auto local = parse_ipv4(address_of(rail.address));
-  auto peer = parse_ipv4(rail.probe_peer);
-  const RdmaDevice* dev = rail_rdma_device(ctx.now, rail);
-  std::optional<int> gid = dev ? roce_v2_gid_index(*dev, rail.rdma_port, rail.netdev, false) : std::nullopt;
-  if (!local || !peer) out.failed = "the rail has no address to probe from";
-  else if (!dev) out.failed = "no RDMA device serves " + rail.ifname;
-  else if (!gid) out.failed = "no RoCE v2 IPv4 GID on " + rail.netdev;
-  if (out.failed) return out;
+  end.dev = rail_rdma_device(ctx.now, rail);
+  std::optional<int> gid = end.dev ? roce_v2_gid_index(*end.dev, rail.rdma_port, rail.netdev, false) : std::nullopt;
+  if (!local) end.failed = "the rail has no address to probe from";
+  else if (!end.dev) end.failed = "no RDMA device serves " + rail.ifname;
+  else if (!gid) end.failed = "no RoCE v2 IPv4 GID on " + rail.netdev;
+  if (!end.failed.empty()) return end;
+  end.local = *local;
+  end.gid = *gid;
+  // The counters of the rail's physical interface (a bond's first port), where a NIC counts
+  // its per-priority discards.
+  end.netdev = rail.bond_ports.empty() ? rail.ifname : rail.bond_ports.front();
+  const Nic* nic = ctx.now.nic(rail.ifname);
+  end.layout = rail_counter_layout(!end.dev->pci.has_value(), nic ? nic->pci.driver : std::string());
+  return end;
+}
 
-  CounterSource counters = counter_source(ctx, rail, *dev);
-  auto before = sample_counters(ctx.kernel.host.files, ctx.kernel.ethtool, dev->name, counters.netdev, rail.rdma_port);
+Outcome<CounterSample> sample_rail(const VerifyContext& ctx, const RailPlan& rail, const RailEnd& end) {
+  return sample_counters(ctx.kernel.host.files, ctx.kernel.ethtool, end.dev->name, end.netdev, rail.rdma_port);
+}
 
-  ProbeTarget target;
-  target.local = *local;
-  target.peer = *peer;
-  target.port = static_cast<std::uint16_t>(spec.port);
+void write_until(const WriterFactory& writers, const RailEnd& end, const RailPlan& rail, ProbeTarget target,
+                 Clock::time_point deadline, std::chrono::milliseconds retry_pause, PeerRun& out) {
+  target.local = end.local;
   target.rail = static_cast<std::uint16_t>(rail.index);
   target.mtu = static_cast<std::uint16_t>(rail.roce_path_mtu);
-  target.bytes = static_cast<std::uint32_t>(spec.bytes);
-  // The rails' exchanges take turns: each rail's figures are its own, not a share of the
-  // reference's memory bandwidth or of the leaf's uplink, and a reference's NIC is not handed
-  // every rail's burst at once (the lab's one virtio NIC drops what its ring cannot hold). The
-  // timeout counts from the rail's turn, so that a slow rail does not spend another's.
-  std::unique_lock turn(transfer_lock_);
-  const auto deadline = Clock::now() + std::chrono::milliseconds(spec.timeout_ms);
-  auto pause = retry_pause_;
+  auto pause = retry_pause;
   for (int attempt = 1;; ++attempt) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     target.timeout = std::max(left, std::chrono::milliseconds(1));
     auto seed = static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()) ^
                 (static_cast<std::uint64_t>(rail.index) << 56);
-    std::unique_ptr<ProbeWriter> writer = writers_(dev->name, *gid, rail.roce_path_mtu, target.timeout, seed);
+    std::unique_ptr<ProbeWriter> writer = writers(end.dev->name, end.gid, rail.roce_path_mtu, target.timeout, seed);
     auto o = probe_peer(target, *writer);
     if (o.ok() && !o->refused) {
       out.match = o->match;
       out.transfer = o->transfer;
       out.failed.reset();
       out.refused.reset();
-      break;
+      return;
     }
     out.tried.push_back("attempt " + std::to_string(attempt) + ": " + attempt_text(o));
     if (o.ok()) out.refused = o->refused;
     else out.failed = o.error();
-    if (!retry_after(o) || Clock::now() + pause >= deadline) break;
+    if (!retry_after(o) || Clock::now() + pause >= deadline) return;
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::milliseconds(2000));
   }
-  turn.unlock();
-  if (!out.completed()) return out;
+}
 
-  auto after = sample_counters(ctx.kernel.host.files, ctx.kernel.ethtool, dev->name, counters.netdev, rail.rdma_port);
-  if (!counters.layout) {
+void judge_rail(const RailEnd& end, const RailPlan& rail, const Outcome<CounterSample>& before,
+                const Outcome<CounterSample>& after, PeerRun& out) {
+  if (!end.layout) {
     out.counters_note = "no counter layout for this NIC's driver: counters not judged";
   } else if (!before.ok() || !after.ok()) {
     out.counters_note = "counters not read: " + (before.ok() ? after.error() : before.error());
   } else {
-    out.counters = judge_counters(*counters.layout, rail.pfc_priority >= 0 ? rail.pfc_priority : 0, before->hw,
-                                  after->hw, before->ethtool, after->ethtool);
-    out.counters_note = std::string(counters.layout->driver) + " counters";
+    out.counters = judge_counters(*end.layout, rail.pfc_priority >= 0 ? rail.pfc_priority : 0, before->hw, after->hw,
+                                  before->ethtool, after->ethtool);
+    out.counters_note = std::string(end.layout->driver) + " counters";
   }
+}
+
+PeerRun PeerProbes::exchange(const VerifyContext& ctx, const RailPlan& rail) {
+  const ProbeSpec& spec = ctx.plan.probe;
+  PeerRun out;
+  out.reference = rail.probe_peer + ":" + std::to_string(spec.port);
+  RailEnd end = rail_end(ctx, rail);
+  auto peer = parse_ipv4(rail.probe_peer);
+  if (end.failed.empty() && !peer) end.failed = "the rail has no address to probe from";
+  if (!end.failed.empty()) {
+    out.failed = end.failed;
+    return out;
+  }
+  auto before = sample_rail(ctx, rail, end);
+  ProbeTarget target;
+  target.peer = *peer;
+  target.port = static_cast<std::uint16_t>(spec.port);
+  target.bytes = static_cast<std::uint32_t>(spec.bytes);
+  // The rails' exchanges take turns: each rail's figures are its own, not a share of the
+  // reference's memory bandwidth or of the leaf's uplink, and a reference's NIC is not handed
+  // every rail's burst at once (the lab's one virtio NIC drops what its ring cannot hold). The
+  // timeout counts from the rail's turn, so that a slow rail does not spend another's.
+  {
+    std::unique_lock turn(transfer_lock_);
+    write_until(writers_, end, rail, target, Clock::now() + std::chrono::milliseconds(spec.timeout_ms), retry_pause_,
+                out);
+  }
+  if (!out.completed()) return out;
+  judge_rail(end, rail, before, sample_rail(ctx, rail, end), out);
   return out;
 }
 

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "objects/verify_context.h"
+#include "checks/counter_sample.h"
+#include "net.h"
 #include "probe/client.h"
 #include "rdma_counters.h"
 
@@ -39,6 +41,31 @@ using WriterFactory =
 
 // libibverbs's (probe/ibverbs_writer.h): what the agent probes with.
 WriterFactory ibverbs_writers();
+
+// A rail's end of a probe: the address its writes leave from, its RDMA device and RoCE v2 GID,
+// and where its counters are read. `failed` says why the rail cannot probe ("" when it can).
+struct RailEnd {
+  Ipv4 local;
+  const RdmaDevice* dev = nullptr;
+  int gid = -1;
+  const CounterLayout* layout = nullptr;  // none: the NIC's driver has no layout, counters not judged
+  std::string netdev;                     // whose ethtool statistics: the rail's physical port
+  std::string failed;
+};
+RailEnd rail_end(const VerifyContext& ctx, const RailPlan& rail);
+
+// The rail's counters now (checks/counter_sample.h).
+Outcome<CounterSample> sample_rail(const VerifyContext& ctx, const RailPlan& rail, const RailEnd& end);
+
+// The rail's writes into `target` until one exchange completes or `deadline` passes: a busy
+// responder, or one not (yet) answering, is tried again after `retry_pause`, doubled each time
+// up to 2 s. What happened goes into `out` (match, transfer, tried, failed, refused).
+void write_until(const WriterFactory& writers, const RailEnd& end, const RailPlan& rail, ProbeTarget target,
+                 std::chrono::steady_clock::time_point deadline, std::chrono::milliseconds retry_pause, PeerRun& out);
+
+// The counters around an exchange judged into `out` (counters, counters_note).
+void judge_rail(const RailEnd& end, const RailPlan& rail, const Outcome<CounterSample>& before,
+                const Outcome<CounterSample>& after, PeerRun& out);
 
 class PeerProbes {
  public:

@@ -25,7 +25,7 @@ expect 2 "^railyard: unknown command 'bogus'; commands: check, show, .*qemu \('r
 expect 2 "^railyard: a command is required; commands: check, " "$railyard"
 expect 2 "^railyard report: unknown command 'bogus'; commands: show, summary, html, topology " "$railyard" report bogus
 expect 2 "^railyard check: The following argument was not expected: --bogus " "$railyard" check --bogus
-expect 2 "^railyard-firstboot: unknown command 'bogus'; commands: check, discover, plan, run, verify, target, responder " "$agent" bogus
+expect 2 "^railyard-firstboot: unknown command 'bogus'; commands: check, discover, plan, run, verify, target, responder, sweep-worker " "$agent" bogus
 expect 2 "^railyard-firstboot plan: " "$agent" plan --bogus
 "$railyard" --help | grep -q -- "--verbose" || fail "--help names no --verbose"
 

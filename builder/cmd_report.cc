@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
@@ -17,6 +18,7 @@
 #include "report/fleet_topology.h"
 #include "report/node_view.h"
 #include "report/report_source.h"
+#include "report/sweep_view.h"
 #include "subcommand.h"
 #include "text.h"
 #include "topology.h"
@@ -33,13 +35,24 @@ struct ReportOptions {
   bool json = false;
   TopologyFormat topology_format;  // topology --format, --spine, --block-sizes
   std::string check;               // topology --check FILE
+  std::string sweep;               // show, summary, html --sweep FILE: a fleet sweep's sweep.json
   CLI::App* topology = nullptr;
   CLI::App* show = nullptr;
   CLI::App* summary = nullptr;
   CLI::App* html = nullptr;
 };
 
+// --sweep FILE read, or nothing asked; an error (printed) when it cannot be read.
+std::optional<Outcome<SweepView>> read_sweep_option(const ReportOptions& opt) {
+  if (opt.sweep.empty()) return std::nullopt;
+  auto v = read_sweep_view(opt.sweep);
+  if (!v.ok()) spdlog::error("--sweep {}", v.error());
+  return v;
+}
+
 int run_show_report(const ReportOptions& opt) {
+  auto sweep = read_sweep_option(opt);
+  if (sweep && !sweep->ok()) return kExitBadInput;
   auto text = read_report_text(opt.source);
   if (!text.ok()) {
     spdlog::error("{}", text.error());
@@ -51,8 +64,26 @@ int run_show_report(const ReportOptions& opt) {
     return kExitBadInput;
   }
   // A file name or field that is not UTF-8 is written with U+FFFD, never a throw.
-  if (opt.json) std::cout << node_json(*report).dump(2, ' ', false, kReplaceInvalid) << "\n";
-  else std::cout << node_text(*report, TextStyle(TextStyle::colour_for_stdout()));
+  const TextStyle style(TextStyle::colour_for_stdout());
+  if (opt.json) {
+    auto j = node_json(*report);
+    if (sweep) {
+      nlohmann::ordered_json rails = nlohmann::ordered_json::array();
+      for (const auto& [node, cells] : (*sweep)->nodes)
+        if (node == report->name())
+          for (const auto& c : cells)
+            rails.push_back({{"rail", c.rail},
+                             {"verdict", c.verdict},
+                             {"peers", c.peers},
+                             {"failed_peers", c.failed_peers},
+                             {"median_gbps", c.median_gbps}});
+      j["sweep"] = {{"file", (*sweep)->path}, {"settled", (*sweep)->settled}, {"rails", rails}};
+    }
+    std::cout << j.dump(2, ' ', false, kReplaceInvalid) << "\n";
+  } else {
+    std::cout << node_text(*report, style);
+    if (sweep) std::cout << sweep_node_text(**sweep, report->name(), style);
+  }
   return report->verdict() ? kExitOk : kExitFailed;
 }
 
@@ -66,9 +97,18 @@ int run_summary(const ReportOptions& opt) {
     spdlog::error("{}", fleet.error());
     return kExitBadInput;
   }
+  auto sweep = read_sweep_option(opt);
+  if (sweep && !sweep->ok()) return kExitBadInput;
   FleetSummary s = summarize(*fleet);
-  if (opt.json) std::cout << to_json(s).dump(2, ' ', false, kReplaceInvalid) << "\n";
-  else std::cout << to_text(s, TextStyle(TextStyle::colour_for_stdout()));
+  const TextStyle style(TextStyle::colour_for_stdout());
+  if (opt.json) {
+    auto j = to_json(s);
+    if (sweep) j["sweep"] = sweep_summary_json(**sweep);
+    std::cout << j.dump(2, ' ', false, kReplaceInvalid) << "\n";
+  } else {
+    std::cout << to_text(s, style);
+    if (sweep) std::cout << sweep_text(**sweep, style);
+  }
   print_unreadable(*fleet);
   if (!fleet->unreadable.empty()) return kExitBadInput;
   return s.passed == s.nodes ? kExitOk : kExitFailed;
@@ -84,8 +124,11 @@ int run_html(const ReportOptions& opt) {
     auto text = read_text_file(d.path);
     return text.ok() ? parse_report(*text) : Outcome<LoadedReport>::fail(text.error());
   };
+  auto sweep = read_sweep_option(opt);
+  if (sweep && !sweep->ok()) return kExitBadInput;
   std::vector<UnreadableReport> unreadable;
-  std::string page = fleet_page(summarize(*fleet), fleet->nodes, fleet_topology(*fleet), load, unreadable);
+  std::string page =
+      fleet_page(summarize(*fleet), fleet->nodes, fleet_topology(*fleet), load, unreadable, sweep ? &**sweep : nullptr);
   if (Status st = write_file_atomically(opt.output, page); !st.ok()) {
     spdlog::error("{}", st.error());
     return kExitFailed;
@@ -157,12 +200,15 @@ const bool report_registered = register_subcommand(60, [](CLI::App& app) {
   opt->show = report->add_subcommand("show", "One node's report: failures first with hints, then phases and timings");
   opt->show->add_option("report", opt->source, "report.json file, or an http(s):// URL")->required();
   opt->show->add_flag("--json", opt->json, "Print JSON");
+  opt->show->add_option("--sweep", opt->sweep, "A fleet sweep's sweep.json: the node's rails as the sweep found them");
   opt->summary = report->add_subcommand("summary", "The fleet: pass/fail, failures by check, by SKU, driver, kernel");
   opt->summary->add_option("dir", opt->source, "Directory of reports (searched recursively for *.json)")->required();
   opt->summary->add_flag("--json", opt->json, "Print JSON");
+  opt->summary->add_option("--sweep", opt->sweep, "A fleet sweep's sweep.json: its verdict, culprits and pair faults");
   opt->html = report->add_subcommand("html", "The fleet as one self-contained HTML page with each node's rails");
   opt->html->add_option("dir", opt->source, "Directory of reports (searched recursively for *.json)")->required();
   opt->html->add_option("-o,--output", opt->output, "HTML file to write")->required();
+  opt->html->add_option("--sweep", opt->sweep, "A fleet sweep's sweep.json: the fabric sweep view (nodes x rails)");
   opt->topology = report->add_subcommand(
       "topology", "The fabric's scalable units from the rails' LLDP, for Slurm's topology plugins or Kubernetes");
   opt->topology->add_option("dir", opt->source, "Directory of reports (searched recursively for *.json)")->required();

@@ -179,7 +179,7 @@ void fabric_view(std::ostringstream& out, const Topology& t, const std::vector<R
 }  // namespace
 
 std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& nodes, const Topology& topology,
-                       const ReportLoader& load, std::vector<UnreadableReport>& unreadable) {
+                       const ReportLoader& load, std::vector<UnreadableReport>& unreadable, const SweepView* sweep) {
   // Failing nodes first, then by name.
   std::vector<const ReportDigest*> order;
   for (const auto& n : nodes) order.push_back(&n);
@@ -289,6 +289,7 @@ std::string fleet_page(const FleetSummary& s, const std::vector<ReportDigest>& n
   }
 
   fabric_view(out, topology, nodes);
+  if (sweep) out << sweep_html(*sweep);
   out << "<h2>Nodes</h2>\n<table id=\"fleet\"><tr><th>node</th><th>result</th><th>recipe</th><th>kernel</th>"
          "<th>drivers</th><th>failing checks</th><th>first boot</th><th>started</th><th>received</th></tr>\n";
   for (const auto* n : order) {

@@ -9,6 +9,7 @@
 
 #include "report/fleet_summary.h"
 #include "report/report_reader.h"
+#include "report/sweep_view.h"
 #include "topology.h"
 
 namespace railyard {
@@ -27,7 +28,9 @@ using ReportLoader = std::function<Outcome<LoadedReport>(const ReportDigest&)>;
 // those left out of the topology only.
 inline constexpr std::size_t kAllPicturesUpTo = 256;
 
+// `sweep`, when given: the last fleet sweep's verdict (sweep.json), drawn after the fabric.
 std::string fleet_page(const FleetSummary& summary, const std::vector<ReportDigest>& nodes, const Topology& topology,
-                       const ReportLoader& load, std::vector<UnreadableReport>& unreadable);
+                       const ReportLoader& load, std::vector<UnreadableReport>& unreadable,
+                       const SweepView* sweep = nullptr);
 
 }  // namespace railyard

@@ -143,6 +143,45 @@ assert s["pair_faults"][0]["b_counters"] == "rx_discards_phy +9"
 PY
 grep -q "railyard_sweep_settled 1" "$tmp/run/sweep.prom" || fail "settled in sweep.prom"
 
+# The verdict as railyard report shows it: the summary's section, the culprit's rails in its
+# node's report, and the fleet page's sweep view (the culprit first); a bad sweep.json refused.
+bad=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bad"][0])' "$tmp/run/truth")
+expect_rc 1 "$railyard" report summary "$tmp/fleet" --sweep "$tmp/run/sweep.json"
+grep -q "^fabric sweep .*sweep.json (full): [0-9]* tests, [0-9]* failed: 1 culprit, 1 pair fault$" "$tmp/out" ||
+  { cat "$tmp/out"; fail "the summary's sweep section"; }
+grep -q "^  $bad rail 1 (.*leaf.* port .*): failed with " "$tmp/out" || { cat "$tmp/out"; fail "the culprit in the summary"; }
+expect_rc 1 "$railyard" report summary "$tmp/fleet" --sweep "$tmp/run/sweep.json" --json
+python3 - "$tmp/out" "$bad" <<'PY' || fail "the summary's JSON"
+import json, sys
+s = json.load(open(sys.argv[1]))["sweep"]
+assert [(c["node"], c["rail"]) for c in s["culprits"]] == [(sys.argv[2], 1)] and s["settled"], s
+assert len(s["pair_faults"]) == 1, s
+PY
+report=$(grep -rl "\"node\": *\"$bad\"" "$tmp/fleet" | head -n 1)
+"$railyard" report show "$report" --sweep "$tmp/run/sweep.json" >"$tmp/out" 2>"$tmp/err" || true
+grep -q "^  rail 1 blamed (.*leaf.* port .*): failed with " "$tmp/out" || { cat "$tmp/out"; fail "the node's blamed rail in report show"; }
+grep -q "^  rail 0 pass: " "$tmp/out" || { cat "$tmp/out"; fail "the node's passing rails in report show"; }
+"$railyard" report html "$tmp/fleet" -o "$tmp/page.html" --sweep "$tmp/run/sweep.json" 2>"$tmp/err" || true
+python3 - "$tmp/page.html" "$bad" <<'PY' || fail "the fleet page's sweep view"
+import re, sys
+page, bad = open(sys.argv[1]).read(), sys.argv[2]
+assert "<h2>Fabric sweep</h2>" in page
+view = page[page.index("<h2>Fabric sweep</h2>"):page.index("<h2>Nodes</h2>")]
+assert '<tr class="fail"><td>%s</td><td class="num">1</td>' % bad in view, view[:2000]
+rows = re.findall(r'<tr><th>([^<]+)</th>(?:<td class="(\w)")', view)
+assert rows and rows[0][0] == bad, rows[:3]  # culprits first
+assert 'class="f" title="rail 1: culprit' in view
+assert view.count('class="w" title=') == 2, "the pair fault's two ends, a test failed"
+PY
+python3 - "$tmp/run/sweep.json" "$tmp/bad-sweep.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["culprits"][0]["rail"] = "one"
+json.dump(s, open(sys.argv[2], "w"))
+PY
+expect_rc 2 "$railyard" report summary "$tmp/fleet" --sweep "$tmp/bad-sweep.json"
+grep -q "bad-sweep.json: culprits\[0\].rail: expected a rail 0 to 63" "$tmp/err" || { cat "$tmp/err"; fail "a bad sweep.json"; }
+
 # --drain, against a stand-in scontrol (the controller's view as 22.05 prints it): the culprit
 # is drained with its reason, a node the sweep drained earlier and now passes is resumed, an
 # operator's drain and first boot's stay.
@@ -175,7 +214,7 @@ assert log[0].startswith("update NodeName=%s State=DRAIN Reason=railyard: sweep 
 assert log[1] == "update NodeName=%s State=RESUME" % first, log
 PY
 expect_rc 2 "$railyard" fabric sweep --reports "$tmp/fleet" --plan --drain
-grep -q -- "--drain goes with --analyze DIR" "$tmp/err" || fail "--drain alone"
+grep -q -- "--drain goes with --analyze DIR or a submitted sweep" "$tmp/err" || fail "--drain alone"
 echo '{"schema": 1, "node": "x", "results": [{"a": "nobody", "b": "else", "rail": 0, "ok": true, "gbps": 1}]}' \
   >"$tmp/run/results/zz.json"
 expect_rc 2 "$railyard" fabric sweep --reports "$tmp/fleet" --analyze "$tmp/run"

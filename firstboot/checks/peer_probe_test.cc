@@ -6,35 +6,16 @@
 
 #include <algorithm>
 
+#include "support/memory_writer.h"
 #include "support/probe_rig.h"
 #include "support/verify_node.h"
 
 using namespace std::chrono_literals;
+using railyard::test::memory_writers;
+using railyard::test::MemoryWriter;
 using railyard::test::Running;
 
 namespace {
-
-const std::string kCounters = "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/";
-
-// The node's RDMA side in memory: copies its buffer into the granted slice, and may move a
-// counter of the node's device on the way (a retransmission the fabric caused).
-struct MemoryWriter : ProbeWriter {
-  test::MemorySlices* slices = nullptr;
-  test::OpenHost* host = nullptr;
-  std::string bump;  // a counter to add 3 to during the write
-  ProbeTransfer figures{12.5, 8.0};
-  std::vector<std::uint8_t> data;
-  Outcome<ProbeQp> prepare(std::uint32_t bytes) override {
-    data.assign(bytes, 0x5a);
-    return ProbeQp{0x42, 1, {}};
-  }
-  Outcome<ProbeTransfer> write(const ProbeAccept& accept) override {
-    std::copy(data.begin(), data.end(), slices->memory[accept.rkey - 1].begin());
-    if (!bump.empty()) host->files[kCounters + bump] = "3";
-    return figures;
-  }
-  std::span<const std::uint8_t> buffer() const override { return data; }
-};
 
 // A node whose rail 0 probes `port` on loopback (the responder's rail 0), its NIC an mlx5 with
 // its counters at 0; the other rails probe nothing.
@@ -50,9 +31,7 @@ struct PeerNode : Node {
     plan.rails[0].probe_peer = "127.0.0.1";
     plan.probe.port = port;
     nic(plan.rails[0].ifname).pci.driver = "mlx5_core";
-    for (const char* c : {"out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "rnr_nak_retry_err",
-                          "np_cnp_sent", "rp_cnp_handled"})
-      host.files[kCounters + c] = "0";
+    test::zero_mlx5_counters(host);
   }
 
   std::vector<CheckResult> peer_checks(checks::PeerProbes* peers) {
@@ -63,13 +42,6 @@ struct PeerNode : Node {
     return verify(ctx);
   }
 };
-
-checks::WriterFactory memory_writers(MemoryWriter& w) {
-  return [&w](const std::string&, int, int, std::chrono::milliseconds, std::uint64_t) {
-    auto copy = std::make_unique<MemoryWriter>(w);
-    return std::unique_ptr<ProbeWriter>(std::move(copy));
-  };
-}
 
 const CheckResult& named(const std::vector<CheckResult>& results, const std::string& name) {
   for (const auto& r : results)

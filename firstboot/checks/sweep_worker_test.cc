@@ -7,34 +7,16 @@
 
 #include <algorithm>
 
+#include "support/memory_writer.h"
 #include "support/probe_rig.h"
 #include "support/verify_node.h"
 
 using namespace std::chrono_literals;
+using railyard::test::memory_writers;
+using railyard::test::MemoryWriter;
 using railyard::test::Running;
 
 namespace {
-
-const std::string kSweepCounters = "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/";
-
-struct SweepMemoryWriter : ProbeWriter {
-  test::MemorySlices* slices = nullptr;
-  test::OpenHost* host = nullptr;
-  std::string bump;  // a counter of the node's device to move during the write
-  std::vector<std::uint8_t> data;
-  bool corrupt = false;
-  Outcome<ProbeQp> prepare(std::uint32_t bytes) override {
-    data.assign(bytes, 0x3c);
-    return ProbeQp{0x42, 1, {}};
-  }
-  Outcome<ProbeTransfer> write(const ProbeAccept& accept) override {
-    std::copy(data.begin(), data.end(), slices->memory[accept.rkey - 1].begin());
-    if (corrupt) slices->memory[accept.rkey - 1][7] ^= 0xff;
-    if (!bump.empty()) host->files[kSweepCounters + bump] = "5";
-    return ProbeTransfer{42.0, 6.0};
-  }
-  std::span<const std::uint8_t> buffer() const override { return data; }
-};
 
 // n1, whose rail 0 writes from 127.0.0.1, its NIC an mlx5 with its counters at 0.
 struct WorkerNode : Node {
@@ -45,18 +27,10 @@ struct WorkerNode : Node {
         }) {
     plan.rails[0].address = "127.0.0.1/8";
     nic(plan.rails[0].ifname).pci.driver = "mlx5_core";
-    for (const char* c : {"out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "rnr_nak_retry_err",
-                          "np_cnp_sent", "rp_cnp_handled"})
-      host.files[kSweepCounters + c] = "0";
+    test::zero_mlx5_counters(host);
   }
   VerifyContext ctx() { return VerifyContext{plan, now, kernel, rdma, clock, &lldp}; }
 };
-
-checks::WriterFactory sweep_writers(SweepMemoryWriter& w) {
-  return [&w](const std::string&, int, int, std::chrono::milliseconds, std::uint64_t) {
-    return std::unique_ptr<ProbeWriter>(std::make_unique<SweepMemoryWriter>(w));
-  };
-}
 
 // Round 0: n1 (a) with n2; round 1: n0 (a) with n1 (b); round 2: n1 not in it.
 SweepPlan two_round_plan(std::uint16_t port) {
@@ -83,13 +57,14 @@ struct Waits {
 TEST_CASE("sweep worker: each round's write at its half, counters around the round, one result per write") {
   Running rig;
   WorkerNode n;
-  SweepMemoryWriter w;
+  MemoryWriter w;
+  w.figures = {42.0, 6.0};
   w.slices = &rig.slices;
   SweepPlan plan = two_round_plan(rig.port());
   Waits waits;
   checks::SweepWorker worker{plan, "n1", waits.t0, 10ms};
   auto ctx = n.ctx();
-  auto results = checks::run_sweep_writes(ctx, worker, sweep_writers(w), waits.fn());
+  auto results = checks::run_sweep_writes(ctx, worker, memory_writers(w), waits.fn());
   REQUIRE(results.size() == 2);
   CHECK(results[0].test == SweepTest{"n1", "n2", 0});
   CHECK(results[0].from == "n1");
@@ -120,14 +95,16 @@ TEST_CASE("sweep worker: each round's write at its half, counters around the rou
 TEST_CASE("sweep worker: counters that moved are the writer's side of the test, a's or b's") {
   Running rig;
   WorkerNode n;
-  SweepMemoryWriter w;
+  MemoryWriter w;
+  w.figures = {42.0, 6.0};
   w.slices = &rig.slices;
   w.host = &n.host;
   w.bump = "packet_seq_err";
+  w.bump_to = "5";
   SweepPlan plan = two_round_plan(rig.port());
   Waits waits;
   auto ctx = n.ctx();
-  auto results = checks::run_sweep_writes(ctx, {plan, "n1", waits.t0, 10ms}, sweep_writers(w), waits.fn());
+  auto results = checks::run_sweep_writes(ctx, {plan, "n1", waits.t0, 10ms}, memory_writers(w), waits.fn());
   REQUIRE(results.size() == 2);
   // The data arrived; the lossless counter's move is the evidence, on n1's side of each test.
   CHECK(results[0].ok);
@@ -142,14 +119,15 @@ TEST_CASE("sweep worker: counters that moved are the writer's side of the test, 
 TEST_CASE("sweep worker: what arrived differs, a peer without an address, a rail the node lacks") {
   Running rig;
   WorkerNode n;
-  SweepMemoryWriter w;
+  MemoryWriter w;
+  w.figures = {42.0, 6.0};
   w.slices = &rig.slices;
   w.corrupt = true;
   SweepPlan plan = two_round_plan(rig.port());
   plan.rounds = {{{"n1", "n2", 0}}, {{"n1", "n3", 0}}, {{"n0", "n1", 9}}};
   Waits waits;
   auto ctx = n.ctx();
-  auto results = checks::run_sweep_writes(ctx, {plan, "n1", waits.t0, 10ms}, sweep_writers(w), waits.fn());
+  auto results = checks::run_sweep_writes(ctx, {plan, "n1", waits.t0, 10ms}, memory_writers(w), waits.fn());
   REQUIRE(results.size() == 3);
   CHECK_FALSE(results[0].ok);
   CHECK(results[0].error == "n2's memory did not hold what was written");
@@ -162,7 +140,8 @@ TEST_CASE("sweep worker: what arrived differs, a peer without an address, a rail
 
 TEST_CASE("sweep worker: a peer whose responder never answers fails the write within its half round") {
   WorkerNode n;
-  SweepMemoryWriter w;
+  MemoryWriter w;
+  w.figures = {42.0, 6.0};
   test::MemorySlices slices;
   w.slices = &slices;
   // A port with nothing listening on loopback: refused at once, retried until the half ends.
@@ -177,7 +156,7 @@ TEST_CASE("sweep worker: a peer whose responder never answers fails the write wi
   Waits waits;
   auto ctx = n.ctx();
   auto start = std::chrono::steady_clock::now();
-  auto results = checks::run_sweep_writes(ctx, {plan, "n1", waits.t0, 20ms}, sweep_writers(w), waits.fn());
+  auto results = checks::run_sweep_writes(ctx, {plan, "n1", waits.t0, 20ms}, memory_writers(w), waits.fn());
   auto took = std::chrono::steady_clock::now() - start;
   REQUIRE(results.size() == 1);
   CHECK_FALSE(results[0].ok);

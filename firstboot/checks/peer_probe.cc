@@ -92,7 +92,8 @@ Outcome<CounterSample> sample_rail(const VerifyContext& ctx, const RailPlan& rai
 }
 
 void write_until(const WriterFactory& writers, const RailEnd& end, const RailPlan& rail, ProbeTarget target,
-                 Clock::time_point deadline, std::chrono::milliseconds retry_pause, PeerRun& out) {
+                 Clock::time_point deadline, std::chrono::milliseconds retry_pause, PeerRun& out,
+                 const std::function<void()>& before_attempt) {
   target.local = end.local;
   target.rail = static_cast<std::uint16_t>(rail.index);
   target.mtu = static_cast<std::uint16_t>(rail.roce_path_mtu);
@@ -103,6 +104,7 @@ void write_until(const WriterFactory& writers, const RailEnd& end, const RailPla
     auto seed = static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()) ^
                 (static_cast<std::uint64_t>(rail.index) << 56);
     std::unique_ptr<ProbeWriter> writer = writers(end.dev->name, end.gid, rail.roce_path_mtu, target.timeout, seed);
+    if (before_attempt) before_attempt();
     auto o = probe_peer(target, *writer);
     if (o.ok() && !o->refused) {
       out.match = o->match;
@@ -144,7 +146,6 @@ PeerRun PeerProbes::exchange(const VerifyContext& ctx, const RailPlan& rail) {
     out.failed = end.failed;
     return out;
   }
-  auto before = sample_rail(ctx, rail, end);
   ProbeTarget target;
   target.peer = *peer;
   target.port = static_cast<std::uint16_t>(spec.port);
@@ -153,13 +154,19 @@ PeerRun PeerProbes::exchange(const VerifyContext& ctx, const RailPlan& rail) {
   // reference's memory bandwidth or of the leaf's uplink, and a reference's NIC is not handed
   // every rail's burst at once (the lab's one virtio NIC drops what its ring cannot hold). The
   // timeout counts from the rail's turn, so that a slow rail does not spend another's.
+  // The counters span the exchange that completed: read just before its attempt and just
+  // after it, not across the other rails' turns or the retries' waits, when the rail's other
+  // RDMA traffic (NVMe-oF on a storage rail) would be counted against the probe.
+  auto before = Outcome<CounterSample>::fail("not read");
+  auto after = Outcome<CounterSample>::fail("not read");
   {
     std::unique_lock turn(transfer_lock_);
     write_until(writers_, end, rail, target, Clock::now() + std::chrono::milliseconds(spec.timeout_ms), retry_pause_,
-                out);
+                out, [&] { before = sample_rail(ctx, rail, end); });
+    if (out.completed()) after = sample_rail(ctx, rail, end);
   }
   if (!out.completed()) return out;
-  judge_rail(end, rail, before, sample_rail(ctx, rail, end), out);
+  judge_rail(end, rail, before, after, out);
   return out;
 }
 

@@ -60,8 +60,11 @@ Outcome<CounterSample> sample_rail(const VerifyContext& ctx, const RailPlan& rai
 // The rail's writes into `target` until one exchange completes or `deadline` passes: a busy
 // responder, or one not (yet) answering, is tried again after `retry_pause`, doubled each time
 // up to 2 s. What happened goes into `out` (match, transfer, tried, failed, refused).
+// `before_attempt`, when given, runs just before each attempt (the first boot's counters are
+// read there, so that they span the exchange that completed, not the retries' waits).
 void write_until(const WriterFactory& writers, const RailEnd& end, const RailPlan& rail, ProbeTarget target,
-                 std::chrono::steady_clock::time_point deadline, std::chrono::milliseconds retry_pause, PeerRun& out);
+                 std::chrono::steady_clock::time_point deadline, std::chrono::milliseconds retry_pause, PeerRun& out,
+                 const std::function<void()>& before_attempt = {});
 
 // The counters around an exchange judged into `out` (counters, counters_note).
 void judge_rail(const RailEnd& end, const RailPlan& rail, const Outcome<CounterSample>& before,
